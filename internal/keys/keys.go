@@ -1,0 +1,68 @@
+// Package keys builds the Redis key and channel names of a lock, in
+// Redisson's layout, and computes Redis Cluster hash slots.
+//
+// Every auxiliary key and channel of a lock named n is prefix + ":{" + n + "}",
+// or prefix + ":" + n when n already contains "{". Either way it hashes to
+// the same cluster slot as the lock key n itself, so a script may touch the
+// lock and its auxiliaries in one call on Redis Cluster.
+package keys
+
+import "strings"
+
+// Unlock messages published on a lock's channel.
+const (
+	// UnlockMessage wakes one waiter of each subscribed client.
+	UnlockMessage = "0"
+	// ReadUnlockMessage wakes every waiter of each subscribed client.
+	ReadUnlockMessage = "1"
+)
+
+// prefixName is Redisson's prefixName: it keeps name's hash slot.
+func prefixName(prefix, name string) string {
+	if strings.Contains(name, "{") {
+		return prefix + ":" + name
+	}
+	return prefix + ":{" + name + "}"
+}
+
+// Channel is the channel on which unlocking name is announced.
+func Channel(name string) string { return prefixName("redisson_lock__channel", name) }
+
+// Queue is the fair lock's list of waiting owner ids (head = next owner).
+func Queue(name string) string { return prefixName("redisson_lock_queue", name) }
+
+// Timeout is the fair lock's sorted set of waiter deadlines (ms since epoch).
+func Timeout(name string) string { return prefixName("redisson_lock_timeout", name) }
+
+// WaiterChannel is the fair lock channel on which owner alone is woken.
+func WaiterChannel(name, owner string) string { return Channel(name) + ":" + owner }
+
+// Token is the fenced lock's token counter.
+func Token(name string) string { return prefixName("redisson_lock_token", name) }
+
+// Slot is the Redis Cluster hash slot of key: CRC16 of the key, or of the
+// text between the first "{" and the next "}" when that text is not empty.
+func Slot(key string) int {
+	if open := strings.IndexByte(key, '{'); open >= 0 {
+		if n := strings.IndexByte(key[open+1:], '}'); n > 0 {
+			key = key[open+1 : open+1+n]
+		}
+	}
+	return int(crc16(key) % 16384)
+}
+
+// crc16 is CRC-16/XMODEM (polynomial 0x1021, initial value 0), as Redis uses.
+func crc16(s string) uint16 {
+	var crc uint16
+	for i := 0; i < len(s); i++ {
+		crc ^= uint16(s[i]) << 8
+		for range 8 {
+			if crc&0x8000 != 0 {
+				crc = crc<<1 ^ 0x1021
+			} else {
+				crc <<= 1
+			}
+		}
+	}
+	return crc
+}

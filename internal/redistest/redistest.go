@@ -1,0 +1,202 @@
+// Package redistest starts a real redis-server for integration tests.
+//
+// Each test package that needs a real server starts one in TestMain with
+// Main, on a free loopback port, with persistence off and a throw-away
+// working directory, and stops it when the package's tests end. A missing
+// redis-server binary fails the package with a one-line instruction rather
+// than skipping it: integration tests must run wherever the suite runs.
+package redistest
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Server is a redis-server child process listening on 127.0.0.1.
+type Server struct {
+	// Addr is the host:port the server listens on.
+	Addr string
+
+	cmd  *exec.Cmd
+	dir  string
+	exit chan error
+}
+
+// Start launches redis-server on a free loopback port and returns once the
+// server answers PING. Extra arguments are appended to the command line
+// (for example "--maxmemory", "10mb").
+func Start(extra ...string) (*Server, error) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		return nil, errors.New("redis-server not found: install it (Debian: apt-get install -y redis-server) or run `make test`, which does")
+	}
+	dir, err := os.MkdirTemp("", "relock-redis-")
+	if err != nil {
+		return nil, err
+	}
+	// A port can be taken between probing and binding; try a few.
+	var lastErr error
+	for range 5 {
+		port, err := freePort()
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		s, err := launch(bin, dir, port, extra)
+		if err == nil {
+			return s, nil
+		}
+		lastErr = err
+	}
+	_ = os.RemoveAll(dir)
+	return nil, fmt.Errorf("start redis-server: %w", lastErr)
+}
+
+func launch(bin, dir string, port int, extra []string) (*Server, error) {
+	args := []string{
+		"--port", strconv.Itoa(port),
+		"--bind", "127.0.0.1",
+		"--save", "",
+		"--appendonly", "no",
+		"--dir", dir,
+		"--daemonize", "no",
+		"--loglevel", "warning",
+		"--logfile", filepath.Join(dir, "redis.log"),
+	}
+	cmd := exec.Command(bin, append(args, extra...)...)
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), cmd: cmd, dir: dir, exit: make(chan error, 1)}
+	go func() { s.exit <- cmd.Wait() }()
+
+	rdb := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	defer rdb.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		err := rdb.Ping(ctx).Err()
+		cancel()
+		if err == nil {
+			return s, nil
+		}
+		select {
+		case werr := <-s.exit:
+			log, _ := os.ReadFile(filepath.Join(dir, "redis.log"))
+			return nil, fmt.Errorf("redis-server exited (%v): %s", werr, strings.TrimSpace(string(log)))
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			<-s.exit
+			return nil, fmt.Errorf("redis-server on %s did not answer PING: %w", s.Addr, err)
+		}
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Close stops the server and removes its working directory.
+func (s *Server) Close() error {
+	_ = s.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-s.exit:
+	case <-time.After(5 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.exit
+	}
+	return os.RemoveAll(s.dir)
+}
+
+// Main starts a server, stores it in *srv, runs the package's tests and
+// stops the server. Use it as the body of TestMain:
+//
+//	func TestMain(m *testing.M) { os.Exit(redistest.Main(m, &srv)) }
+func Main(m *testing.M, srv **Server) int {
+	s, err := Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "redistest:", err)
+		return 1
+	}
+	*srv = s
+	code := m.Run()
+	if err := s.Close(); err != nil && code == 0 {
+		fmt.Fprintln(os.Stderr, "redistest: stop:", err)
+		code = 1
+	}
+	return code
+}
+
+// Client returns a new go-redis client of the server whose database is
+// flushed first; it is closed when the test ends.
+func (s *Server) Client(tb testing.TB) *redis.Client {
+	tb.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: s.Addr})
+	tb.Cleanup(func() { _ = rdb.Close() })
+	return rdb
+}
+
+// Reset flushes every database, resets INFO commandstats and drops the
+// server's script cache, so that each test starts from an empty server.
+func (s *Server) Reset(tb testing.TB) {
+	tb.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: s.Addr})
+	defer rdb.Close()
+	ctx := context.Background()
+	for _, err := range []error{
+		rdb.FlushAll(ctx).Err(),
+		rdb.ConfigResetStat(ctx).Err(),
+	} {
+		if err != nil {
+			tb.Fatalf("reset redis: %v", err)
+		}
+	}
+}
+
+// CommandCalls reports how many times the server has run each command since
+// the last stats reset, from INFO commandstats. Keys are lower-case command
+// names ("evalsha", "publish", ...); commands run inside scripts count too.
+func CommandCalls(ctx context.Context, rdb redis.UniversalClient) (map[string]int64, error) {
+	info, err := rdb.Info(ctx, "commandstats").Result()
+	if err != nil {
+		return nil, err
+	}
+	calls := make(map[string]int64)
+	sc := bufio.NewScanner(strings.NewReader(info))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		name, rest, ok := strings.Cut(line, ":")
+		if !ok || !strings.HasPrefix(name, "cmdstat_") {
+			continue
+		}
+		for _, field := range strings.Split(rest, ",") {
+			if v, ok := strings.CutPrefix(field, "calls="); ok {
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err != nil {
+					return nil, fmt.Errorf("commandstats %q: %w", line, err)
+				}
+				calls[strings.TrimPrefix(name, "cmdstat_")] = n
+			}
+		}
+	}
+	return calls, nil
+}

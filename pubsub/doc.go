@@ -1,0 +1,34 @@
+// Package pubsub shares Redis subscriptions among the lock waiters of one
+// process and wakes them when a lock is released.
+//
+// # Design
+//
+// A Hub owns a small, fixed number of subscription connections (one by
+// default); each channel lives on one of them, chosen by hashing its name.
+// Every waiter on a channel joins that channel's entry, which is reference
+// counted: the first waiter sends SUBSCRIBE, the last one to leave sends
+// UNSUBSCRIBE. Subscribe returns only after the server confirmed the
+// subscription, so a release published after Subscribe returns is never
+// missed; a lock waiter therefore subscribes first and retries its acquire
+// attempt after.
+//
+// An entry is a counting semaphore with a FIFO list of sleeping waiters, as
+// in Redisson's LockPubSub and golang.org/x/sync/semaphore. Message "0"
+// (one lock released) wakes the longest-sleeping waiter, or leaves a permit
+// for a waiter that is busy with an attempt and not asleep yet; message "1"
+// wakes them all. Permits never outnumber the entry's waiters, so unlock
+// messages that nobody needed cannot turn into a burst of useless retries.
+// A waiter sleeps at most as long as it asks (the lock's TTL, or its
+// remaining wait): a lost message costs at most that, never a hang.
+//
+// # Failures
+//
+// Each connection has a reader goroutine that receives messages and
+// confirmations, and a writer goroutine that sends SUBSCRIBE and
+// UNSUBSCRIBE in order, one outstanding command per channel at a time.
+// A silent connection is pinged; one that stays silent, or fails, is
+// replaced by a new one (after a short backoff when failures repeat) that
+// subscribes every channel still wanted in one command. Once the server
+// confirms, every waiter of those channels is woken to retry, since
+// releases published while the connection was down were lost.
+package pubsub

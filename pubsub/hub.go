@@ -1,0 +1,192 @@
+package pubsub
+
+import (
+	"context"
+	"errors"
+	"hash/fnv"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// ErrClosed is returned by Subscribe and Wait once the Hub is closed.
+var ErrClosed = errors.New("pubsub: hub closed")
+
+// Options tune a Hub. The zero value selects the defaults.
+type Options struct {
+	// Connections is the number of subscription connections that channels
+	// are spread over. Default 1.
+	Connections int
+	// HealthCheck is how long a connection may stay silent before it is
+	// pinged; a connection that then stays silent as long again is replaced.
+	// Default 3s.
+	HealthCheck time.Duration
+}
+
+// Hub multiplexes the channel subscriptions of many waiters over a few
+// Redis connections. It is safe for concurrent use.
+type Hub struct {
+	shards []*shard
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+	once   sync.Once
+	wg     sync.WaitGroup
+}
+
+// New starts a Hub that subscribes through rdb. Close must be called to stop
+// its goroutines; rdb stays open.
+func New(rdb redis.UniversalClient, opt Options) *Hub {
+	if opt.Connections <= 0 {
+		opt.Connections = 1
+	}
+	if opt.HealthCheck <= 0 {
+		opt.HealthCheck = 3 * time.Second
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &Hub{ctx: ctx, cancel: cancel}
+	for range opt.Connections {
+		s := newShard(h, rdb, opt.HealthCheck)
+		h.shards = append(h.shards, s)
+		h.wg.Add(2)
+		go func() { defer h.wg.Done(); s.readLoop() }()
+		go func() { defer h.wg.Done(); s.writeLoop() }()
+	}
+	return h
+}
+
+// Close stops the Hub: its connections close, blocked Subscribe and Wait
+// calls return ErrClosed, and every goroutine of the Hub has exited when
+// Close returns. Closing twice is a no-op.
+func (h *Hub) Close() error {
+	h.once.Do(func() {
+		h.cancel()
+		for _, s := range h.shards {
+			s.close()
+		}
+		h.wg.Wait()
+	})
+	return nil
+}
+
+func (h *Hub) shardFor(channel string) *shard {
+	if len(h.shards) == 1 {
+		return h.shards[0]
+	}
+	f := fnv.New32a()
+	_, _ = f.Write([]byte(channel))
+	return h.shards[f.Sum32()%uint32(len(h.shards))]
+}
+
+// Subscribe joins the waiters of channel and returns once the server has
+// confirmed the subscription, so that every message published afterwards
+// reaches the returned Subscription. The caller must Close it. On ctx's end
+// it returns ctx.Err() and leaves no subscription behind.
+func (h *Hub) Subscribe(ctx context.Context, channel string) (*Subscription, error) {
+	s := h.shardFor(channel)
+	e, ready, err := s.join(channel)
+	if err != nil {
+		return nil, err
+	}
+	sub := &Subscription{shard: s, entry: e}
+	select {
+	case <-ready:
+		return sub, nil
+	case <-ctx.Done():
+		sub.Close()
+		return nil, ctx.Err()
+	case <-h.ctx.Done():
+		sub.Close()
+		return nil, ErrClosed
+	}
+}
+
+// Stats describes a Hub's subscriptions at one moment.
+type Stats struct {
+	// Connections is the number of subscription connections.
+	Connections int
+	// Channels is the number of channels subscribed or being subscribed.
+	Channels int
+	// Waiters is the number of open Subscriptions.
+	Waiters int
+}
+
+// Stats reports the Hub's current subscriptions.
+func (h *Hub) Stats() Stats {
+	st := Stats{Connections: len(h.shards)}
+	for _, s := range h.shards {
+		s.mu.Lock()
+		st.Channels += len(s.entries)
+		for _, e := range s.entries {
+			st.Waiters += e.refs
+		}
+		s.mu.Unlock()
+	}
+	return st
+}
+
+// Subscription is one waiter's membership of a channel's entry.
+type Subscription struct {
+	shard  *shard
+	entry  *entry
+	closed bool
+}
+
+// Wait sleeps until a message on the channel wakes this waiter, or d has
+// passed; either way it returns nil and the caller retries. It returns
+// ctx.Err() when ctx ends first and ErrClosed when the Hub closes.
+func (sub *Subscription) Wait(ctx context.Context, d time.Duration) error {
+	s, e := sub.shard, sub.entry
+	s.mu.Lock()
+	if e.permits > 0 {
+		e.permits--
+		s.mu.Unlock()
+		return nil
+	}
+	if d <= 0 {
+		s.mu.Unlock()
+		return nil
+	}
+	w := make(chan struct{})
+	el := e.sleepers.PushBack(w)
+	s.mu.Unlock()
+
+	t := time.NewTimer(d)
+	defer t.Stop()
+	var err error
+	select {
+	case <-w:
+		return nil
+	case <-t.C:
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-s.hub.ctx.Done():
+		err = ErrClosed
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-w:
+		// Woken while leaving: if this waiter will not retry, the wake-up
+		// belongs to the next one.
+		if err != nil {
+			e.release(1)
+		}
+	default:
+		e.sleepers.Remove(el)
+	}
+	return err
+}
+
+// Close leaves the channel; the last waiter to leave unsubscribes it.
+// Closing twice is a no-op.
+func (sub *Subscription) Close() {
+	s := sub.shard
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sub.closed {
+		return
+	}
+	sub.closed = true
+	s.leave(sub.entry)
+}

@@ -1,0 +1,278 @@
+package pubsub
+
+import (
+	"errors"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/backoff"
+	"github.com/relock-go/relock/internal/keys"
+)
+
+// shard is one subscription connection and the entries of its channels.
+//
+// The connection is a go-redis PubSub. The shard replaces it as a whole when
+// it fails (a new generation) instead of relying on go-redis's reconnect, so
+// it always knows which confirmations are still to come: commands and
+// messages of an older generation are ignored.
+type shard struct {
+	hub         *Hub
+	rdb         redis.UniversalClient
+	healthCheck time.Duration
+
+	mu      sync.Mutex
+	closed  bool
+	ps      *redis.PubSub
+	gen     uint64
+	entries map[string]*entry
+	queue   []command     // commands for the writer, in order
+	kick    chan struct{} // tells the writer the queue is not empty
+}
+
+// command is a SUBSCRIBE or UNSUBSCRIBE for the writer to send.
+type command struct {
+	ps       *redis.PubSub
+	gen      uint64
+	unsub    bool
+	channels []string
+}
+
+func newShard(h *Hub, rdb redis.UniversalClient, healthCheck time.Duration) *shard {
+	return &shard{
+		hub:         h,
+		rdb:         rdb,
+		healthCheck: healthCheck,
+		ps:          rdb.Subscribe(h.ctx), // no channels yet: connects lazily
+		entries:     make(map[string]*entry),
+		kick:        make(chan struct{}, 1),
+	}
+}
+
+func (s *shard) close() {
+	s.mu.Lock()
+	s.closed = true
+	ps := s.ps
+	s.mu.Unlock()
+	_ = ps.Close()
+}
+
+// join adds a waiter to channel's entry, subscribing when it is the first.
+// It returns the channel that is closed once the subscription is confirmed.
+func (s *shard) join(channel string) (*entry, <-chan struct{}, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, nil, ErrClosed
+	}
+	e := s.entries[channel]
+	if e == nil {
+		e = newEntry(channel)
+		s.entries[channel] = e
+		s.send(false, channel)
+	}
+	// An entry being unsubscribed is subscribed again when the server
+	// confirms the UNSUBSCRIBE (see unsubscribed).
+	e.refs++
+	return e, e.ready, nil
+}
+
+// leave removes a waiter from e; the last one unsubscribes. Called with mu held.
+func (s *shard) leave(e *entry) {
+	e.refs--
+	e.permits = min(e.permits, e.refs)
+	if e.refs == 0 && e.state == subscribed {
+		s.unsubscribe(e)
+	}
+	// An entry still subscribing is unsubscribed once confirmed.
+}
+
+// unsubscribe starts unsubscribing e, which has no waiters. Called with mu held.
+func (s *shard) unsubscribe(e *entry) {
+	e.state = unsubscribing
+	e.ready = make(chan struct{})
+	e.confirmed = false
+	s.send(true, e.channel)
+}
+
+// send queues a command on the current connection. Called with mu held.
+func (s *shard) send(unsub bool, channels ...string) {
+	s.queue = append(s.queue, command{ps: s.ps, gen: s.gen, unsub: unsub, channels: channels})
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// writeLoop sends queued commands in order. A command that fails breaks its
+// connection, which the reader then replaces.
+func (s *shard) writeLoop() {
+	ctx := s.hub.ctx
+	for {
+		select {
+		case <-s.kick:
+		case <-ctx.Done():
+			return
+		}
+		s.mu.Lock()
+		batch := s.queue
+		s.queue = nil
+		s.mu.Unlock()
+		for _, c := range batch {
+			s.mu.Lock()
+			stale := c.gen != s.gen
+			s.mu.Unlock()
+			if stale {
+				continue
+			}
+			var err error
+			if c.unsub {
+				err = c.ps.Unsubscribe(ctx, c.channels...)
+			} else {
+				err = c.ps.Subscribe(ctx, c.channels...)
+			}
+			if err != nil {
+				// Closing the connection makes the reader's Receive fail, and
+				// the reader replaces it.
+				_ = c.ps.Close()
+			}
+		}
+	}
+}
+
+// readLoop receives messages and confirmations for the shard's connection,
+// pings it when silent and replaces it when it fails.
+func (s *shard) readLoop() {
+	ctx := s.hub.ctx
+	pinged := false
+	failures := 0
+	for {
+		s.mu.Lock()
+		ps, gen := s.ps, s.gen
+		s.mu.Unlock()
+
+		msg, err := ps.ReceiveTimeout(ctx, s.healthCheck)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() && !pinged {
+				pinged = ps.Ping(ctx) == nil
+				if pinged {
+					continue
+				}
+			}
+			// Silent after a ping, or broken: start a new generation.
+			pinged = false
+			s.replace(gen)
+			if failures > 0 {
+				select {
+				case <-time.After(backoff.Exponential(10*time.Millisecond, time.Second, failures-1)):
+				case <-ctx.Done():
+					return
+				}
+			}
+			failures++
+			continue
+		}
+		pinged = false
+		failures = 0
+		s.dispatch(gen, msg)
+	}
+}
+
+// replace retires connection generation gen: a new connection subscribes,
+// in one command, every channel that still has waiters.
+func (s *shard) replace(gen uint64) {
+	s.mu.Lock()
+	if gen != s.gen || s.closed {
+		s.mu.Unlock()
+		return
+	}
+	old := s.ps
+	s.gen++
+	s.ps = s.rdb.Subscribe(s.hub.ctx)
+	var wanted []string
+	for ch, e := range s.entries {
+		if e.refs == 0 {
+			delete(s.entries, ch)
+			continue
+		}
+		if e.state == subscribed {
+			e.ready = make(chan struct{})
+		}
+		e.state = subscribing
+		wanted = append(wanted, ch)
+	}
+	if len(wanted) > 0 {
+		s.send(false, wanted...)
+	}
+	s.mu.Unlock()
+	_ = old.Close()
+}
+
+// dispatch applies one message of connection generation gen.
+func (s *shard) dispatch(gen uint64, msg any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if gen != s.gen {
+		return
+	}
+	switch m := msg.(type) {
+	case *redis.Subscription:
+		e := s.entries[m.Channel]
+		if e == nil {
+			return
+		}
+		switch m.Kind {
+		case "subscribe":
+			s.subscribed(e)
+		case "unsubscribe":
+			s.unsubscribed(e)
+		}
+	case *redis.Message:
+		e := s.entries[m.Channel]
+		if e == nil || e.state != subscribed {
+			return
+		}
+		if m.Payload == keys.ReadUnlockMessage {
+			e.releaseAll()
+		} else {
+			e.release(1)
+		}
+	}
+}
+
+// subscribed handles the server's confirmation of a SUBSCRIBE.
+func (s *shard) subscribed(e *entry) {
+	if e.state != subscribing {
+		return
+	}
+	if e.refs == 0 {
+		s.unsubscribe(e)
+		return
+	}
+	e.state = subscribed
+	close(e.ready)
+	if e.confirmed {
+		// A new connection: releases published meanwhile are lost.
+		e.releaseAll()
+	}
+	e.confirmed = true
+}
+
+// unsubscribed handles the server's confirmation of an UNSUBSCRIBE.
+func (s *shard) unsubscribed(e *entry) {
+	if e.state != unsubscribing {
+		return
+	}
+	if e.refs > 0 {
+		e.state = subscribing
+		s.send(false, e.channel)
+		return
+	}
+	delete(s.entries, e.channel)
+}

@@ -1,0 +1,22 @@
+package rlock
+
+import "errors"
+
+var (
+	// ErrNotHeld is returned by Unlock when the Mutex's owner does not hold
+	// the lock: it was never locked, already fully unlocked, expired, or
+	// force-unlocked. Nothing was changed in Redis.
+	ErrNotHeld = errors.New("rlock: lock not held by this owner")
+
+	// ErrClosed is returned by every operation after Client.Close, and by
+	// waits that Close interrupted.
+	ErrClosed = errors.New("rlock: client closed")
+
+	// ErrInvalidName is returned by every operation of a Mutex whose name is
+	// empty.
+	ErrInvalidName = errors.New("rlock: lock name must not be empty")
+
+	// ErrLockLost is the cause reported through Mutex.Lost: the lock stopped
+	// being held by its owner without Unlock (see Mutex.Lost).
+	ErrLockLost = errors.New("rlock: lock lost")
+)

@@ -1,0 +1,94 @@
+package rlock
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/relock-go/relock/internal/backoff"
+)
+
+// DefaultWatchdogTimeout is the lease of locks kept by the watchdog, as in
+// Redisson (lockWatchdogTimeout).
+const DefaultWatchdogTimeout = 30 * time.Second
+
+// Option configures a Client.
+type Option func(*options) error
+
+type options struct {
+	watchdogTimeout time.Duration
+	spin            Backoff // nil: wait for pub/sub notifications
+	subConns        int
+	healthCheck     time.Duration
+}
+
+func defaultOptions() options {
+	return options{watchdogTimeout: DefaultWatchdogTimeout, subConns: 1, healthCheck: 3 * time.Second}
+}
+
+// WithWatchdogTimeout sets the lease of locks taken without an explicit
+// lease; the watchdog renews them every d/3. Default 30s. d must be
+// positive; one millisecond is the smallest lease Redis can hold.
+func WithWatchdogTimeout(d time.Duration) Option {
+	return func(o *options) error {
+		if d < time.Millisecond {
+			return fmt.Errorf("rlock: watchdog timeout %v: must be at least 1ms", d)
+		}
+		o.watchdogTimeout = d
+		return nil
+	}
+}
+
+// Backoff returns how long a spinning waiter sleeps before its attempt
+// number attempt (0 for the first retry).
+type Backoff func(attempt int) time.Duration
+
+// ConstantBackoff sleeps d between attempts.
+func ConstantBackoff(d time.Duration) Backoff {
+	return func(int) time.Duration { return d }
+}
+
+// ExponentialBackoff sleeps min, doubling each attempt up to max, each sleep
+// a random duration in its upper half so that spinning clients spread out.
+func ExponentialBackoff(min, max time.Duration) Backoff {
+	return func(attempt int) time.Duration { return backoff.Exponential(min, max, attempt) }
+}
+
+// WithSpin makes waiters poll: retry after the sleeps that b returns (never
+// longer than the lock's TTL or the remaining wait) instead of sleeping
+// until Redis announces a release. It exists to compare the two strategies
+// on one workload; pub/sub waiting is the default and the better choice.
+func WithSpin(b Backoff) Option {
+	return func(o *options) error {
+		if b == nil {
+			return errors.New("rlock: WithSpin: nil Backoff")
+		}
+		o.spin = b
+		return nil
+	}
+}
+
+// WithSubscriptionConnections sets how many Redis connections carry the
+// Client's pub/sub subscriptions, all lock names spread over them. Default 1.
+func WithSubscriptionConnections(n int) Option {
+	return func(o *options) error {
+		if n < 1 {
+			return fmt.Errorf("rlock: %d subscription connections: must be at least 1", n)
+		}
+		o.subConns = n
+		return nil
+	}
+}
+
+// WithHealthCheck sets how long a subscription connection may stay silent
+// before it is pinged; one silent as long again after the ping is replaced
+// and its waiters woken. Default 3s.
+func WithHealthCheck(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return fmt.Errorf("rlock: health check %v: must be positive", d)
+		}
+		o.healthCheck = d
+		return nil
+	}
+}

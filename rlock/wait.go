@@ -1,0 +1,80 @@
+package rlock
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/relock-go/relock/pubsub"
+)
+
+// waiter sleeps between a lock waiter's attempts.
+type waiter interface {
+	// wait returns after at most d to retry, or ctx.Err() / ErrClosed.
+	wait(ctx context.Context, d time.Duration) error
+	close()
+}
+
+// newWaiter returns the Client's waiting strategy for channel: a shared
+// subscription, or a spinner with WithSpin. It returns a nil waiter and nil
+// error when deadline passes while subscribing.
+func (c *Client) newWaiter(ctx context.Context, deadline time.Time, channel string) (waiter, error) {
+	if c.opts.spin != nil {
+		return &spinner{backoff: c.opts.spin, closed: c.ctx.Done()}, nil
+	}
+	sctx := ctx
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	sub, err := c.hub.Subscribe(sctx, channel)
+	switch {
+	case err == nil:
+		return subscription{sub}, nil
+	case errors.Is(err, pubsub.ErrClosed):
+		return nil, ErrClosed
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case sctx.Err() != nil:
+		return nil, nil // the wait elapsed
+	}
+	return nil, err
+}
+
+// subscription waits for an unlock message on the lock's channel.
+type subscription struct{ sub *pubsub.Subscription }
+
+func (s subscription) wait(ctx context.Context, d time.Duration) error {
+	err := s.sub.Wait(ctx, d)
+	if errors.Is(err, pubsub.ErrClosed) {
+		return ErrClosed
+	}
+	return err
+}
+
+func (s subscription) close() { s.sub.Close() }
+
+// spinner polls: it sleeps by its backoff, never longer than asked.
+type spinner struct {
+	backoff Backoff
+	attempt int
+	closed  <-chan struct{}
+}
+
+func (s *spinner) wait(ctx context.Context, d time.Duration) error {
+	d = min(d, s.backoff(s.attempt))
+	s.attempt++
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.closed:
+		return ErrClosed
+	}
+}
+
+func (s *spinner) close() {}
