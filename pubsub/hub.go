@@ -109,6 +109,8 @@ type Stats struct {
 	Channels int
 	// Waiters is the number of open Subscriptions.
 	Waiters int
+	// Sleeping is the number of Waiters asleep in Wait.
+	Sleeping int
 }
 
 // Stats reports the Hub's current subscriptions.
@@ -119,6 +121,7 @@ func (h *Hub) Stats() Stats {
 		st.Channels += len(s.entries)
 		for _, e := range s.entries {
 			st.Waiters += e.refs
+			st.Sleeping += e.sleepers.Len()
 		}
 		s.mu.Unlock()
 	}

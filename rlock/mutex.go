@@ -115,7 +115,11 @@ func (m *Mutex) acquire(ctx context.Context, wait, lease time.Duration) (bool, e
 			return ok, err
 		}
 		sleep := ttl
-		if sleep <= 0 {
+		switch {
+		case ttl == 0:
+			// Expiring within the millisecond.
+			sleep = time.Millisecond
+		case ttl < 0:
 			// No TTL on the key: not one of ours; check again after a lease.
 			sleep = m.c.opts.watchdogTimeout
 		}

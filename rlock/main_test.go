@@ -1,0 +1,74 @@
+package rlock
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/redistest"
+)
+
+// srv is the real redis-server shared by this package's integration tests.
+var srv *redistest.Server
+
+func TestMain(m *testing.M) { os.Exit(redistest.Main(m, &srv)) }
+
+// newRedis returns a go-redis client of the test server, empty and with
+// fresh command statistics.
+func newRedis(t *testing.T) *redis.Client {
+	t.Helper()
+	srv.Reset(t)
+	return srv.Client(t)
+}
+
+// newClient returns a Client on rdb, closed when the test ends.
+func newClient(t *testing.T, rdb redis.UniversalClient, opts ...Option) *Client {
+	t.Helper()
+	c, err := New(rdb, opts...)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// ctxT returns a context that ends with a generous bound on the test.
+func ctxT(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// eventually fails the test unless cond holds within d; it checks every
+// few milliseconds. For states with no event to wait on (server-side
+// counters, a goroutine's exit).
+func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %v: %s", d, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// libraryGoroutines lists the stacks of goroutines running this module's
+// code, other than tests.
+func libraryGoroutines() []string {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "github.com/relock-go/relock/") && !strings.Contains(g, "_test.go") && !strings.Contains(g, "testing.tRunner") {
+			out = append(out, g)
+		}
+	}
+	return out
+}
