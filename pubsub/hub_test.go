@@ -1,0 +1,211 @@
+package pubsub
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+)
+
+func newHub(t *testing.T) (*Hub, *miniredis.Miniredis, *redis.Client) {
+	t.Helper()
+	mr := miniredis.RunT(t)
+	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	t.Cleanup(func() { _ = rdb.Close() })
+	h := New(rdb, Options{})
+	t.Cleanup(func() { _ = h.Close() })
+	return h, mr, rdb
+}
+
+func subscribe(t *testing.T, h *Hub, channel string) *Subscription {
+	t.Helper()
+	sub, err := h.Subscribe(context.Background(), channel)
+	if err != nil {
+		t.Fatalf("Subscribe(%q): %v", channel, err)
+	}
+	return sub
+}
+
+// waitAsync starts sub.Wait(d) and reports its result on the channel.
+func waitAsync(sub *Subscription, d time.Duration) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- sub.Wait(context.Background(), d) }()
+	return done
+}
+
+// untilSleeping waits until n waiters of h sleep.
+func untilSleeping(t *testing.T, h *Hub, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for h.Stats().Sleeping != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("sleeping = %d, want %d", h.Stats().Sleeping, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestSubscribeIsConfirmedAndShared(t *testing.T) {
+	h, mr, _ := newHub(t)
+	a := subscribe(t, h, "ch")
+	b := subscribe(t, h, "ch")
+	// Subscribe returned: the server has the subscription, once.
+	if n := mr.PubSubNumSub("ch")["ch"]; n != 1 {
+		t.Fatalf("NUMSUB = %d, want 1 shared subscription", n)
+	}
+	if st := h.Stats(); st.Channels != 1 || st.Waiters != 2 {
+		t.Fatalf("Stats = %+v, want 1 channel, 2 waiters", st)
+	}
+	a.Close()
+	a.Close() // idempotent
+	if n := mr.PubSubNumSub("ch")["ch"]; n != 1 {
+		t.Fatalf("NUMSUB = %d after one of two left, want 1", n)
+	}
+	b.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for h.Stats().Channels != 0 || mr.PubSubNumSub("ch")["ch"] != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("last waiter left but the channel stays subscribed")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestMessageWakesOneSleeperInArrivalOrder(t *testing.T) {
+	h, mr, _ := newHub(t)
+	subs := []*Subscription{subscribe(t, h, "ch"), subscribe(t, h, "ch"), subscribe(t, h, "ch")}
+	var done []<-chan error
+	for i, s := range subs {
+		done = append(done, waitAsync(s, time.Minute))
+		untilSleeping(t, h, i+1)
+	}
+	for i := range subs {
+		mr.Publish("ch", "0")
+		select {
+		case err := <-done[i]:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("message %d did not wake waiter %d", i, i)
+		}
+		for _, later := range done[i+1:] {
+			select {
+			case <-later:
+				t.Fatal("one message woke two waiters")
+			default:
+			}
+		}
+	}
+}
+
+func TestReadUnlockMessageWakesAll(t *testing.T) {
+	h, mr, _ := newHub(t)
+	a, b := subscribe(t, h, "ch"), subscribe(t, h, "ch")
+	da, db := waitAsync(a, time.Minute), waitAsync(b, time.Minute)
+	untilSleeping(t, h, 2)
+	mr.Publish("ch", "1")
+	for _, d := range []<-chan error{da, db} {
+		if err := <-d; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestPermitKeptForBusyWaiterButNotHoarded(t *testing.T) {
+	h, mr, _ := newHub(t)
+	sub := subscribe(t, h, "ch")
+	// The waiter is busy (not in Wait) when two messages arrive.
+	mr.Publish("ch", "0")
+	mr.Publish("ch", "0")
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		sub.shard.mu.Lock()
+		permits := sub.entry.permits
+		sub.shard.mu.Unlock()
+		if permits == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("permits = %d, want 1 (one per waiter at most)", permits)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	start := time.Now()
+	if err := sub.Wait(context.Background(), time.Minute); err != nil || time.Since(start) > time.Second {
+		t.Fatalf("Wait with a permit = %v after %v, want at once", err, time.Since(start))
+	}
+	// The second message was not kept: the next Wait sleeps its full time.
+	start = time.Now()
+	if err := sub.Wait(context.Background(), 50*time.Millisecond); err != nil || time.Since(start) < 50*time.Millisecond {
+		t.Fatalf("Wait = %v after %v, want a 50ms sleep", err, time.Since(start))
+	}
+}
+
+func TestWaitEndsWithContextOrClose(t *testing.T) {
+	h, _, _ := newHub(t)
+	sub := subscribe(t, h, "ch")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- sub.Wait(ctx, time.Minute) }()
+	untilSleeping(t, h, 1)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Wait = %v, want context.Canceled", err)
+	}
+	if h.Stats().Sleeping != 0 {
+		t.Fatal("cancelled waiter still listed as sleeping")
+	}
+
+	wait := waitAsync(sub, time.Minute)
+	untilSleeping(t, h, 1)
+	h.Close()
+	if err := <-wait; !errors.Is(err, ErrClosed) {
+		t.Fatalf("Wait after Close = %v, want ErrClosed", err)
+	}
+	if _, err := h.Subscribe(context.Background(), "other"); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Subscribe after Close = %v, want ErrClosed", err)
+	}
+	sub.Close()
+}
+
+func TestSubscribeCancelledLeavesNothing(t *testing.T) {
+	h, mr, _ := newHub(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := h.Subscribe(ctx, "ch"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Subscribe = %v, want context.Canceled", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for h.Stats().Channels != 0 || mr.PubSubNumSub("ch")["ch"] != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("cancelled Subscribe left %+v, NUMSUB %d", h.Stats(), mr.PubSubNumSub("ch")["ch"])
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestChannelsSpreadOverConnections(t *testing.T) {
+	mr := miniredis.RunT(t)
+	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer rdb.Close()
+	h := New(rdb, Options{Connections: 3})
+	defer h.Close()
+	var subs []*Subscription
+	for _, ch := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+		subs = append(subs, subscribe(t, h, ch))
+	}
+	used := map[*shard]bool{}
+	for _, s := range subs {
+		used[s.shard] = true
+	}
+	if st := h.Stats(); st.Connections != 3 || st.Channels != 8 || len(used) < 2 {
+		t.Fatalf("Stats = %+v over %d connections, want 8 channels spread over 3", st, len(used))
+	}
+	for _, s := range subs {
+		s.Close()
+	}
+}

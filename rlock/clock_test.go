@@ -1,0 +1,154 @@
+//go:build go1.25
+
+package rlock
+
+import (
+	"context"
+	"net"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+)
+
+// These tests run in a synctest bubble on an in-memory miniredis whose TTLs
+// follow the bubble's fake clock: hours of leases and renewals pass in
+// microseconds, and every timing is exact.
+
+// inBubble runs f in a synctest bubble with a fresh miniredis and a go-redis
+// client of it.
+func inBubble(t *testing.T, f func(t *testing.T, mr *miniredis.Miniredis, rdb *redis.Client)) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		mr := miniredis.NewMiniRedis()
+		mr.ClockTTL(true)
+		defer mr.Close()
+		rdb := redis.NewClient(&redis.Options{
+			Addr: "127.0.0.1:6379", // never dialled; an IP needs no DNS lookup
+			Dialer: func(context.Context, string, string) (net.Conn, error) { return mr.Dial() },
+		})
+		defer rdb.Close()
+		f(t, mr, rdb)
+	})
+}
+
+func TestClockWatchdogRenewsForHoursThenStopsAtClose(t *testing.T) {
+	inBubble(t, func(t *testing.T, mr *miniredis.Miniredis, rdb *redis.Client) {
+		ctx := context.Background()
+		c, err := New(rdb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := c.NewMutex("job")
+		if err := m.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Hour)
+		synctest.Wait()
+		if n, _ := m.HoldCount(ctx); n != 1 {
+			t.Fatalf("HoldCount after 2h = %d, want 1", n)
+		}
+		// Renewed every 10s to a 30s lease.
+		if ttl, _ := m.TTL(ctx); ttl <= 20*time.Second || ttl > DefaultWatchdogTimeout {
+			t.Fatalf("TTL = %v, want in (20s, 30s]", ttl)
+		}
+		select {
+		case <-m.Lost():
+			t.Fatal("Lost closed while renewed")
+		default:
+		}
+		c.Close()
+		time.Sleep(DefaultWatchdogTimeout)
+		if mr.Exists("job") {
+			t.Fatal("lock outlived its lease after Close")
+		}
+	})
+}
+
+func TestClockFixedLeaseLostExactlyAtExpiry(t *testing.T) {
+	inBubble(t, func(t *testing.T, mr *miniredis.Miniredis, rdb *redis.Client) {
+		ctx := context.Background()
+		c, _ := New(rdb)
+		defer c.Close()
+		m := c.NewMutex("lease")
+		if err := m.LockWithLease(ctx, 10*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		lost := m.Lost()
+		time.Sleep(10*time.Second - time.Millisecond)
+		synctest.Wait()
+		select {
+		case <-lost:
+			t.Fatal("Lost closed before the lease ran out")
+		default:
+		}
+		if !mr.Exists("lease") {
+			t.Fatal("lock expired early")
+		}
+		time.Sleep(time.Millisecond)
+		synctest.Wait()
+		select {
+		case <-lost:
+		default:
+			t.Fatal("Lost not closed when the lease ran out")
+		}
+		if mr.Exists("lease") {
+			t.Fatal("lock outlived its lease")
+		}
+	})
+}
+
+func TestClockWaiterWithoutMessageRetriesAtTTL(t *testing.T) {
+	inBubble(t, func(t *testing.T, mr *miniredis.Miniredis, rdb *redis.Client) {
+		ctx := context.Background()
+		c, _ := New(rdb)
+		defer c.Close()
+		if err := c.NewMutex("ttl").LockWithLease(ctx, 10*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		// Expiry publishes nothing: the waiter's own timer, set to the
+		// lock's TTL, is what wakes it.
+		start := time.Now()
+		ok, err := c.NewMutex("ttl").TryLock(ctx, time.Minute, time.Second)
+		if !ok || err != nil {
+			t.Fatalf("TryLock = %v, %v", ok, err)
+		}
+		if waited := time.Since(start); waited < 10*time.Second || waited > 10*time.Second+5*time.Millisecond {
+			t.Fatalf("acquired after %v, want the 10s TTL", waited)
+		}
+	})
+}
+
+func TestClockLostWhenRenewalsCannotReachRedis(t *testing.T) {
+	inBubble(t, func(t *testing.T, mr *miniredis.Miniredis, rdb *redis.Client) {
+		ctx := context.Background()
+		c, _ := New(rdb)
+		defer c.Close()
+		m := c.NewMutex("unreachable")
+		if err := m.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(15 * time.Second) // one renewal at 10s succeeds
+		synctest.Wait()
+		mr.SetError("LOADING simulated outage")
+		lost := m.Lost()
+		// The last renewal was sent at 10s, so the lease ends at 40s: Lost
+		// must close then, not at a renewal tick after it.
+		time.Sleep(25*time.Second - time.Millisecond)
+		synctest.Wait()
+		select {
+		case <-lost:
+			t.Fatal("Lost closed before the lease could have run out")
+		default:
+		}
+		time.Sleep(time.Millisecond)
+		synctest.Wait()
+		select {
+		case <-lost:
+		default:
+			t.Fatal("Lost not closed at the end of the last renewed lease")
+		}
+	})
+}
