@@ -26,7 +26,7 @@ func inBubble(t *testing.T, f func(t *testing.T, mr *miniredis.Miniredis, rdb *r
 		mr.ClockTTL(true)
 		defer mr.Close()
 		rdb := redis.NewClient(&redis.Options{
-			Addr: "127.0.0.1:6379", // never dialled; an IP needs no DNS lookup
+			Addr:   "127.0.0.1:6379", // never dialled; an IP needs no DNS lookup
 			Dialer: func(context.Context, string, string) (net.Conn, error) { return mr.Dial() },
 		})
 		defer rdb.Close()
