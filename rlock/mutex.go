@@ -139,9 +139,18 @@ func (m *Mutex) acquire(ctx context.Context, wait, lease time.Duration) (bool, e
 	}
 }
 
-// attempt runs the acquire script once. The call is not cut short by ctx:
-// its outcome must be known, or a lock could be taken that nobody holds.
+// attempt runs the acquire script once.
 func (m *Mutex) attempt(ctx context.Context, lease time.Duration) (bool, time.Duration, error) {
+	return m.attemptWith(ctx, lease, func(ctx context.Context, lease time.Duration) (bool, time.Duration, error) {
+		return scripts.Acquire(ctx, m.c.rdb, m.name, m.owner, lease)
+	})
+}
+
+// attemptWith runs one acquisition attempt, try, with the lease the hold
+// needs, and records a success in the hold (FairMutex passes its own try).
+// The call is not cut short by ctx: its outcome must be known, or a lock
+// could be taken that nobody holds.
+func (m *Mutex) attemptWith(ctx context.Context, lease time.Duration, try func(context.Context, time.Duration) (bool, time.Duration, error)) (bool, time.Duration, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.c.closed() {
@@ -159,7 +168,7 @@ func (m *Mutex) attempt(ctx context.Context, lease time.Duration) (bool, time.Du
 		lease = m.c.opts.watchdogTimeout
 	}
 	sent := time.Now()
-	ok, ttl, err := scripts.Acquire(context.WithoutCancel(ctx), m.c.rdb, m.name, m.owner, lease)
+	ok, ttl, err := try(context.WithoutCancel(ctx), lease)
 	if !ok || err != nil {
 		return false, ttl, err
 	}
@@ -177,6 +186,15 @@ func (m *Mutex) attempt(ctx context.Context, lease time.Duration) (bool, time.Du
 // returns an error wrapping ErrNotHeld when this owner does not hold the
 // lock, whether it never did or lost it (expiry, force-unlock).
 func (m *Mutex) Unlock(ctx context.Context) error {
+	return m.unlockWith(ctx, func(ctx context.Context, lease time.Duration) (scripts.Release, error) {
+		return scripts.ReleaseHold(ctx, m.c.rdb, m.name, m.channel, keys.UnlockMessage, m.owner, lease, scripts.Publish)
+	})
+}
+
+// unlockWith releases one acquisition with release, which runs a release
+// script with the hold's lease, and updates the hold by its outcome
+// (FairMutex passes its own release).
+func (m *Mutex) unlockWith(ctx context.Context, release func(context.Context, time.Duration) (scripts.Release, error)) error {
 	if err := m.usable(); err != nil {
 		return err
 	}
@@ -190,7 +208,7 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 		defer wd.releasing(h, false)
 	}
 	sent := time.Now()
-	res, err := scripts.ReleaseHold(ctx, m.c.rdb, m.name, m.channel, keys.UnlockMessage, m.owner, lease, scripts.Publish)
+	res, err := release(ctx, lease)
 	if err != nil {
 		return err
 	}
