@@ -1,0 +1,217 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/bench/internal/redisstats"
+	"github.com/relock-go/relock/bench/internal/strategy"
+)
+
+// Contention describes one run on a hot lock: Goroutines goroutines spread
+// round-robin over Clients clients (each its own go-redis client and
+// strategy backend, as separate processes would be), each holding the lock
+// for Hold and locking again right after it unlocks.
+type Contention struct {
+	Addr       string
+	Strategy   strategy.Strategy
+	Goroutines int
+	Clients    int
+	Hold       time.Duration
+	// Warmup runs before the measured Duration; it is not counted.
+	Warmup   time.Duration
+	Duration time.Duration
+	// RTT is the PING round trip that the floor is computed with.
+	RTT time.Duration
+}
+
+// ContentionResult is what one Contention run measured inside its window.
+type ContentionResult struct {
+	Strategy   string  `json:"strategy"`
+	Family     string  `json:"family"`
+	Goroutines int     `json:"goroutines"`
+	Clients    int     `json:"clients"`
+	HoldMs     float64 `json:"hold_ms"`
+	Seconds    float64 `json:"seconds"`
+
+	Acquisitions int64   `json:"acquisitions"`
+	PerSecond    float64 `json:"acquisitions_per_second"`
+	// FloorShare is PerSecond / (1 / (Hold + RTT)).
+	FloorShare float64 `json:"share_of_floor"`
+	// HoldMean is the measured critical section (sleep overshoot included).
+	HoldMeanMs float64 `json:"hold_mean_ms"`
+
+	// Handoff is from the releaser's Unlock call to the next Lock return;
+	// HandoffRTT expresses its quantiles in PING round trips.
+	Handoff    Quantiles `json:"handoff"`
+	HandoffRTT Quantiles `json:"handoff_in_rtt"`
+	// Wait includes the waits cut off by the end of the run (WaitsCut of them).
+	Wait     Quantiles `json:"wait"`
+	WaitsCut int       `json:"waits_cut"`
+	// Starved goroutines made no acquisition in the window.
+	Starved int `json:"starved"`
+	// ClientShares is each client's share of the acquisitions.
+	ClientShares []float64 `json:"client_shares"`
+	// Rewins is the share of acquisitions won by the goroutine that
+	// released last.
+	Rewins float64 `json:"rewin_share"`
+	// Overtakes is the share of acquisitions granted while another
+	// goroutine had been waiting 2 ms longer (out-of-order grants).
+	Overtakes      float64          `json:"overtake_share"`
+	OvertakeGrants int64            `json:"overtake_grants"`
+	ClientCmdsPer  float64          `json:"client_commands_per_acquisition"`
+	SubscribesPer  float64          `json:"subscribe_commands_per_acquisition"`
+	RoundTripsPer  float64          `json:"client_round_trips_per_acquisition"`
+	ServerCmdsPer  float64          `json:"server_commands_per_acquisition"`
+	ServerCalls    map[string]int64 `json:"server_calls"`
+	Violations     int64            `json:"violations"`
+	Errors         int64            `json:"errors"`
+	FirstError     string           `json:"first_error,omitempty"`
+}
+
+// Run runs the scenario; admin is a client for INFO, outside the counts.
+func (c Contention) Run(ctx context.Context, admin *redis.Client) (ContentionResult, error) {
+	k := max(1, min(c.Clients, c.Goroutines))
+	counters := make([]*redisstats.Counter, k)
+	backends := make([]strategy.Backend, k)
+	for i := range k {
+		rdb, counter := redisstats.NewClient(c.Addr)
+		defer rdb.Close()
+		b, err := c.Strategy.Open(rdb)
+		if err != nil {
+			return ContentionResult{}, err
+		}
+		defer b.Close()
+		counters[i], backends[i] = counter, b
+	}
+	name := fmt.Sprintf("bench:hot:%s:%d:%d", c.Strategy.Name, c.Goroutines, time.Now().UnixNano())
+
+	start := time.Now()
+	from := start.Add(c.Warmup)
+	to := from.Add(c.Duration)
+	rec := newRecorder(c.Goroutines, k, from, to)
+	runCtx, cancel := context.WithDeadline(ctx, to)
+	defer cancel()
+
+	var wg sync.WaitGroup
+	for g := range c.Goroutines {
+		client := g % k
+		l := backends[client].NewLocker(name)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.loop(runCtx, rec, l, g, client)
+		}()
+	}
+
+	// Snapshot the counters at both ends of the window.
+	var cli0, cli1 redisstats.Counts
+	var srv0, srv1 redisstats.Calls
+	snap := func() (redisstats.Counts, redisstats.Calls, error) {
+		var sum redisstats.Counts
+		for _, ct := range counters {
+			sum = sum.Add(ct.Snapshot())
+		}
+		calls, err := redisstats.CommandCalls(ctx, admin)
+		return sum, calls, err
+	}
+	var err0, err1 error
+	if sleepUntil(ctx, from) {
+		cli0, srv0, err0 = snap()
+	}
+	if sleepUntil(ctx, to) {
+		cli1, srv1, err1 = snap()
+	}
+	wg.Wait()
+	if err := errors.Join(err0, err1, ctx.Err()); err != nil {
+		return ContentionResult{}, err
+	}
+	return c.result(rec, cli1.Sub(cli0), srv1.Sub(srv0)), nil
+}
+
+// loop is one goroutine: lock, hold, unlock, again, until the run ends.
+func (c Contention) loop(ctx context.Context, rec *recorder, l strategy.Locker, g, client int) {
+	for ctx.Err() == nil {
+		rec.waiting(g)
+		if err := l.Lock(ctx); err != nil {
+			if ctx.Err() != nil {
+				rec.cutOff(g)
+				return
+			}
+			rec.failed(err)
+			rec.cutOff(g)
+			time.Sleep(c.Hold)
+			continue
+		}
+		since := rec.acquired(g, client)
+		time.Sleep(c.Hold)
+		rec.releasing(g, since)
+		if err := l.Unlock(context.Background()); err != nil {
+			rec.failed(err)
+		}
+	}
+}
+
+func (c Contention) result(rec *recorder, cli redisstats.Counts, srv redisstats.Calls) ContentionResult {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	n := float64(rec.acquisitions)
+	secs := c.Duration.Seconds()
+	r := ContentionResult{
+		Strategy: c.Strategy.Name, Family: c.Strategy.Family,
+		Goroutines: c.Goroutines, Clients: len(rec.perClient),
+		HoldMs: ms(c.Hold), Seconds: secs,
+		Acquisitions:   rec.acquisitions,
+		PerSecond:      n / secs,
+		Handoff:        summarise(rec.gaps),
+		Wait:           summarise(rec.waits),
+		WaitsCut:       rec.cut,
+		Rewins:         ratio(float64(rec.rewins), n),
+		Overtakes:      ratio(float64(rec.overtakes), n),
+		OvertakeGrants: rec.overtakes,
+		ClientCmdsPer:  ratio(float64(cli.Commands+srv.PubSub()), n),
+		SubscribesPer:  ratio(float64(srv.PubSub()), n),
+		RoundTripsPer:  ratio(float64(cli.RoundTrips), n),
+		ServerCmdsPer:  ratio(float64(srv.Total()), n),
+		ServerCalls:    srv,
+		Violations:     rec.violations,
+		Errors:         rec.errors,
+	}
+	if rec.firstError != nil {
+		r.FirstError = rec.firstError.Error()
+	}
+	r.FloorShare = r.PerSecond * (c.Hold + c.RTT).Seconds()
+	rtt := ms(c.RTT)
+	r.HandoffRTT = Quantiles{N: r.Handoff.N, P50: ratio(r.Handoff.P50, rtt), P99: ratio(r.Handoff.P99, rtt), Max: ratio(r.Handoff.Max, rtt)}
+	var held time.Duration
+	for _, h := range rec.holds {
+		held += h
+	}
+	if len(rec.holds) > 0 {
+		r.HoldMeanMs = ms(held) / float64(len(rec.holds))
+	}
+	for _, a := range rec.perGoroutine {
+		if a == 0 {
+			r.Starved++
+		}
+	}
+	for _, a := range rec.perClient {
+		r.ClientShares = append(r.ClientShares, ratio(float64(a), n))
+	}
+	return r
+}
+
+// sleepUntil sleeps until t and reports whether ctx is still alive.
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	select {
+	case <-time.After(time.Until(t)):
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

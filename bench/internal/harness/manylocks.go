@@ -1,0 +1,284 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/bench/internal/redisstats"
+	"github.com/relock-go/relock/bench/internal/strategy"
+)
+
+// ManyLocks describes a run with Locks distinct locks, each held by one
+// owner while Waiters owners on other clients wait for it.
+type ManyLocks struct {
+	Addr     string
+	Strategy strategy.Strategy
+	Locks    int
+	Waiters  int
+	Clients  int
+	// Idle is how long the waiters are watched while every lock is held.
+	Idle time.Duration
+}
+
+// ManyLocksResult is what a ManyLocks run cost while the waiters waited,
+// and how the releases drained.
+type ManyLocksResult struct {
+	Strategy string `json:"strategy"`
+	Locks    int    `json:"locks"`
+	Waiters  int    `json:"waiters"`
+	Clients  int    `json:"clients"`
+	// Settle is how long the waiters took to block (subscriptions confirmed).
+	SettleSeconds float64 `json:"settle_seconds"`
+	// Channels and Subscriptions are the server's pub/sub channels and
+	// subscriber count (INFO pubsub_channels, PUBSUB NUMSUB sum) while waiting.
+	Channels      int64 `json:"pubsub_channels"`
+	Subscriptions int64 `json:"subscriptions"`
+	// Connections is connected_clients while waiting (bookkeeping included).
+	Connections int64 `json:"connections"`
+	// Idle command rates while every lock is held.
+	IdleClientCmdsPerSec float64 `json:"idle_client_commands_per_second"`
+	IdleServerCmdsPerSec float64 `json:"idle_server_commands_per_second"`
+	// Memory deltas from before the locks were taken.
+	ServerMemMiB float64 `json:"server_used_memory_delta_mib"`
+	GoHeapMiB    float64 `json:"go_heap_delta_mib"`
+	Goroutines   int     `json:"goroutines"`
+	// Drain is from releasing every lock until every waiter locked and
+	// unlocked once; with its commands per acquisition.
+	DrainSeconds       float64 `json:"drain_seconds"`
+	DrainClientCmdsPer float64 `json:"drain_client_commands_per_acquisition"`
+	DrainServerCmdsPer float64 `json:"drain_server_commands_per_acquisition"`
+	Errors             int64   `json:"errors"`
+	FirstError         string  `json:"first_error,omitempty"`
+}
+
+// Run runs the scenario; admin is a client for INFO, outside the counts.
+func (m ManyLocks) Run(ctx context.Context, admin *redis.Client) (ManyLocksResult, error) {
+	r := ManyLocksResult{Strategy: m.Strategy.Name, Locks: m.Locks, Waiters: m.Waiters, Clients: m.Clients}
+	counters := make([]*redisstats.Counter, m.Clients)
+	backends := make([]strategy.Backend, m.Clients)
+	for i := range m.Clients {
+		rdb, counter := redisstats.NewClient(m.Addr)
+		defer rdb.Close()
+		b, err := m.Strategy.Open(rdb)
+		if err != nil {
+			return r, err
+		}
+		defer b.Close()
+		counters[i], backends[i] = counter, b
+	}
+	clientCmds := func() int64 {
+		var n int64
+		for _, c := range counters {
+			n += c.Snapshot().Commands
+		}
+		return n
+	}
+	var errs atomic.Int64
+	var firstErr atomic.Pointer[error]
+	fail := func(err error) {
+		errs.Add(1)
+		firstErr.CompareAndSwap(nil, &err)
+	}
+
+	mem0, heap0, err := memory(ctx, admin)
+	if err != nil {
+		return r, err
+	}
+	prefix := fmt.Sprintf("bench:many:%s:%d:", m.Strategy.Name, time.Now().UnixNano())
+	names := make([]string, m.Locks)
+	holders := make([]strategy.Locker, m.Locks)
+	for i := range names {
+		names[i] = fmt.Sprintf("%s%d", prefix, i)
+		holders[i] = backends[i%m.Clients].NewLocker(names[i])
+	}
+	if err := parallel(ctx, holders, func(l strategy.Locker) error { return l.Lock(ctx) }); err != nil {
+		return r, fmt.Errorf("take the locks: %w", err)
+	}
+
+	// Waiters: each lock's waiters on the clients after its holder's.
+	var done sync.WaitGroup
+	var acquired atomic.Int64
+	calls0, err := redisstats.CommandCalls(ctx, admin)
+	if err != nil {
+		return r, err
+	}
+	settleStart := time.Now()
+	for i, name := range names {
+		for w := range m.Waiters {
+			l := backends[(i+1+w)%m.Clients].NewLocker(name)
+			done.Add(1)
+			go func() {
+				defer done.Done()
+				if err := l.Lock(ctx); err != nil {
+					fail(err)
+					return
+				}
+				acquired.Add(1)
+				if err := l.Unlock(context.Background()); err != nil {
+					fail(err)
+				}
+			}()
+		}
+	}
+	if err := m.settle(ctx, admin, calls0); err != nil {
+		return r, err
+	}
+	r.SettleSeconds = time.Since(settleStart).Seconds()
+
+	// Idle: every lock held, every waiter waiting.
+	cmd0 := clientCmds()
+	srv0, err := redisstats.CommandCalls(ctx, admin)
+	if err != nil {
+		return r, err
+	}
+	idleStart := time.Now()
+	if !sleepUntil(ctx, idleStart.Add(m.Idle)) {
+		return r, ctx.Err()
+	}
+	srv1, err := redisstats.CommandCalls(ctx, admin)
+	if err != nil {
+		return r, err
+	}
+	idle := time.Since(idleStart).Seconds()
+	r.IdleClientCmdsPerSec = float64(clientCmds()-cmd0+srv1.Sub(srv0).PubSub()) / idle
+	r.IdleServerCmdsPerSec = float64(srv1.Sub(srv0).Total()) / idle
+	info, err := redisstats.Info(ctx, admin, "clients", "stats")
+	if err != nil {
+		return r, err
+	}
+	r.Channels = int64(info["pubsub_channels"])
+	r.Connections = int64(info["connected_clients"])
+	r.Subscriptions, err = subscriptions(ctx, admin, prefix)
+	if err != nil {
+		return r, err
+	}
+	mem1, heap1, err := memory(ctx, admin)
+	if err != nil {
+		return r, err
+	}
+	r.ServerMemMiB = (mem1 - mem0) / (1 << 20)
+	r.GoHeapMiB = (heap1 - heap0) / (1 << 20)
+	r.Goroutines = runtime.NumGoroutine()
+
+	// Drain: release every lock; each waiter takes and releases it once.
+	cmd0 = clientCmds()
+	srv0, err = redisstats.CommandCalls(ctx, admin)
+	if err != nil {
+		return r, err
+	}
+	drainStart := time.Now()
+	if err := parallel(ctx, holders, func(l strategy.Locker) error { return l.Unlock(context.Background()) }); err != nil {
+		return r, fmt.Errorf("release the locks: %w", err)
+	}
+	done.Wait()
+	r.DrainSeconds = time.Since(drainStart).Seconds()
+	srv1, err = redisstats.CommandCalls(ctx, admin)
+	if err != nil {
+		return r, err
+	}
+	n := float64(acquired.Load() + int64(m.Locks))
+	r.DrainClientCmdsPer = float64(clientCmds()-cmd0+srv1.Sub(srv0).PubSub()) / n
+	r.DrainServerCmdsPer = float64(srv1.Sub(srv0).Total()) / n
+	r.Errors = errs.Load()
+	if p := firstErr.Load(); p != nil {
+		r.FirstError = (*p).Error()
+	}
+	return r, nil
+}
+
+// settle waits until the waiters have stopped sending SUBSCRIBE commands
+// (and at least 500 ms), so that they are all asleep or polling.
+func (m ManyLocks) settle(ctx context.Context, admin *redis.Client, calls0 redisstats.Calls) error {
+	last := int64(-1)
+	if !sleepUntil(ctx, time.Now().Add(500*time.Millisecond)) {
+		return ctx.Err()
+	}
+	for {
+		calls, err := redisstats.CommandCalls(ctx, admin)
+		if err != nil {
+			return err
+		}
+		n := calls.Sub(calls0).PubSub()
+		if n == last {
+			return nil
+		}
+		last = n
+		if !sleepUntil(ctx, time.Now().Add(250*time.Millisecond)) {
+			return ctx.Err()
+		}
+	}
+}
+
+// subscriptions sums PUBSUB NUMSUB over the server's channels whose names
+// contain the locks' prefix.
+func subscriptions(ctx context.Context, admin *redis.Client, prefix string) (int64, error) {
+	channels, err := admin.PubSubChannels(ctx, "*"+prefix+"*").Result()
+	if err != nil || len(channels) == 0 {
+		return 0, err
+	}
+	var total int64
+	for i := 0; i < len(channels); i += 1000 {
+		counts, err := admin.PubSubNumSub(ctx, channels[i:min(i+1000, len(channels))]...).Result()
+		if err != nil {
+			return 0, err
+		}
+		for _, n := range counts {
+			total += n
+		}
+	}
+	return total, nil
+}
+
+// memory returns the server's used_memory and this process's heap in use,
+// after a GC, in bytes.
+func memory(ctx context.Context, admin *redis.Client) (server, heap float64, err error) {
+	info, err := redisstats.Info(ctx, admin, "memory")
+	if err != nil {
+		return 0, 0, err
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return info["used_memory"], float64(ms.HeapInuse), nil
+}
+
+// parallel runs f on every locker with 64 workers and returns the first error.
+func parallel(ctx context.Context, ls []strategy.Locker, f func(strategy.Locker) error) error {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var first error
+	work := make(chan strategy.Locker)
+	for range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for l := range work {
+				if err := f(l); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for _, l := range ls {
+		select {
+		case work <- l:
+		case <-ctx.Done():
+		}
+	}
+	close(work)
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	return ctx.Err()
+}

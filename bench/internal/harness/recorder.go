@@ -1,0 +1,132 @@
+package harness
+
+import (
+	"sync"
+	"time"
+)
+
+// overtakeSlack is how much earlier a waiter must have started waiting for
+// a grant to someone else to count as out of order: enqueue order is fixed
+// when a first attempt reaches the server, which scheduling can delay.
+const overtakeSlack = 2 * time.Millisecond
+
+// recorder watches one hot lock from inside the critical sections: it
+// checks mutual exclusion and records who got the lock, when, and after how
+// long a wait. Only acquisitions made inside the window [from, to) count.
+type recorder struct {
+	from, to time.Time
+
+	mu          sync.Mutex
+	holder      int         // goroutine in the critical section, -1 if none
+	lastHolder  int         // goroutine that released last, -1 if none
+	lastRelease time.Time   // when lastHolder started its Unlock
+	waitingFrom []time.Time // per goroutine: start of its Lock call, zero when not waiting
+
+	acquisitions int64
+	perGoroutine []int64
+	perClient    []int64
+	rewins       int64
+	overtakes    int64
+	violations   int64
+	errors       int64
+	firstError   error
+	waits        []time.Duration
+	cut          int
+	gaps         []time.Duration
+	holds        []time.Duration
+}
+
+func newRecorder(goroutines, clients int, from, to time.Time) *recorder {
+	return &recorder{
+		from: from, to: to, holder: -1, lastHolder: -1,
+		waitingFrom:  make([]time.Time, goroutines),
+		perGoroutine: make([]int64, goroutines),
+		perClient:    make([]int64, clients),
+	}
+}
+
+// waiting records that goroutine g calls Lock now, and returns the time.
+func (r *recorder) waiting(g int) time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := time.Now()
+	r.waitingFrom[g] = t
+	return t
+}
+
+// acquired records that goroutine g of client c holds the lock since now.
+func (r *recorder) acquired(g, c int) time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now()
+	start := r.waitingFrom[g]
+	r.waitingFrom[g] = time.Time{}
+	if r.holder >= 0 {
+		r.violations++
+	}
+	r.holder = g
+	if !now.Before(r.to) {
+		// Granted after the run: the wait counts as cut off at its end.
+		if start.Before(r.to) {
+			r.waits = append(r.waits, r.to.Sub(start))
+			r.cut++
+		}
+		return now
+	}
+	if now.Before(r.from) {
+		return now
+	}
+	r.acquisitions++
+	r.perGoroutine[g]++
+	r.perClient[c]++
+	r.waits = append(r.waits, now.Sub(start))
+	if r.lastHolder >= 0 {
+		r.gaps = append(r.gaps, now.Sub(r.lastRelease))
+		if r.lastHolder == g {
+			r.rewins++
+		}
+	}
+	for o, t := range r.waitingFrom {
+		if o != g && !t.IsZero() && t.Add(overtakeSlack).Before(start) {
+			r.overtakes++
+			break
+		}
+	}
+	return now
+}
+
+// releasing records that goroutine g, which acquired at since, leaves the
+// critical section and is about to call Unlock.
+func (r *recorder) releasing(g int, since time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now()
+	if r.holder == g {
+		r.holder = -1
+	}
+	r.lastHolder, r.lastRelease = g, now
+	if !since.Before(r.from) && since.Before(r.to) {
+		r.holds = append(r.holds, now.Sub(since))
+	}
+}
+
+// cutOff records that goroutine g's wait was cut off by the end of the run.
+func (r *recorder) cutOff(g int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if start := r.waitingFrom[g]; !start.IsZero() {
+		r.waits = append(r.waits, r.to.Sub(start))
+		r.cut++
+		r.waitingFrom[g] = time.Time{}
+	}
+}
+
+// failed records an error from Lock or Unlock.
+func (r *recorder) failed(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errors++
+	if r.firstError == nil {
+		r.firstError = err
+	}
+}
