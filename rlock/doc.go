@@ -1,0 +1,59 @@
+// Package rlock provides distributed reentrant locks on Redis, stored and
+// announced exactly as Redisson (the Java client) does, so Go and Java
+// services can contend for the same lock.
+//
+// # Use
+//
+//	c, err := rlock.New(rdb) // rdb: a go-redis UniversalClient
+//	defer c.Close()
+//	m := c.NewMutex("orders:42")
+//	if err := m.Lock(ctx); err != nil { ... }
+//	defer m.Unlock(ctx)
+//
+// A Client is created once per process; each Client.NewMutex call is a new
+// owner. Ownership belongs to the *Mutex: calling Lock again on the same
+// *Mutex re-enters the lock (its hold count grows), and goroutines that
+// share a *Mutex share its ownership. Give each goroutine that must exclude
+// the others its own Mutex.
+//
+// # Redis layout
+//
+// The lock is a hash at the lock's name: field = owner id
+// ("<client id>:<sequence>"), value = hold count. Acquire, release, renew
+// and force-unlock are Lua scripts (package scripts), run with EVALSHA, so
+// each is atomic and the uncontended Lock and Unlock are one round trip
+// each. The last release deletes the hash and publishes "0" on
+// redisson_lock__channel:{<name>}; the braces put the channel in the lock's
+// Redis Cluster slot.
+//
+// # Waiting
+//
+// A waiter never polls. It subscribes to the lock's channel, retries once,
+// then sleeps until an unlock message wakes it or the lock's TTL (capped by
+// its remaining wait) passes, and retries again. All waiters of one lock
+// name in one Client share one subscription, and one message wakes one of
+// them (package pubsub). A lost message, or an expiry, which publishes
+// nothing, costs a waiter at most the lock's TTL. WithSpin replaces this
+// with polling, for comparison.
+//
+// # Leases and the watchdog
+//
+// A lock taken without a lease (Lock, or TryLock with lease 0) gets the
+// watchdog timeout as its lease (30s by default), and one goroutine per
+// Client renews all such locks every timeout/3, batching them into a few
+// script calls in one pipeline. Renewal stops at the last Unlock, at
+// Client.Close, and when a renewal finds the lock gone. A lock taken with a
+// lease expires lease after its last acquisition or partial release unless
+// released first. Reentrant acquisitions keep the lease mode of the first.
+//
+// # Failures
+//
+// Mutex.Lost tells the holder its lock is gone without Unlock: expired,
+// force-unlocked, not renewed in time because Redis was unreachable (the
+// channel closes when the last successfully sent renewal's lease ends, not
+// later), or its Client closed. Unlock then returns ErrNotHeld. A lock
+// gives mutual exclusion only while its lease holds: a process paused
+// longer than its lease, or a Redis failover that loses a write, can let
+// two owners in. Use Lost to stop work, and fencing at the storage layer
+// where that matters.
+package rlock
