@@ -41,11 +41,18 @@ const (
 	SPublish = "spublish"
 )
 
+// Millis is d in whole milliseconds for a script's PEXPIRE argument,
+// rounded up, so that a positive lease never becomes 0 (which would expire
+// the lock at once).
+func Millis(d time.Duration) int64 {
+	return int64((d + time.Millisecond - 1) / time.Millisecond)
+}
+
 // Acquire takes or re-enters the lock at key for owner, with the given
 // lease. It reports whether owner now holds the lock; when it does not, ttl
 // is the lock's remaining time to live (negative when Redis reports none).
 func Acquire(ctx context.Context, rdb redis.Scripter, key, owner string, lease time.Duration) (ok bool, ttl time.Duration, err error) {
-	n, err := acquire.Run(ctx, rdb, []string{key}, lease.Milliseconds(), owner).Int64()
+	n, err := acquire.Run(ctx, rdb, []string{key}, Millis(lease), owner).Int64()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return true, 0, nil
@@ -71,7 +78,7 @@ const (
 // remain the lease is re-armed; the last release deletes the lock and
 // publishes message on channel with the publish command pub.
 func ReleaseHold(ctx context.Context, rdb redis.Scripter, key, channel, message, owner string, lease time.Duration, pub string) (Release, error) {
-	n, err := release.Run(ctx, rdb, []string{key, channel}, message, lease.Milliseconds(), owner, pub).Int64()
+	n, err := release.Run(ctx, rdb, []string{key, channel}, message, Millis(lease), owner, pub).Int64()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return NotHeld, nil
@@ -106,7 +113,7 @@ type Held struct {
 func Renew(ctx context.Context, rdb redis.UniversalClient, lease time.Duration, batches [][]Held) (renewed [][]bool, errs []error) {
 	renewed = make([][]bool, len(batches))
 	errs = make([]error, len(batches))
-	ms := lease.Milliseconds()
+	ms := Millis(lease)
 	run := func(todo []int, eval bool) []int {
 		pipe := rdb.Pipeline()
 		cmds := make([]*redis.Cmd, len(batches))
