@@ -1,12 +1,12 @@
 module github.com/relock-go/relock
 
-go 1.26.0
+go 1.24.0
 
 require (
 	github.com/alicebob/miniredis/v2 v2.40.0
 	github.com/google/uuid v1.6.0
 	github.com/redis/go-redis/v9 v9.22.0
-	golang.org/x/sync v0.24.0
+	golang.org/x/sync v0.19.0
 )
 
 require (
