@@ -43,8 +43,12 @@ type ContentionResult struct {
 	PerSecond    float64 `json:"acquisitions_per_second"`
 	// FloorShare is PerSecond / (1 / (Hold + RTT)).
 	FloorShare float64 `json:"share_of_floor"`
-	// HoldMean is the measured critical section (sleep overshoot included).
+	// HoldMean is the measured critical section: time.Sleep(Hold) wakes
+	// late on a busy machine (Go's timers have about 1 ms resolution here).
 	HoldMeanMs float64 `json:"hold_mean_ms"`
+	// EffectiveShare is PerSecond / (1 / (HoldMean + RTT)): the floor with
+	// the critical section actually held.
+	EffectiveShare float64 `json:"share_of_effective_floor"`
 
 	// Handoff is from the releaser's Unlock call to the next Lock return;
 	// HandoffRTT expresses its quantiles in PING round trips.
@@ -194,6 +198,7 @@ func (c Contention) result(rec *recorder, cli redisstats.Counts, srv redisstats.
 	}
 	if len(rec.holds) > 0 {
 		r.HoldMeanMs = ms(held) / float64(len(rec.holds))
+		r.EffectiveShare = r.PerSecond * (r.HoldMeanMs/1000 + c.RTT.Seconds())
 	}
 	for _, a := range rec.perGoroutine {
 		if a == 0 {

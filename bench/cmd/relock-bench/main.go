@@ -1,0 +1,159 @@
+// Command relock-bench compares relock's pub/sub waiting with spinning,
+// fair mode and the Go peers (redsync, redislock) on one Redis server, in
+// one run: uncontended latency, one hot lock under contention, many locks
+// with waiters, and the watchdog renewing many locks. It prints a table
+// and a check of the performance targets, and writes results.json, the
+// table and PNG/SVG plots into -out.
+//
+// It starts its own redis-server on a free loopback port unless REDIS_ADDR
+// names a server (which must be one it may write bench:* keys to).
+//
+//	go run ./cmd/relock-bench            # default run, under 3 minutes
+//	go run ./cmd/relock-bench -quick     # smoke run, about 20 seconds
+//	go run ./cmd/relock-bench -scenarios contention -strategies relock,redsync -goroutines 64
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/relock-go/relock/bench/internal/redisserver"
+	"github.com/relock-go/relock/bench/internal/strategy"
+)
+
+func main() {
+	cfg, err := parseFlags(os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "relock-bench:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "relock-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, cfg config) error {
+	srv, err := redisserver.Open()
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	rep, err := cfg.bench(ctx, srv.Addr, os.Stderr)
+	if err != nil {
+		return err
+	}
+	if err := rep.WriteTable(os.Stdout); err != nil {
+		return err
+	}
+	return cfg.write(rep)
+}
+
+// config is the run's settings, from the flags.
+type config struct {
+	scenarios   map[string]bool
+	strategies  []strategy.Strategy
+	manyNames   []string
+	goroutines  []int
+	clients     int
+	hold        time.Duration
+	duration    time.Duration
+	warmup      time.Duration
+	uncontended time.Duration
+	locks       int
+	waiters     int
+	idle        time.Duration
+	wdLocks     int
+	wdTimeout   time.Duration
+	wdPeriods   int
+	out         string
+}
+
+// scenarioNames lists the scenarios in the order they run.
+var scenarioNames = []string{"uncontended", "contention", "many", "watchdog"}
+
+func parseFlags(args []string) (config, error) {
+	fs := flag.NewFlagSet("relock-bench", flag.ContinueOnError)
+	quick := fs.Bool("quick", false, "smoke run of about 20 s: G=8,64, short runs, 1 000 locks (explicit flags still win)")
+	scenarios := fs.String("scenarios", strings.Join(scenarioNames, ","), "scenarios to run: "+strings.Join(scenarioNames, ","))
+	strategies := fs.String("strategies", strings.Join(strategy.Names(strategy.All()), ","), "strategies of the uncontended and contention scenarios")
+	many := fs.String("many-strategies", "relock,relock-fair", "strategies of the many-locks scenario (polling ones load Redis heavily there)")
+	goroutines := fs.String("goroutines", "1,8,64,256", "goroutine counts G of the contention scenario")
+	clients := fs.Int("clients", 4, "Clients K (go-redis clients, as separate processes) the goroutines are spread over")
+	hold := fs.Duration("hold", time.Millisecond, "critical section of the contention scenario")
+	duration := fs.Duration("duration", 2500*time.Millisecond, "measured time of each contention run")
+	warmup := fs.Duration("warmup", 250*time.Millisecond, "unmeasured start of each contention run")
+	uncontended := fs.Duration("uncontended", 400*time.Millisecond, "time of each uncontended run")
+	locks := fs.Int("locks", 10000, "locks of the many-locks scenario")
+	waiters := fs.Int("waiters", 3, "waiters per lock in the many-locks scenario")
+	idle := fs.Duration("idle", 2*time.Second, "how long the many-locks waiters are watched")
+	wdLocks := fs.Int("watchdog-locks", 10000, "locks the watchdog scenario holds")
+	wdTimeout := fs.Duration("watchdog-timeout", 3*time.Second, "watchdog timeout of the watchdog scenario (renewal every third)")
+	wdPeriods := fs.Int("watchdog-periods", 3, "renewal periods the watchdog scenario watches")
+	out := fs.String("out", "out", "directory for results.json, results.txt and the plots")
+	if err := fs.Parse(args); err != nil {
+		return config{}, err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *quick {
+		for name, v := range map[string]string{"goroutines": "8,64", "duration": "700ms", "warmup": "150ms", "uncontended": "200ms",
+			"locks": "1000", "idle": "500ms", "watchdog-locks": "1000", "watchdog-timeout": "1500ms", "watchdog-periods": "2"} {
+			if !set[name] {
+				if err := fs.Set(name, v); err != nil {
+					return config{}, err
+				}
+			}
+		}
+	}
+
+	c := config{
+		scenarios: map[string]bool{}, clients: *clients, hold: *hold, duration: *duration, warmup: *warmup,
+		uncontended: *uncontended, locks: *locks, waiters: *waiters, idle: *idle,
+		wdLocks: *wdLocks, wdTimeout: *wdTimeout, wdPeriods: *wdPeriods, out: *out,
+	}
+	for _, s := range split(*scenarios) {
+		if !slices.Contains(scenarioNames, s) {
+			return c, fmt.Errorf("unknown scenario %q (have %s)", s, strings.Join(scenarioNames, ", "))
+		}
+		c.scenarios[s] = true
+	}
+	var missing []string
+	if c.strategies, missing = strategy.ByName(split(*strategies)); len(missing) > 0 {
+		return c, fmt.Errorf("unknown strategies %v (have %s)", missing, strings.Join(strategy.Names(strategy.All()), ", "))
+	}
+	// A many-locks strategy that is not available (fair mode before the
+	// library has it) is skipped rather than refused.
+	found, _ := strategy.ByName(split(*many))
+	c.manyNames = strategy.Names(found)
+	for _, g := range split(*goroutines) {
+		n, err := strconv.Atoi(g)
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("-goroutines: bad count %q", g)
+		}
+		c.goroutines = append(c.goroutines, n)
+	}
+	if c.clients < 1 || c.locks < 1 || c.waiters < 0 || c.wdLocks < 1 || c.wdPeriods < 1 {
+		return c, fmt.Errorf("-clients, -locks, -watchdog-locks and -watchdog-periods must be positive")
+	}
+	return c, nil
+}
+
+func split(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

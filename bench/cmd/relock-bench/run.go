@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/bench/internal/harness"
+	"github.com/relock-go/relock/bench/internal/report"
+	"github.com/relock-go/relock/bench/internal/strategy"
+)
+
+// bench runs the selected scenarios against the server at addr, printing a
+// progress line per step to progress.
+func (c config) bench(ctx context.Context, addr string, progress io.Writer) (*report.Report, error) {
+	admin := redis.NewClient(&redis.Options{Addr: addr})
+	defer admin.Close()
+	rep := &report.Report{Started: time.Now()}
+	var err error
+	if rep.Machine, err = machine(ctx, admin, addr); err != nil {
+		return nil, err
+	}
+	rep.Config = report.Config{
+		Strategies: strategy.Names(c.strategies), Goroutines: c.goroutines, Clients: c.clients,
+		HoldMs: float64(c.hold) / float64(time.Millisecond), RunSeconds: c.duration.Seconds(), WarmupSeconds: c.warmup.Seconds(),
+	}
+
+	steps := c.steps()
+	step := 0
+	show := func(format string, args ...any) {
+		step++
+		el := time.Since(rep.Started).Round(time.Second)
+		fmt.Fprintf(progress, "[%2d/%d %6s] %s\n", step, steps, el, fmt.Sprintf(format, args...))
+	}
+
+	show("PING round trips")
+	if rep.Ping, err = harness.PingRTT(ctx, admin, 2000); err != nil {
+		return nil, err
+	}
+	rtt := rep.RTT()
+
+	if c.scenarios["uncontended"] {
+		for _, s := range c.strategies {
+			show("uncontended  %-16s", s.Name)
+			u, err := harness.Uncontended(ctx, addr, s, c.uncontended)
+			if err != nil {
+				return nil, err
+			}
+			rep.Uncontended = append(rep.Uncontended, u)
+		}
+	}
+	if c.scenarios["contention"] {
+		for _, g := range c.goroutines {
+			for _, s := range c.strategies {
+				show("contention   %-16s G=%-3d K=%d", s.Name, g, min(g, c.clients))
+				x, err := harness.Contention{
+					Addr: addr, Strategy: s, Goroutines: g, Clients: c.clients, Hold: c.hold,
+					Warmup: c.warmup, Duration: c.duration, RTT: rtt,
+				}.Run(ctx, admin)
+				if err != nil {
+					return nil, fmt.Errorf("contention %s G=%d: %w", s.Name, g, err)
+				}
+				rep.Contention = append(rep.Contention, x)
+			}
+		}
+	}
+	if c.scenarios["many"] {
+		rep.Config.ManyLocks, rep.Config.ManyWaiters = c.locks, c.waiters
+		many, _ := strategy.ByName(c.manyNames)
+		for _, s := range many {
+			show("many locks   %-16s %d locks × %d waiters", s.Name, c.locks, c.waiters)
+			x, err := harness.ManyLocks{Addr: addr, Strategy: s, Locks: c.locks, Waiters: c.waiters, Clients: c.clients, Idle: c.idle}.Run(ctx, admin)
+			if err != nil {
+				return nil, fmt.Errorf("many locks %s: %w", s.Name, err)
+			}
+			rep.ManyLocks = append(rep.ManyLocks, x)
+		}
+	}
+	if c.scenarios["watchdog"] {
+		rep.Config.WatchdogLocks, rep.Config.WatchdogTimeout = c.wdLocks, c.wdTimeout.Seconds()
+		show("watchdog     %d locks, timeout %v", c.wdLocks, c.wdTimeout)
+		wd, err := harness.Watchdog{Addr: addr, Locks: c.wdLocks, Timeout: c.wdTimeout, Periods: c.wdPeriods}.Run(ctx, admin)
+		if err != nil {
+			return nil, fmt.Errorf("watchdog: %w", err)
+		}
+		rep.Watchdog = &wd
+	}
+	rep.Seconds = time.Since(rep.Started).Seconds()
+	rep.CheckTargets()
+	fmt.Fprintf(progress, "done in %s\n", time.Since(rep.Started).Round(time.Second))
+	return rep, nil
+}
+
+// steps counts the progress lines of the run.
+func (c config) steps() int {
+	n := 1
+	if c.scenarios["uncontended"] {
+		n += len(c.strategies)
+	}
+	if c.scenarios["contention"] {
+		n += len(c.strategies) * len(c.goroutines)
+	}
+	if c.scenarios["many"] {
+		n += len(c.manyNames)
+	}
+	if c.scenarios["watchdog"] {
+		n++
+	}
+	return n
+}
+
+// write stores the JSON, the table and the plots in c.out.
+func (c config) write(rep *report.Report) error {
+	if err := os.MkdirAll(c.out, 0o755); err != nil {
+		return err
+	}
+	if err := rep.WriteJSON(filepath.Join(c.out, "results.json")); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(c.out, "results.txt"))
+	if err != nil {
+		return err
+	}
+	if err := rep.WriteTable(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	files, err := rep.WritePlots(c.out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "wrote %s\n", strings.Join(append([]string{filepath.Join(c.out, "results.json"), filepath.Join(c.out, "results.txt")}, files...), ", "))
+	return nil
+}
+
+// machine describes this host and the Redis server.
+func machine(ctx context.Context, admin *redis.Client, addr string) (report.Machine, error) {
+	m := report.Machine{GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), RedisAddr: addr}
+	info, err := admin.Info(ctx, "server").Result()
+	if err != nil {
+		return m, fmt.Errorf("redis at %s: %w", addr, err)
+	}
+	m.RedisVersion = field(info, "redis_version:")
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		m.CPUModel = field(string(b), "model name")
+		m.CPUModel = strings.TrimSpace(strings.TrimPrefix(m.CPUModel, ":"))
+	}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		kb := strings.TrimSuffix(strings.TrimSpace(strings.TrimPrefix(field(string(b), "MemTotal:"), ":")), " kB")
+		if n, err := strconv.ParseFloat(kb, 64); err == nil {
+			m.MemoryGiB = n / (1 << 20)
+		}
+	}
+	return m, nil
+}
+
+// field returns the rest of the first line of text that starts with prefix.
+func field(text, prefix string) string {
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), prefix); ok {
+			return strings.TrimSpace(rest)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,100 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteTable prints the run's results as plain-text tables.
+func (r *Report) WriteTable(w io.Writer) error {
+	m := r.Machine
+	fmt.Fprintf(w, "relock-bench, %s: %s %s/%s, %d CPUs", r.Started.Format("2006-01-02 15:04"), m.GoVersion, m.OS, m.Arch, m.CPUs)
+	if m.MemoryGiB > 0 {
+		fmt.Fprintf(w, ", %.0f GiB", m.MemoryGiB)
+	}
+	if m.CPUModel != "" {
+		fmt.Fprintf(w, " (%s)", m.CPUModel)
+	}
+	fmt.Fprintf(w, "; redis %s at %s\n", m.RedisVersion, m.RedisAddr)
+	fmt.Fprintf(w, "PING round trip: p50 %.0f µs, p99 %.0f µs (RTT below = the p50)\n", r.Ping.P50*1000, r.Ping.P99*1000)
+
+	if len(r.Uncontended) > 0 {
+		fmt.Fprintf(w, "\nUncontended Lock+Unlock on a free lock (one goroutine); ratios to two PING round trips\n")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "strategy\tp50 µs\tp99 µs\tp50/2RTT\tp99/2RTT\tcmds/cycle\t")
+		for _, u := range r.Uncontended {
+			fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.2f\t%.2f\t%.1f\t\n", u.Strategy, u.Cycle.P50*1000, u.Cycle.P99*1000, u.CycleToTwoPings, u.CycleP99ToTwoPings, u.CommandsPerCycle)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+
+	if len(r.Contention) > 0 {
+		c := r.Config
+		rtt := r.RTT()
+		fmt.Fprintf(w, "\nOne hot lock: hold %.0f ms, goroutines G over K=%d Clients, re-lock right after unlock, %.1f s per run\n", c.HoldMs, c.Clients, c.RunSeconds)
+		fmt.Fprintf(w, "floor = 1/(hold + RTT) = %.0f acq/s; eff = share of 1/(measured hold + RTT); hand-off in RTTs; waits in ms (cut = waits cut off by the end, included);\n", 1/(c.HoldMs/1000+rtt.Seconds()))
+		fmt.Fprintf(w, "shares = each Client's share of acquisitions; rewin = releaser wins again; ooo = granted over a waiter 2 ms older\n")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "G\tstrategy\tacq/s\tfloor%\teff%\thandoff p50\tp99\twait p50\tp99\tmax\tcut\tstarved\tClient shares %\trewin%\tooo%\tcli cmd/acq\tsrv cmd/acq\tviol\terr\t")
+		last := -1
+		for _, x := range r.Contention {
+			if last != -1 && x.Goroutines != last {
+				fmt.Fprintln(tw, strings.Repeat("\t", 19))
+			}
+			last = x.Goroutines
+			fmt.Fprintf(tw, "%d\t%s\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.0f\t%d\t%d\t%s\t%.0f\t%.0f\t%.1f\t%.1f\t%d\t%d\t\n",
+				x.Goroutines, x.Strategy, x.PerSecond, 100*x.FloorShare, 100*x.EffectiveShare,
+				x.HandoffRTT.P50, x.HandoffRTT.P99,
+				x.Wait.P50, x.Wait.P99, x.Wait.Max, x.WaitsCut, x.Starved,
+				shares(x.ClientShares), 100*x.Rewins, 100*x.Overtakes,
+				x.ClientCmdsPer, x.ServerCmdsPer, x.Violations, x.Errors)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+
+	if len(r.ManyLocks) > 0 {
+		fmt.Fprintf(w, "\nMany locks: %d locks held, %d waiters each on other Clients (K=%d)\n", r.Config.ManyLocks, r.Config.ManyWaiters, r.Config.Clients)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "strategy\tsettle s\tchannels\tsubscriptions\tconnections\tidle cli cmd/s\tidle srv cmd/s\tredis MiB\tGo heap MiB\tdrain s\tdrain cli cmd/acq\terr\t")
+		for _, x := range r.ManyLocks {
+			fmt.Fprintf(tw, "%s\t%.1f\t%d\t%d\t%d\t%.0f\t%.0f\t%.1f\t%.1f\t%.2f\t%.1f\t%d\t\n", x.Strategy, x.SettleSeconds, x.Channels, x.Subscriptions, x.Connections,
+				x.IdleClientCmdsPerSec, x.IdleServerCmdsPerSec, x.ServerMemMiB, x.GoHeapMiB, x.DrainSeconds, x.DrainClientCmdsPer, x.Errors)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+
+	if wd := r.Watchdog; wd != nil {
+		fmt.Fprintf(w, "\nWatchdog: %d held locks, watchdog timeout %.0f s (renewal every %.0f s), %.1f periods watched\n", wd.Locks, wd.TimeoutSeconds, wd.TimeoutSeconds/3, wd.Periods)
+		fmt.Fprintf(w, "  per period: %.1f round trips, %.0f client commands, %.0f server commands; lost %d, expired %d\n",
+			wd.RoundTripsPerPeriod, wd.ClientCmdsPerPeriod, wd.ServerCmdsPerPeriod, wd.Lost, wd.Expired)
+	}
+
+	if len(r.Targets) > 0 {
+		fmt.Fprintf(w, "\nTargets\n")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, t := range r.Targets {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", t.status(), t.Name, t.Detail)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// shares formats client shares as percentages, "25/25/25/25".
+func shares(s []float64) string {
+	parts := make([]string, len(s))
+	for i, v := range s {
+		parts[i] = fmt.Sprintf("%.0f", 100*v)
+	}
+	return strings.Join(parts, "/")
+}

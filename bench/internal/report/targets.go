@@ -1,0 +1,125 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Target is one of the issue's performance targets, checked against a run.
+type Target struct {
+	Name string `json:"name"`
+	// Met is nil when the run lacks the measurements the target needs.
+	Met    *bool  `json:"met"`
+	Detail string `json:"detail"`
+}
+
+func (t Target) status() string {
+	switch {
+	case t.Met == nil:
+		return "n/a "
+	case *t.Met:
+		return "MET "
+	}
+	return "MISS"
+}
+
+// The contention target workload: 64 goroutines (over Config.Clients).
+const targetG = 64
+
+// CheckTargets evaluates the performance targets on r and stores them in
+// r.Targets.
+func (r *Report) CheckTargets() {
+	var ts []Target
+	add := func(name string, met *bool, format string, args ...any) {
+		ts = append(ts, Target{Name: name, Met: met, Detail: fmt.Sprintf(format, args...)})
+	}
+	na := func(name, why string) { add(name, nil, "%s", why) }
+	yes := func(b bool) *bool { return &b }
+
+	// Uncontended.
+	var relockU, redislockU *float64
+	var relockName string
+	for i := range r.Uncontended {
+		u := &r.Uncontended[i]
+		if u.Strategy == "relock" {
+			relockU, relockName = &u.Cycle.P50, u.Strategy
+			add("uncontended p50 ≤ 1.2 × 2 PING", yes(u.CycleToTwoPings <= 1.2), "relock p50 = %.2f × 2 PING", u.CycleToTwoPings)
+		}
+		if strings.HasPrefix(u.Strategy, "redislock") && (redislockU == nil || u.Cycle.P50 < *redislockU) {
+			redislockU = &u.Cycle.P50
+		}
+	}
+	switch {
+	case relockU != nil && redislockU != nil:
+		add("uncontended p50 ≤ redislock", yes(*relockU <= *redislockU), "%s/redislock = %.2f", relockName, *relockU / *redislockU)
+	case len(r.Uncontended) > 0:
+		na("uncontended p50 ≤ redislock", "relock or redislock not run")
+	}
+
+	// Hot lock, relock pub/sub.
+	k := r.Config.Clients
+	if x := r.find("relock", targetG); x != nil {
+		add(fmt.Sprintf("G=%d client cmds/acq ≤ K+2 = %d", targetG, k+2), yes(x.ClientCmdsPer <= float64(k+2)), "%.2f (%.2f incl. %.2f SUBSCRIBE/UNSUBSCRIBE)", x.ClientCmdsPer, x.ClientCmdsPer, x.SubscribesPer)
+		lo, hi := math.Inf(1), 0.0
+		var seen []string
+		for _, g := range []int{8, 64, 256} {
+			if y := r.find("relock", g); y != nil {
+				lo, hi = min(lo, y.ClientCmdsPer), max(hi, y.ClientCmdsPer)
+				seen = append(seen, fmt.Sprintf("G=%d %.2f", g, y.ClientCmdsPer))
+			}
+		}
+		if len(seen) >= 2 {
+			add("client cmds/acq flat G=8..256 (max/min ≤ 1.25)", yes(hi/lo <= 1.25), "%s: max/min %.2f", strings.Join(seen, ", "), hi/lo)
+		}
+		add(fmt.Sprintf("G=%d acq/s ≥ 85%% of floor", targetG), yes(x.EffectiveShare >= 0.85),
+			"%.1f%% of 1/(measured hold %.2f ms + RTT); %.1f%% of 1/(nominal hold + RTT)", 100*x.EffectiveShare, x.HoldMeanMs, 100*x.FloorShare)
+		add(fmt.Sprintf("G=%d no goroutine starved", targetG), yes(x.Starved == 0), "%d of %d starved", x.Starved, x.Goroutines)
+		worse, better := []string{}, []string{}
+		for _, y := range r.Contention {
+			if y.Goroutines != targetG || y.Strategy == "relock" || y.Family == "fair" {
+				continue
+			}
+			d := fmt.Sprintf("%s %.0f", y.Strategy, y.Wait.P99)
+			if x.Wait.P99 < y.Wait.P99 {
+				better = append(better, d)
+			} else {
+				worse = append(worse, d)
+			}
+		}
+		if len(worse)+len(better) > 0 {
+			add(fmt.Sprintf("G=%d wait p99 below every spin/peer", targetG), yes(len(worse) == 0),
+				"relock %.0f ms; not beaten: [%s]; beaten: [%s]", x.Wait.P99, strings.Join(worse, ", "), strings.Join(better, ", "))
+		}
+	} else if len(r.Contention) > 0 {
+		na("hot lock targets", fmt.Sprintf("relock at G=%d not run", targetG))
+	}
+
+	// Fair mode.
+	if f := r.find("relock-fair", targetG); f != nil {
+		add(fmt.Sprintf("fair G=%d 0 out-of-order grants", targetG), yes(f.OvertakeGrants == 0), "%d grants overtook a waiter ≥ 2 ms older (%.1f%%)", f.OvertakeGrants, 100*f.Overtakes)
+		add("fair client cmds/acq ≤ 3", yes(f.ClientCmdsPer <= 3), "%.2f", f.ClientCmdsPer)
+		if x := r.find("relock", targetG); x != nil {
+			add("fair acq/s ≥ 80% of non-fair", yes(f.PerSecond >= 0.8*x.PerSecond), "%.0f%%", 100*f.PerSecond/x.PerSecond)
+		}
+		bound := float64(targetG) * (r.Config.HoldMs + 3*r.Ping.P50)
+		add("fair wait max ≤ G × (hold + 3 RTT)", yes(f.Wait.Max <= bound), "%.0f ms vs bound %.0f ms", f.Wait.Max, bound)
+	} else if len(r.Contention) > 0 {
+		na("fair targets", fmt.Sprintf("relock-fair at G=%d not run (fair mode not in the library yet?)", targetG))
+	}
+
+	// Exclusion, everywhere.
+	if len(r.Contention) > 0 {
+		var v int64
+		for _, x := range r.Contention {
+			v += x.Violations
+		}
+		add("mutual exclusion: 0 violations", yes(v == 0), "%d violations over %d runs", v, len(r.Contention))
+	}
+
+	if wd := r.Watchdog; wd != nil {
+		add(fmt.Sprintf("watchdog %d locks ≤ 150 round trips/period", wd.Locks), yes(wd.RoundTripsPerPeriod <= 150 && wd.Lost == 0 && wd.Expired == 0),
+			"%.1f round trips, %.0f client cmds per period; lost %d, expired %d", wd.RoundTripsPerPeriod, wd.ClientCmdsPerPeriod, wd.Lost, wd.Expired)
+	}
+	r.Targets = ts
+}
