@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"sync"
 
 	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/scripts"
@@ -239,8 +239,11 @@ func (m *Mutex) unlockWith(ctx context.Context, release func(context.Context, ti
 // is lost without Unlock: a renewal found the lock gone (expired or
 // force-unlocked), renewals could not reach Redis before the lease ran out,
 // a fixed lease ran out, or the Client was closed. Once lost, the owner
-// must stop relying on the lock; Unlock then reports ErrNotHeld. When the
-// Mutex does not hold the lock, Lost returns nil.
+// must stop relying on the lock. The lease end is reckoned from when the
+// command that set it was sent, so Lost closes no later than Redis expires
+// the lock, possibly a round trip before; an Unlock in that moment still
+// releases it, and ErrNotHeld after. When the Mutex does not hold the lock,
+// Lost returns nil.
 func (m *Mutex) Lost() <-chan struct{} {
 	m.mu.Lock()
 	defer m.mu.Unlock()
