@@ -13,16 +13,23 @@ import (
 // unlocked mutex. Prefer the Mutex methods wherever errors can be handled.
 func (m *Mutex) Locker() sync.Locker { return locker{m} }
 
-type locker struct{ m *Mutex }
+// locker adapts a Mutex or a FairMutex.
+type locker struct {
+	m interface {
+		Lock(context.Context) error
+		Unlock(context.Context) error
+		Name() string
+	}
+}
 
 func (l locker) Lock() {
 	if err := l.m.Lock(context.Background()); err != nil {
-		panic(fmt.Sprintf("rlock: Locker.Lock %q: %v", l.m.name, err))
+		panic(fmt.Sprintf("rlock: Locker.Lock %q: %v", l.m.Name(), err))
 	}
 }
 
 func (l locker) Unlock() {
 	if err := l.m.Unlock(context.Background()); err != nil {
-		panic(fmt.Sprintf("rlock: Locker.Unlock %q: %v", l.m.name, err))
+		panic(fmt.Sprintf("rlock: Locker.Unlock %q: %v", l.m.Name(), err))
 	}
 }

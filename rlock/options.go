@@ -12,6 +12,12 @@ import (
 // Redisson (lockWatchdogTimeout).
 const DefaultWatchdogTimeout = 30 * time.Second
 
+// DefaultFairWaitTimeout is the wait timeout of fair locks (see
+// WithFairWaitTimeout). Redisson's default is 5 minutes; relock's live
+// waiters refresh their deadlines, so a short one costs them nothing and
+// lets a dead waiter hold up the queue for seconds instead of minutes.
+const DefaultFairWaitTimeout = 10 * time.Second
+
 // Option configures a Client.
 type Option func(*options) error
 
@@ -20,10 +26,11 @@ type options struct {
 	spin            Backoff // nil: wait for pub/sub notifications
 	subConns        int
 	healthCheck     time.Duration
+	fairWaitTimeout time.Duration
 }
 
 func defaultOptions() options {
-	return options{watchdogTimeout: DefaultWatchdogTimeout, subConns: 1, healthCheck: 3 * time.Second}
+	return options{watchdogTimeout: DefaultWatchdogTimeout, subConns: 1, healthCheck: 3 * time.Second, fairWaitTimeout: DefaultFairWaitTimeout}
 }
 
 // WithWatchdogTimeout sets the lease of locks taken without an explicit
@@ -89,6 +96,24 @@ func WithHealthCheck(d time.Duration) Option {
 			return fmt.Errorf("rlock: health check %v: must be positive", d)
 		}
 		o.healthCheck = d
+		return nil
+	}
+}
+
+// WithFairWaitTimeout sets the wait timeout of fair locks (Redisson's
+// fairLockWaitTimeout): each place in a fair lock's queue is allowed d, and
+// a waiter that stops refreshing its deadline (its process died) is evicted
+// about d after it reaches the head. Live waiters refresh every d/3 and are
+// never evicted. Default DefaultFairWaitTimeout. When Redisson clients share
+// fair locks with this Client, give both the same value: each grant takes
+// the granting client's timeout off every waiter's deadline. d must be at
+// least 3ms.
+func WithFairWaitTimeout(d time.Duration) Option {
+	return func(o *options) error {
+		if d < 3*time.Millisecond {
+			return fmt.Errorf("rlock: fair wait timeout %v: must be at least 3ms", d)
+		}
+		o.fairWaitTimeout = d
 		return nil
 	}
 }

@@ -1,0 +1,196 @@
+package queue
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/scripts"
+)
+
+var (
+	//go:embed fair_common.lua
+	commonSrc string
+	//go:embed fair_acquire.lua
+	acquireSrc string
+	//go:embed fair_leave.lua
+	leaveSrc string
+	//go:embed fair_release.lua
+	releaseSrc string
+	//go:embed fair_force_release.lua
+	forceReleaseSrc string
+
+	// Each script is the shared helpers followed by its own text; the text
+	// is fixed at build time, never built from input.
+	acquire      = redis.NewScript(commonSrc + acquireSrc)
+	leave        = redis.NewScript(commonSrc + leaveSrc)
+	release      = redis.NewScript(commonSrc + releaseSrc)
+	forceRelease = redis.NewScript(commonSrc + forceReleaseSrc)
+)
+
+// Queue is the waiting line of one fair lock. It holds no state of its
+// own: everything is in Redis. It is safe for concurrent use.
+type Queue struct {
+	rdb  redis.Scripter
+	name string
+	keys []string // lock, queue, deadlines, unlock channel
+	wait time.Duration
+}
+
+// New returns the queue of the fair lock called name. wait is the wait
+// timeout: the deadline allowance of each place in the queue, about how
+// long a dead waiter can hold up the queue once it reaches the head. Live
+// waiters refresh their deadline every wait/3.
+func New(rdb redis.Scripter, name string, wait time.Duration) *Queue {
+	return &Queue{
+		rdb:  rdb,
+		name: name,
+		keys: []string{name, keys.Queue(name), keys.Timeout(name), keys.Channel(name)},
+		wait: wait,
+	}
+}
+
+// Channel is the channel on which owner alone is woken for its turn.
+func (q *Queue) Channel(owner string) string { return keys.WaiterChannel(q.name, owner) }
+
+// Heartbeat is the longest a waiter sleeps between attempts: a third of the
+// wait timeout, so that its deadline never runs out while it lives.
+func (q *Queue) Heartbeat() time.Duration { return max(q.wait/3, time.Millisecond) }
+
+// Attempt is the outcome of one acquisition attempt.
+type Attempt struct {
+	// Acquired reports that the owner now holds the lock.
+	Acquired bool
+	// Position is the owner's 0-based place in the queue (0: the head), or
+	// -1 when it is not queued.
+	Position int
+	// TTL is the lock's remaining time to live when another owner holds
+	// it: zero when the lock is free, negative when it never expires.
+	TTL time.Duration
+}
+
+type mode string
+
+const (
+	try  mode = "try"
+	join mode = "join"
+	stay mode = "stay"
+)
+
+// TryAcquire takes or re-enters the lock for owner if it can right now:
+// the lock is free and nobody waits, or owner is the head of the queue, or
+// owner holds it already. It never queues the owner.
+func (q *Queue) TryAcquire(ctx context.Context, owner string, lease time.Duration) (Attempt, error) {
+	return q.attempt(ctx, owner, lease, try)
+}
+
+func (q *Queue) attempt(ctx context.Context, owner string, lease time.Duration, m mode) (Attempt, error) {
+	vals, err := acquire.Run(ctx, q.rdb, q.keys, lease.Milliseconds(), owner, q.wait.Milliseconds(), string(m),
+		keys.UnlockMessage, scripts.Publish).Int64Slice()
+	if err != nil {
+		return Attempt{}, fmt.Errorf("fair acquire %q: %w", q.name, err)
+	}
+	if len(vals) == 1 && vals[0] == 1 {
+		return Attempt{Acquired: true, Position: -1}, nil
+	}
+	if len(vals) != 3 {
+		return Attempt{}, fmt.Errorf("fair acquire %q: unexpected reply %v", q.name, vals)
+	}
+	a := Attempt{Position: int(vals[2])}
+	switch pttl := vals[1]; {
+	case pttl >= 0:
+		a.TTL = time.Duration(pttl) * time.Millisecond
+	case pttl == -1:
+		a.TTL = -1
+	}
+	return a, nil
+}
+
+// Release releases one hold of owner, re-arming lease while holds remain;
+// the last release deletes the lock and wakes the head waiter. When the
+// lock is gone (expired, force-unlocked) it reports NotHeld and still wakes
+// the head, whose turn it is.
+func (q *Queue) Release(ctx context.Context, owner string, lease time.Duration) (scripts.Release, error) {
+	n, err := release.Run(ctx, q.rdb, q.keys, keys.UnlockMessage, lease.Milliseconds(), owner, scripts.Publish).Int64()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return scripts.NotHeld, nil
+	case err != nil:
+		return scripts.NotHeld, fmt.Errorf("fair release %q: %w", q.name, err)
+	case n == 0:
+		return scripts.StillHeld, nil
+	}
+	return scripts.Released, nil
+}
+
+// ForceRelease deletes the lock whoever holds it and wakes the head waiter;
+// it reports whether there was a lock. The queue stays as it is.
+func (q *Queue) ForceRelease(ctx context.Context) (bool, error) {
+	n, err := forceRelease.Run(ctx, q.rdb, q.keys, keys.UnlockMessage, scripts.Publish).Int64()
+	if err != nil {
+		return false, fmt.Errorf("fair force release %q: %w", q.name, err)
+	}
+	return n == 1, nil
+}
+
+// Waiter is one owner's turn at the lock, from its first queueing attempt
+// until it holds the lock or leaves. The owner must be listening on its
+// Channel (subscription confirmed) before the first Attempt, or the wake-up
+// for its turn could be missed. A Waiter is used by one goroutine.
+type Waiter struct {
+	q      *Queue
+	owner  string
+	queued bool // an attempt queued the owner and it has not left since
+}
+
+// Waiter returns a Waiter for owner; nothing changes in Redis until its
+// first Attempt.
+func (q *Queue) Waiter(owner string) *Waiter { return &Waiter{q: q, owner: owner} }
+
+// Attempt takes or re-enters the lock as TryAcquire does; otherwise it
+// queues the owner at the tail, or keeps the owner's place, refreshing its
+// deadline. An owner that was queued and found itself evicted goes back to
+// the head (see the package doc).
+func (w *Waiter) Attempt(ctx context.Context, lease time.Duration) (Attempt, error) {
+	m := join
+	if w.queued {
+		m = stay
+	}
+	a, err := w.q.attempt(ctx, w.owner, lease, m)
+	if err == nil {
+		w.queued = !a.Acquired
+	}
+	return a, err
+}
+
+// Pause is how long the waiter may sleep after the attempt a, unless woken:
+// the head sleeps at most the lock's TTL, since an expiry announces
+// nothing; everyone sleeps at most a heartbeat, to keep its deadline fresh
+// and to evict a dead head.
+func (w *Waiter) Pause(a Attempt) time.Duration {
+	d := w.q.Heartbeat()
+	if a.Position == 0 && a.TTL >= 0 {
+		d = min(d, max(a.TTL, time.Millisecond))
+	}
+	return d
+}
+
+// Leave takes the owner out of the queue, if an attempt put it there: the
+// deadlines behind it move up, and if it was the head of a free lock the
+// next waiter is woken in its place. It is safe to call more than once.
+func (w *Waiter) Leave(ctx context.Context) error {
+	if !w.queued {
+		return nil
+	}
+	err := leave.Run(ctx, w.q.rdb, w.q.keys, w.owner, w.q.wait.Milliseconds(), keys.UnlockMessage, scripts.Publish).Err()
+	if err != nil {
+		return fmt.Errorf("fair leave %q: %w", w.q.name, err)
+	}
+	w.queued = false
+	return nil
+}

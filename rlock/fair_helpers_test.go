@@ -1,0 +1,221 @@
+package rlock
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/keys"
+)
+
+// fairClient returns a Client of the test server with its own Redis
+// connection pool, closed when the test ends.
+func fairClient(t *testing.T, opts ...Option) (*Client, *redis.Client) {
+	t.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	c, err := New(rdb, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = c.Close()
+		_ = rdb.Close()
+	})
+	return c, rdb
+}
+
+// queueOf reads a fair lock's queue, head first.
+func queueOf(t *testing.T, rdb *redis.Client, name string) []string {
+	t.Helper()
+	q, err := rdb.LRange(context.Background(), keys.Queue(name), 0, -1).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+// deadlineOf reads owner's deadline (ms) in a fair lock's ZSET; ok is false
+// when it has none.
+func deadlineOf(t *testing.T, rdb *redis.Client, name, owner string) (ms float64, ok bool) {
+	t.Helper()
+	ms, err := rdb.ZScore(context.Background(), keys.Timeout(name), owner).Result()
+	if errors.Is(err, redis.Nil) {
+		return 0, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms, true
+}
+
+// awaitQueue waits until the fair lock's queue is exactly want. Polling
+// Redis is the only way to observe another goroutine's enqueueing.
+func awaitQueue(t *testing.T, rdb *redis.Client, name string, want ...string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got := queueOf(t, rdb, name)
+		if fmt.Sprint(got) == fmt.Sprint(want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("queue of %q: got %v, want %v", name, got, want)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// assertNoFairKeys fails unless the lock, its queue and its deadlines are
+// all gone from Redis.
+func assertNoFairKeys(t *testing.T, rdb *redis.Client, name string) {
+	t.Helper()
+	n, err := rdb.Exists(context.Background(), name, keys.Queue(name), keys.Timeout(name)).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("%q: %d of lock, queue and deadlines left in Redis", name, n)
+	}
+}
+
+// lockAsync runs f.Lock in a goroutine; the returned channel yields its
+// error and the time it returned.
+func lockAsync(ctx context.Context, f *FairMutex) <-chan lockResult {
+	ch := make(chan lockResult, 1)
+	go func() {
+		err := f.Lock(ctx)
+		ch <- lockResult{err: err, at: time.Now()}
+	}()
+	return ch
+}
+
+type lockResult struct {
+	err error
+	at  time.Time
+}
+
+// awaitLock waits for a lockAsync result and fails the test if it is an
+// error or does not come within d.
+func awaitLock(t *testing.T, ch <-chan lockResult, d time.Duration) time.Time {
+	t.Helper()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			t.Fatalf("Lock: %v", r.err)
+		}
+		return r.at
+	case <-time.After(d):
+		t.Fatalf("Lock did not return within %v", d)
+	}
+	return time.Time{}
+}
+
+// mustUnlock unlocks l and fails the test on error.
+func mustUnlock(t *testing.T, l interface{ Unlock(context.Context) error }) {
+	t.Helper()
+	if err := l.Unlock(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// monitor streams the commands the server runs (MONITOR), scripts'
+// commands included, over its own connection: the test's independent view
+// of what the scripts did.
+type monitor struct {
+	conn  net.Conn
+	lines chan []string
+}
+
+func startMonitor(t *testing.T) *monitor {
+	t.Helper()
+	conn, err := net.Dial("tcp", srv.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(conn)
+	if _, err := conn.Write([]byte("MONITOR\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := r.ReadString('\n'); err != nil || !strings.HasPrefix(line, "+OK") {
+		t.Fatalf("MONITOR: %q %v", line, err)
+	}
+	m := &monitor{conn: conn, lines: make(chan []string, 1<<16)}
+	go func() {
+		defer close(m.lines)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			m.lines <- parseMonitorLine(line)
+		}
+	}()
+	t.Cleanup(func() { _ = conn.Close() })
+	return m
+}
+
+// stop closes the connection and returns every command seen, in order.
+// Each command is its words: "lua" first for a script's command.
+func (m *monitor) stop() [][]string {
+	// Commands sent before stop have run once PING answers on the
+	// monitored server, and MONITOR shows them before the PING.
+	_ = m.conn.Close()
+	var all [][]string
+	for l := range m.lines {
+		if l != nil {
+			all = append(all, l)
+		}
+	}
+	return all
+}
+
+// parseMonitorLine turns `+1700000000.123456 [0 lua] "hset" "k" "f" "1"`
+// into ["lua", "hset", "k", "f", "1"] (["client", ...] for a client's).
+func parseMonitorLine(line string) []string {
+	line = strings.TrimRight(strings.TrimPrefix(line, "+"), "\r\n")
+	open, close := strings.IndexByte(line, '['), strings.IndexByte(line, ']')
+	if open < 0 || close < open {
+		return nil
+	}
+	src := "client"
+	if strings.Contains(line[open:close], "lua") {
+		src = "lua"
+	}
+	words := []string{src}
+	rest := line[close+1:]
+	for {
+		i := strings.IndexByte(rest, '"')
+		if i < 0 {
+			return words
+		}
+		rest = rest[i:]
+		// Arguments are quoted with Go-compatible escapes.
+		end := 1
+		for end < len(rest) && rest[end] != '"' {
+			if rest[end] == '\\' {
+				end++
+			}
+			end++
+		}
+		if end >= len(rest) {
+			return words
+		}
+		w, err := strconv.Unquote(rest[:end+1])
+		if err != nil {
+			w = rest[1:end]
+		}
+		if len(words) == 1 {
+			w = strings.ToLower(w) // the command name
+		}
+		words = append(words, w)
+		rest = rest[end+1:]
+	}
+}

@@ -1,0 +1,196 @@
+package rlock
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/relock-go/relock/queue"
+	"github.com/relock-go/relock/scripts"
+)
+
+// FairMutex is one owner of a distributed reentrant lock granted in
+// arrival order: Redisson's RFairLock. Owners that must wait join a queue
+// in Redis and take the lock strictly in turn; a newcomer never gets ahead
+// of a waiting owner, not even with a single-attempt TryLock while the lock
+// is free and the next owner is about to take it. It is reentrant, owned
+// by the *FairMutex, and safe for concurrent use, exactly as Mutex.
+//
+// Each waiter is woken on its own channel, and Unlock wakes the next owner
+// only; a lock that expires without Unlock (its holder died) passes to the
+// next owner within its remaining lease. A waiter that gives up (its wait
+// elapsed, its ctx ended) leaves the queue at once, and one whose process
+// died is evicted about the fair wait timeout (WithFairWaitTimeout) after
+// reaching the head of the queue; a live waiter is never evicted. See
+// package queue for the protocol.
+//
+// A name should be locked in one mode only. A Mutex and a FairMutex on the
+// same name still exclude each other, and neither corrupts the other's
+// state, but the Mutex ignores the queue (it may take a free lock ahead of
+// the fair waiters), and each kind's Unlock wakes only waiters of its own
+// kind: a waiter of the other kind retries after its timed sleep (a
+// Mutex waiter after the lock's TTL as it last saw it, a FairMutex waiter
+// after a heartbeat, a third of the fair wait timeout).
+type FairMutex struct {
+	m *Mutex // the owner: name, owner id and hold state
+	q *queue.Queue
+}
+
+// NewFairMutex returns a new owner of the fair lock called name: each call
+// is a distinct owner with its own owner id and its own wake-up channel,
+// and locking again through the same *FairMutex re-enters the lock. The
+// name is the lock's Redis key; the queue and the deadlines live in
+// redisson_lock_queue:{name} and redisson_lock_timeout:{name}. An empty
+// name yields a FairMutex whose every operation returns ErrInvalidName.
+func (c *Client) NewFairMutex(name string) *FairMutex {
+	return &FairMutex{m: c.NewMutex(name), q: queue.New(c.rdb, name, c.opts.fairWaitTimeout)}
+}
+
+// Name is the lock's name, which is also its Redis key.
+func (f *FairMutex) Name() string { return f.m.Name() }
+
+// Owner is this owner's id, "<client id>:<sequence>": the lock hash's
+// field, the queue's element and the suffix of its wake-up channel.
+func (f *FairMutex) Owner() string { return f.m.Owner() }
+
+// Lock acquires the lock in turn, waiting as long as it takes or until ctx
+// ends, and returns ctx.Err() then (having left the queue). The watchdog
+// keeps renewing the lease until the last Unlock, as for Mutex.Lock.
+func (f *FairMutex) Lock(ctx context.Context) error {
+	_, err := f.acquire(ctx, -1, 0)
+	return err
+}
+
+// LockWithLease acquires the lock like Lock, but with a fixed lease, as
+// Mutex.LockWithLease.
+func (f *FairMutex) LockWithLease(ctx context.Context, lease time.Duration) error {
+	if lease <= 0 {
+		return fmt.Errorf("rlock: lease %v: must be positive", lease)
+	}
+	_, err := f.acquire(ctx, -1, lease)
+	return err
+}
+
+// TryLock acquires the lock if its turn comes within wait: wait 0 is a
+// single attempt, which succeeds only if the lock is free and nobody
+// waits (or this owner holds it already), and never queues. A positive
+// lease is fixed; lease 0 lets the watchdog keep the lock. It returns
+// (true, nil) when the lock is held, (false, nil) when wait elapsed first
+// and (false, ctx.Err()) when ctx ended first; either way this owner has
+// left the queue. Negative durations are errors.
+func (f *FairMutex) TryLock(ctx context.Context, wait, lease time.Duration) (bool, error) {
+	if wait < 0 {
+		return false, fmt.Errorf("rlock: wait %v: must not be negative", wait)
+	}
+	if lease < 0 {
+		return false, fmt.Errorf("rlock: lease %v: must not be negative", lease)
+	}
+	return f.acquire(ctx, wait, lease)
+}
+
+// acquire makes one attempt that never queues; if it must wait, it listens
+// on its own channel, then queues and retries until its turn comes, the
+// wait (forever when negative) elapses or ctx ends, and leaves the queue
+// unless it got the lock.
+func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (ok bool, err error) {
+	m := f.m
+	if err := m.usable(); err != nil {
+		return false, err
+	}
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	var deadline time.Time
+	if wait > 0 {
+		deadline = time.Now().Add(wait)
+	}
+	ok, _, err = m.attemptWith(ctx, lease, func(ctx context.Context, lease time.Duration) (bool, time.Duration, error) {
+		a, err := f.q.TryAcquire(ctx, m.owner, lease)
+		return a.Acquired, a.TTL, err
+	})
+	if ok || err != nil || wait == 0 {
+		return ok, err
+	}
+
+	// Listen first: the release that makes this owner's turn is published
+	// once, on its own channel, possibly right after it joins the queue.
+	w, err := m.c.newWaiter(ctx, deadline, f.q.Channel(m.owner))
+	if err != nil || w == nil {
+		return false, err
+	}
+	defer w.close()
+	qw := f.q.Waiter(m.owner)
+	defer func() {
+		if !ok {
+			// When Redis cannot be reached, the place is evicted later, as
+			// a dead waiter's.
+			_ = qw.Leave(context.WithoutCancel(ctx))
+		}
+	}()
+	for {
+		var a queue.Attempt
+		ok, _, err = m.attemptWith(ctx, lease, func(ctx context.Context, lease time.Duration) (bool, time.Duration, error) {
+			var err error
+			a, err = qw.Attempt(ctx, lease)
+			return a.Acquired, a.TTL, err
+		})
+		if ok || err != nil {
+			return ok, err
+		}
+		sleep := qw.Pause(a)
+		if !deadline.IsZero() {
+			left := time.Until(deadline)
+			if left <= 0 {
+				return false, nil
+			}
+			sleep = min(sleep, left)
+		}
+		if err = w.wait(ctx, sleep); err != nil {
+			return false, err
+		}
+		if err = ctx.Err(); err != nil {
+			return false, err
+		}
+	}
+}
+
+// Unlock releases one acquisition, as Mutex.Unlock. Releasing the last one
+// deletes the lock and wakes the next owner in the queue only. It returns
+// an error wrapping ErrNotHeld when this owner does not hold the lock; if
+// the lock has expired meanwhile, the next owner is woken all the same.
+func (f *FairMutex) Unlock(ctx context.Context) error {
+	return f.m.unlockWith(ctx, func(ctx context.Context, lease time.Duration) (scripts.Release, error) {
+		return f.q.Release(ctx, f.m.owner, lease)
+	})
+}
+
+// Lost returns a channel that is closed when the current hold is lost
+// without Unlock, as Mutex.Lost; nil when this owner does not hold the lock.
+func (f *FairMutex) Lost() <-chan struct{} { return f.m.Lost() }
+
+// HoldCount is how many times this owner holds the lock: 0 when it does not.
+func (f *FairMutex) HoldCount(ctx context.Context) (int, error) { return f.m.HoldCount(ctx) }
+
+// IsLocked reports whether any owner holds the lock.
+func (f *FairMutex) IsLocked(ctx context.Context) (bool, error) { return f.m.IsLocked(ctx) }
+
+// IsHeld reports whether this owner holds the lock.
+func (f *FairMutex) IsHeld(ctx context.Context) (bool, error) { return f.m.IsHeld(ctx) }
+
+// TTL is the lock's remaining time to live, whoever holds it; 0 when the
+// lock is not held.
+func (f *FairMutex) TTL(ctx context.Context) (time.Duration, error) { return f.m.TTL(ctx) }
+
+// ForceUnlock deletes the lock whoever holds it and wakes the next owner in
+// the queue; it reports whether there was a lock. The queue is kept. Meant
+// for operators, not for the lock's users.
+func (f *FairMutex) ForceUnlock(ctx context.Context) (bool, error) {
+	if err := f.m.usable(); err != nil {
+		return false, err
+	}
+	return f.q.ForceRelease(ctx)
+}
+
+// Locker returns f as a sync.Locker, with the semantics of Mutex.Locker.
+func (f *FairMutex) Locker() sync.Locker { return locker{f} }
