@@ -1,22 +1,15 @@
 package strategy
 
 import (
-	"reflect"
-
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/rlock"
 )
 
-// Fair is relock's fair mode (Client.NewFairMutex), which grants the lock
-// in request order. It reports false while the library does not have fair
-// mode yet: the method is looked up at run time so that the suite builds
-// either way.
-func Fair() (Strategy, bool) {
-	if _, ok := reflect.TypeOf((*rlock.Client)(nil)).MethodByName("NewFairMutex"); !ok {
-		return Strategy{}, false
-	}
-	return Strategy{Name: "relock-fair", Family: "fair", Open: openFair}, true
+// Fair is relock's fair mode (Client.NewFairMutex): the lock is granted in
+// request order, each waiter woken alone on its own channel.
+func Fair() Strategy {
+	return Strategy{Name: "relock-fair", Family: "fair", Open: openFair}
 }
 
 func openFair(rdb *redis.Client) (Backend, error) {
@@ -29,9 +22,8 @@ func openFair(rdb *redis.Client) (Backend, error) {
 
 type fairBackend struct{ c *rlock.Client }
 
-func (b fairBackend) NewLocker(name string) Locker {
-	out := reflect.ValueOf(b.c).MethodByName("NewFairMutex").Call([]reflect.Value{reflect.ValueOf(name)})
-	return out[0].Interface().(Locker)
-}
+func (b fairBackend) NewLocker(name string) Locker { return b.c.NewFairMutex(name) }
+func (b fairBackend) Close() error                 { return b.c.Close() }
 
-func (b fairBackend) Close() error { return b.c.Close() }
+// Compile-time check that a *rlock.FairMutex is a Locker.
+var _ Locker = (*rlock.FairMutex)(nil)

@@ -44,23 +44,19 @@ type Strategy struct {
 const Lease = 8 * time.Second
 
 // All returns every strategy of the default comparison, relock pub/sub
-// first. Fair mode is included when the library provides it (see Fair).
+// first.
 func All() []Strategy {
-	all := []Strategy{
+	return []Strategy{
 		Relock(),
 		RelockSpin("spin-const-1ms", ConstantSpin(time.Millisecond)),
 		RelockSpin("spin-const-10ms", ConstantSpin(10*time.Millisecond)),
 		RelockSpin("spin-exp-1-64ms", ExponentialSpin(time.Millisecond, 64*time.Millisecond)),
-	}
-	if f, ok := Fair(); ok {
-		all = append(all, f)
-	}
-	return append(all,
+		Fair(),
 		RedsyncDefault(),
-		RedsyncDelay(5*time.Millisecond),
+		RedsyncDelay(5 * time.Millisecond),
 		RedislockLinear(time.Millisecond),
-		RedislockLinear(10*time.Millisecond),
-	)
+		RedislockLinear(10 * time.Millisecond),
+	}
 }
 
 // ByName returns the strategies of All whose names are listed, in the
