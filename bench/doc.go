@@ -1,0 +1,13 @@
+// Package bench holds relock's benchmarks, in a module of their own so
+// that their dependencies (the compared libraries, the plotting library)
+// stay out of the library's go.mod.
+//
+// The go test microbenchmarks in this directory time single operations of
+// rlock.Mutex against a real redis-server:
+//
+//	go test -run '^$' -bench . -benchmem
+//
+// The comparison of strategies under contention is the relock-bench
+// command (cmd/relock-bench, `make bench`). Both start their own
+// redis-server on a free loopback port unless REDIS_ADDR names one.
+package bench

@@ -1,0 +1,177 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bsm/redislock"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/bench/internal/redisserver"
+	"github.com/relock-go/relock/rlock"
+)
+
+var (
+	srvOnce sync.Once
+	srv     *redisserver.Server
+	srvErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if srv != nil {
+		_ = srv.Close()
+	}
+	os.Exit(code)
+}
+
+// server returns the benchmarks' Redis server, started on first use.
+func server(b *testing.B) *redisserver.Server {
+	b.Helper()
+	srvOnce.Do(func() { srv, srvErr = redisserver.Open() })
+	if srvErr != nil {
+		b.Fatal(srvErr)
+	}
+	return srv
+}
+
+// client returns a relock Client on its own go-redis client, closed when
+// the benchmark ends.
+func client(b *testing.B) *rlock.Client {
+	b.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: server(b).Addr})
+	c, err := rlock.New(rdb)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		_ = c.Close()
+		_ = rdb.Close()
+	})
+	return c
+}
+
+// lockName is a lock name no other benchmark run uses.
+func lockName(b *testing.B) string {
+	return fmt.Sprintf("bench:micro:%s:%d", b.Name(), time.Now().UnixNano())
+}
+
+// BenchmarkLockUnlock is an uncontended Lock followed by Unlock: two
+// round trips.
+func BenchmarkLockUnlock(b *testing.B) {
+	m := client(b).NewMutex(lockName(b))
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := m.Lock(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if err := m.Unlock(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRedislockObtainRelease is the same cycle with
+// github.com/bsm/redislock, for comparison.
+func BenchmarkRedislockObtainRelease(b *testing.B) {
+	rdb := redis.NewClient(&redis.Options{Addr: server(b).Addr})
+	defer rdb.Close()
+	c := redislock.New(rdb)
+	name := lockName(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		l, err := c.Obtain(ctx, name, 30*time.Second, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := l.Release(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReentrantLock re-enters a held lock and releases the inner hold.
+func BenchmarkReentrantLock(b *testing.B) {
+	m := client(b).NewMutex(lockName(b))
+	ctx := context.Background()
+	if err := m.Lock(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := m.Lock(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if err := m.Unlock(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := m.Unlock(ctx); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkTryLockHeld is a single attempt (TryLock with wait 0) on a lock
+// another owner holds.
+func BenchmarkTryLockHeld(b *testing.B) {
+	c := client(b)
+	name := lockName(b)
+	ctx := context.Background()
+	holder := c.NewMutex(name)
+	if err := holder.Lock(ctx); err != nil {
+		b.Fatal(err)
+	}
+	defer holder.Unlock(ctx)
+	m := client(b).NewMutex(name)
+	b.ReportAllocs()
+	for b.Loop() {
+		ok, err := m.TryLock(ctx, 0, 0)
+		if err != nil || ok {
+			b.Fatalf("TryLock on a held lock = %v, %v", ok, err)
+		}
+	}
+}
+
+// BenchmarkUnlockWithWaiters locks and unlocks while 8 waiters on two
+// other Clients contend for the same lock; ns/op is the whole cycle and
+// unlock-ns/op the Unlock alone, which publishes the release.
+func BenchmarkUnlockWithWaiters(b *testing.B) {
+	name := lockName(b)
+	others := []*rlock.Client{client(b), client(b)}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for i := range 8 {
+		m := others[i%2].NewMutex(name)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for m.Lock(ctx) == nil {
+				time.Sleep(100 * time.Microsecond)
+				_ = m.Unlock(context.Background())
+			}
+		}()
+	}
+	defer func() { cancel(); wg.Wait() }()
+
+	m := client(b).NewMutex(name)
+	bg := context.Background()
+	var unlock time.Duration
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := m.Lock(bg); err != nil {
+			b.Fatal(err)
+		}
+		t := time.Now()
+		if err := m.Unlock(bg); err != nil {
+			b.Fatal(err)
+		}
+		unlock += time.Since(t)
+	}
+	b.ReportMetric(float64(unlock.Nanoseconds())/float64(b.N), "unlock-ns/op")
+}
