@@ -70,6 +70,10 @@ func TestFairMutexNeverEvictsLiveWaiter(t *testing.T) {
 		if q := queueOf(t, rdb, name); !slices.Equal(q, []string{live.Owner()}) {
 			t.Fatalf("live waiter left the queue: %v", q)
 		}
+		// It refreshes every wait/3: its deadline never comes near.
+		if d, _ := deadlineOf(t, rdb, name, live.Owner()); d < float64(time.Now().Add(wait/3).UnixMilli()) {
+			t.Fatalf("live waiter's deadline is %v ms from now", d-float64(time.Now().UnixMilli()))
+		}
 		newcomer := c.NewFairMutex(name)
 		if ok, err := newcomer.TryLock(ctx, 0, 0); ok || err != nil { // runs the eviction rule
 			t.Fatalf("newcomer: %v %v", ok, err)
