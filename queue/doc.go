@@ -28,7 +28,8 @@
 // itself when the lease runs out and takes the lock. Waiters behind the head
 // are never woken by releases; they sleep a heartbeat (a third of the wait
 // timeout) between attempts, so a free lock that the head has not claimed
-// yet costs them nothing.
+// yet costs them nothing. A script that evicts a stale head from a free
+// lock wakes the new head, which inherited the turn.
 //
 // # Deadlines, dead and live waiters
 //

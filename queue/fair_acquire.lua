@@ -26,7 +26,7 @@ local lock, queue, timeouts, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local lease, owner, wait, mode = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local now = now_ms()
 
-evict_stale(queue, timeouts, now)
+local evicted = evict_stale(queue, timeouts, now)
 if mode == 'stay' and not redis.call('lpos', queue, owner) then
   redis.call('lpush', queue, owner)
   redis.call('zadd', timeouts, now + wait, owner)
@@ -44,9 +44,11 @@ if redis.call('exists', lock) == 0 then
     redis.call('pexpire', lock, lease)
     return {1}
   end
-  -- Free, but the head has not claimed it yet: it may have inherited the
-  -- turn of an evicted waiter, so make sure it knows.
-  wake_head(queue, channel, ARGV[5], ARGV[6], owner)
+  -- Free, but the head has not claimed it yet. If it inherited the turn
+  -- of a waiter evicted just now, the wake-up went to that one: pass it on.
+  if evicted then
+    wake_head(queue, channel, ARGV[5], ARGV[6], owner)
+  end
 elseif redis.call('hexists', lock, owner) == 1 then
   redis.call('hincrby', lock, owner, 1)
   redis.call('pexpire', lock, lease)

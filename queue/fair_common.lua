@@ -13,19 +13,21 @@ end
 
 -- Redisson's stale-waiter rule: while the head of queue has a deadline in
 -- timeouts at or before now (or none at all), remove it from both. The
--- deadlines of the others are left alone.
+-- deadlines of the others are left alone. Returns whether it removed any.
 local function evict_stale(queue, timeouts, now)
+  local evicted = false
   while true do
     local head = redis.call('lindex', queue, 0)
     if not head then
-      return
+      return evicted
     end
     local deadline = tonumber(redis.call('zscore', timeouts, head))
     if deadline and deadline > now then
-      return
+      return evicted
     end
     redis.call('zrem', timeouts, head)
     redis.call('lpop', queue)
+    evicted = true
   end
 end
 

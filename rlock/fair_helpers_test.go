@@ -132,6 +132,7 @@ func mustUnlock(t *testing.T, l interface{ Unlock(context.Context) error }) {
 type monitor struct {
 	conn  net.Conn
 	lines chan []string
+	done  chan struct{} // closed by stop
 }
 
 func startMonitor(t *testing.T) *monitor {
@@ -147,7 +148,7 @@ func startMonitor(t *testing.T) *monitor {
 	if line, err := r.ReadString('\n'); err != nil || !strings.HasPrefix(line, "+OK") {
 		t.Fatalf("MONITOR: %q %v", line, err)
 	}
-	m := &monitor{conn: conn, lines: make(chan []string, 1<<16)}
+	m := &monitor{conn: conn, lines: make(chan []string, 1024), done: make(chan struct{})}
 	go func() {
 		defer close(m.lines)
 		for {
@@ -155,26 +156,49 @@ func startMonitor(t *testing.T) *monitor {
 			if err != nil {
 				return
 			}
-			m.lines <- parseMonitorLine(line)
+			select {
+			case m.lines <- parseMonitorLine(line):
+			case <-m.done:
+				return
+			}
 		}
 	}()
 	t.Cleanup(func() { _ = conn.Close() })
 	return m
 }
 
-// stop closes the connection and returns every command seen, in order.
-// Each command is its words: "lua" first for a script's command.
-func (m *monitor) stop() [][]string {
-	// Commands sent before stop have run once PING answers on the
-	// monitored server, and MONITOR shows them before the PING.
-	_ = m.conn.Close()
+// stop returns every command the server ran since startMonitor, in order,
+// and closes the connection. Each command is its words, "lua" first for a
+// script's command and "client" for a client's. It sends a marker through
+// rdb and reads up to it, so nothing run before stop is missed.
+func (m *monitor) stop(t *testing.T, rdb *redis.Client) [][]string {
+	t.Helper()
+	defer func() {
+		close(m.done)
+		_ = m.conn.Close()
+	}()
+	marker := fmt.Sprintf("monitor-end-%d", time.Now().UnixNano())
+	if err := rdb.Echo(context.Background(), marker).Err(); err != nil {
+		t.Fatal(err)
+	}
+	timeout := time.After(10 * time.Second)
 	var all [][]string
-	for l := range m.lines {
-		if l != nil {
-			all = append(all, l)
+	for {
+		select {
+		case l, ok := <-m.lines:
+			if !ok {
+				t.Fatal("MONITOR connection closed early")
+			}
+			if len(l) == 3 && l[1] == "echo" && l[2] == marker {
+				return all
+			}
+			if l != nil {
+				all = append(all, l)
+			}
+		case <-timeout:
+			t.Fatal("MONITOR: marker not seen")
 		}
 	}
-	return all
 }
 
 // parseMonitorLine turns `+1700000000.123456 [0 lua] "hset" "k" "f" "1"`
