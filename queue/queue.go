@@ -162,9 +162,8 @@ func (w *Waiter) Attempt(ctx context.Context, lease time.Duration) (Attempt, err
 		m = stay
 	}
 	a, err := w.q.attempt(ctx, w.owner, lease, m)
-	if err == nil {
-		w.queued = !a.Acquired
-	}
+	// After an error the owner may or may not be queued: Leave finds out.
+	w.queued = err != nil || !a.Acquired
 	return a, err
 }
 

@@ -15,7 +15,10 @@ import (
 // in Redis and take the lock strictly in turn; a newcomer never gets ahead
 // of a waiting owner, not even with a single-attempt TryLock while the lock
 // is free and the next owner is about to take it. It is reentrant, owned
-// by the *FairMutex, and safe for concurrent use, exactly as Mutex.
+// by the *FairMutex, and safe for concurrent use, exactly as Mutex. An
+// owner has one place in the queue: goroutines sharing a FairMutex take
+// turns waiting in it, and when the one in line gives up, the place is
+// given up and the next of them queues anew.
 //
 // Each waiter is woken on its own channel, and Unlock wakes the next owner
 // only; a lock that expires without Unlock (its holder died) passes to the
@@ -35,6 +38,11 @@ import (
 type FairMutex struct {
 	m *Mutex // the owner: name, owner id and hold state
 	q *queue.Queue
+	// waiting is held by the one goroutine of this owner that waits in the
+	// queue: an owner has one place in line, and the goroutines sharing it
+	// take turns, so that one giving up or being served cannot leave
+	// another believing it still has the place.
+	waiting chan struct{}
 }
 
 // NewFairMutex returns a new owner of the fair lock called name: each call
@@ -44,7 +52,7 @@ type FairMutex struct {
 // redisson_lock_queue:{name} and redisson_lock_timeout:{name}. An empty
 // name yields a FairMutex whose every operation returns ErrInvalidName.
 func (c *Client) NewFairMutex(name string) *FairMutex {
-	return &FairMutex{m: c.NewMutex(name), q: queue.New(c.rdb, name, c.opts.fairWaitTimeout)}
+	return &FairMutex{m: c.NewMutex(name), q: queue.New(c.rdb, name, c.opts.fairWaitTimeout), waiting: make(chan struct{}, 1)}
 }
 
 // Name is the lock's name, which is also its Redis key.
@@ -113,6 +121,17 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (ok 
 		return ok, err
 	}
 
+	if !f.takeWaiting(ctx, deadline) {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		if m.c.closed() {
+			return false, ErrClosed
+		}
+		return false, nil // the wait elapsed
+	}
+	defer func() { <-f.waiting }()
+
 	// Listen first: the release that makes this owner's turn is published
 	// once, on its own channel, possibly right after it joins the queue.
 	w, err := m.c.newWaiter(ctx, deadline, f.q.Channel(m.owner))
@@ -153,6 +172,31 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (ok 
 			return false, err
 		}
 	}
+}
+
+// takeWaiting waits until no other goroutine of this owner is waiting in
+// the queue, and reports false if ctx ends, the Client closes or the
+// deadline (none when zero) passes first.
+func (f *FairMutex) takeWaiting(ctx context.Context, deadline time.Time) bool {
+	select {
+	case f.waiting <- struct{}{}:
+		return true
+	default:
+	}
+	var expired <-chan time.Time
+	if !deadline.IsZero() {
+		t := time.NewTimer(time.Until(deadline))
+		defer t.Stop()
+		expired = t.C
+	}
+	select {
+	case f.waiting <- struct{}{}:
+		return true
+	case <-ctx.Done():
+	case <-f.m.c.ctx.Done():
+	case <-expired:
+	}
+	return false
 }
 
 // Unlock releases one acquisition, as Mutex.Unlock. Releasing the last one

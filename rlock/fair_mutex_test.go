@@ -327,3 +327,43 @@ func TestFairMutexForceUnlockWakesHead(t *testing.T) {
 	mustUnlock(t, w)
 	assertNoFairKeys(t, rdb, name)
 }
+
+// TestFairMutexSharedByGoroutines has two goroutines share one waiting
+// FairMutex: they share its ownership, so when its turn comes one takes the
+// lock and the other re-enters it; one of them giving up leaves the other
+// waiting; nothing is left behind.
+func TestFairMutexSharedByGoroutines(t *testing.T) {
+	c, rdb := fairClient(t)
+	ctx := context.Background()
+	const name = "fair-shared"
+	holder := c.NewFairMutex(name)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	shared := c.NewFairMutex(name)
+	quitCtx, quit := context.WithCancel(ctx)
+	quitter := lockAsync(quitCtx, shared)
+	stayer := lockAsync(ctx, shared)
+	awaitQueue(t, rdb, name, shared.Owner())
+	quit()
+	select {
+	case r := <-quitter:
+		if !errors.Is(r.err, context.Canceled) {
+			t.Fatalf("cancelled Lock: %v", r.err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("cancelled Lock did not return")
+	}
+	awaitQueue(t, rdb, name, shared.Owner())
+	mustUnlock(t, holder)
+	awaitLock(t, stayer, 2*time.Second)
+
+	second := lockAsync(ctx, shared)
+	awaitLock(t, second, 2*time.Second)
+	if n, err := shared.HoldCount(ctx); n != 2 || err != nil {
+		t.Fatalf("HoldCount %d %v, want 2", n, err)
+	}
+	mustUnlock(t, shared)
+	mustUnlock(t, shared)
+	assertNoFairKeys(t, rdb, name)
+}
