@@ -45,7 +45,10 @@
 // the lock or wakes the new head. Should a live waiter find itself evicted
 // anyway (a pause longer than the wait timeout, or a Redisson client that
 // subtracts a larger wait timeout than ours), it was the head when it was
-// evicted, and it goes back to the head.
+// evicted, and it goes back to the head. Several waiters evicted at once
+// go back in the order of their next attempts, which need not be their
+// order of arrival: strict FIFO needs every client of a lock to use the
+// same wait timeout.
 //
 // A waiter that gives up leaves in one script: it is removed from both
 // keys, the deadlines behind it move up, and if it was the head of a free

@@ -70,8 +70,8 @@ func TestFairMutexNeverEvictsLiveWaiter(t *testing.T) {
 		if q := queueOf(t, rdb, name); !slices.Equal(q, []string{live.Owner()}) {
 			t.Fatalf("live waiter left the queue: %v", q)
 		}
-		// It refreshes every wait/3: its deadline never comes near.
-		if d, _ := deadlineOf(t, rdb, name, live.Owner()); d < float64(time.Now().Add(wait/3).UnixMilli()) {
+		// It refreshes every wait/3: its deadline never passes.
+		if d, _ := deadlineOf(t, rdb, name, live.Owner()); d <= float64(time.Now().UnixMilli()) {
 			t.Fatalf("live waiter's deadline is %v ms from now", d-float64(time.Now().UnixMilli()))
 		}
 		newcomer := c.NewFairMutex(name)
@@ -115,8 +115,14 @@ func TestFairMutexNoBusyRetryWhileHeadHasNotClaimed(t *testing.T) {
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	slow := queue.New(rdb, name, time.Minute).Waiter("slow-client:1")
+	// A waiter with the same wait timeout that does not claim the lock for
+	// now: its deadline is a minute away.
+	slow := queue.New(rdb, name, wait).Waiter("slow-client:1")
 	if _, err := slow.Attempt(ctx, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	later := float64(time.Now().Add(time.Minute).UnixMilli())
+	if err := rdb.ZAdd(ctx, keys.Timeout(name), redis.Z{Score: later, Member: "slow-client:1"}).Err(); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"slow-client:1"}
