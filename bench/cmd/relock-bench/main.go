@@ -86,7 +86,7 @@ func parseFlags(args []string) (config, error) {
 	quick := fs.Bool("quick", false, "smoke run of about 20 s: G=8,64, short runs, 1 000 locks (explicit flags still win)")
 	scenarios := fs.String("scenarios", strings.Join(scenarioNames, ","), "scenarios to run: "+strings.Join(scenarioNames, ","))
 	strategies := fs.String("strategies", strings.Join(strategy.Names(strategy.All()), ","), "strategies of the uncontended and contention scenarios")
-	many := fs.String("many-strategies", "relock,relock-fair", "strategies of the many-locks scenario (polling ones load Redis heavily there)")
+	many := fs.String("many-strategies", "relock", "strategies of the many-locks scenario, e.g. relock,relock-fair (fair and polling ones load Redis heavily there and take minutes at 10 000 locks)")
 	goroutines := fs.String("goroutines", "1,8,64,256", "goroutine counts G of the contention scenario")
 	clients := fs.Int("clients", 4, "Clients K (go-redis clients, as separate processes) the goroutines are spread over")
 	hold := fs.Duration("hold", time.Millisecond, "critical section of the contention scenario")
