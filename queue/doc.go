@@ -33,8 +33,8 @@
 //
 // # Deadlines, dead and live waiters
 //
-// Every script first evicts waiters from the head whose deadline has
-// passed (Redisson's rule). Each attempt of a live waiter sets its own
+// Every acquire attempt, release and force-release first evicts waiters
+// from the head whose deadline has passed (Redisson's rule). Each attempt of a live waiter sets its own
 // deadline to now + (position + 1) * wait timeout, and it attempts at least
 // every heartbeat, so its deadline stays ahead of the clock: a live waiter
 // is never evicted however long it waits. A grant, and a waiter giving up,
