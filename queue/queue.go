@@ -90,7 +90,7 @@ func (q *Queue) TryAcquire(ctx context.Context, owner string, lease time.Duratio
 }
 
 func (q *Queue) attempt(ctx context.Context, owner string, lease time.Duration, m mode) (Attempt, error) {
-	vals, err := acquire.Run(ctx, q.rdb, q.keys, lease.Milliseconds(), owner, q.wait.Milliseconds(), string(m),
+	vals, err := acquire.Run(ctx, q.rdb, q.keys, scripts.Millis(lease), owner, scripts.Millis(q.wait), string(m),
 		keys.UnlockMessage, scripts.Publish).Int64Slice()
 	if err != nil {
 		return Attempt{}, fmt.Errorf("fair acquire %q: %w", q.name, err)
@@ -116,7 +116,7 @@ func (q *Queue) attempt(ctx context.Context, owner string, lease time.Duration, 
 // lock is gone (expired, force-unlocked) it reports NotHeld and still wakes
 // the head, whose turn it is.
 func (q *Queue) Release(ctx context.Context, owner string, lease time.Duration) (scripts.Release, error) {
-	n, err := release.Run(ctx, q.rdb, q.keys, keys.UnlockMessage, lease.Milliseconds(), owner, scripts.Publish).Int64()
+	n, err := release.Run(ctx, q.rdb, q.keys, keys.UnlockMessage, scripts.Millis(lease), owner, scripts.Publish).Int64()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return scripts.NotHeld, nil
@@ -186,7 +186,7 @@ func (w *Waiter) Leave(ctx context.Context) error {
 	if !w.queued {
 		return nil
 	}
-	err := leave.Run(ctx, w.q.rdb, w.q.keys, w.owner, w.q.wait.Milliseconds(), keys.UnlockMessage, scripts.Publish).Err()
+	err := leave.Run(ctx, w.q.rdb, w.q.keys, w.owner, w.scripts.Millis(q.wait), keys.UnlockMessage, scripts.Publish).Err()
 	if err != nil {
 		return fmt.Errorf("fair leave %q: %w", w.q.name, err)
 	}

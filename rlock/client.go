@@ -7,7 +7,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/internal/ownerid"
 	"github.com/relock-go/relock/pubsub"
 )
@@ -76,11 +75,3 @@ func (c *Client) Close() error {
 
 // closed reports whether Close has been called.
 func (c *Client) closed() bool { return c.ctx.Err() != nil }
-
-// NewMutex returns a new owner of the lock called name: each call is a
-// distinct owner with its own owner id, and locking again through the same
-// *Mutex re-enters the lock. The name is the lock's Redis key. An empty
-// name yields a Mutex whose every operation returns ErrInvalidName.
-func (c *Client) NewMutex(name string) *Mutex {
-	return &Mutex{c: c, name: name, owner: c.ids.Next(), channel: keys.Channel(name)}
-}

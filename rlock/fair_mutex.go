@@ -2,7 +2,6 @@ package rlock
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -36,7 +35,7 @@ import (
 // Mutex waiter after the lock's TTL as it last saw it, a FairMutex waiter
 // after a heartbeat, a third of the fair wait timeout).
 type FairMutex struct {
-	m *Mutex // the owner: name, owner id and hold state
+	owner
 	q *queue.Queue
 	// waiting is held by the one goroutine of this owner that waits in the
 	// queue: an owner has one place in line, and the goroutines sharing it
@@ -52,32 +51,20 @@ type FairMutex struct {
 // redisson_lock_queue:{name} and redisson_lock_timeout:{name}. An empty
 // name yields a FairMutex whose every operation returns ErrInvalidName.
 func (c *Client) NewFairMutex(name string) *FairMutex {
-	return &FairMutex{m: c.NewMutex(name), q: queue.New(c.rdb, name, c.opts.fairWaitTimeout), waiting: make(chan struct{}, 1)}
+	f := &FairMutex{q: queue.New(c.rdb, name, c.opts.fairWaitTimeout), waiting: make(chan struct{}, 1)}
+	f.init(c, name)
+	return f
 }
-
-// Name is the lock's name, which is also its Redis key.
-func (f *FairMutex) Name() string { return f.m.Name() }
-
-// Owner is this owner's id, "<client id>:<sequence>": the lock hash's
-// field, the queue's element and the suffix of its wake-up channel.
-func (f *FairMutex) Owner() string { return f.m.Owner() }
 
 // Lock acquires the lock in turn, waiting as long as it takes or until ctx
 // ends, and returns ctx.Err() then (having left the queue). The watchdog
 // keeps renewing the lease until the last Unlock, as for Mutex.Lock.
-func (f *FairMutex) Lock(ctx context.Context) error {
-	_, err := f.acquire(ctx, -1, 0)
-	return err
-}
+func (f *FairMutex) Lock(ctx context.Context) error { return lockForever(ctx, f.acquire) }
 
 // LockWithLease acquires the lock like Lock, but with a fixed lease, as
 // Mutex.LockWithLease.
 func (f *FairMutex) LockWithLease(ctx context.Context, lease time.Duration) error {
-	if lease <= 0 {
-		return fmt.Errorf("rlock: lease %v: must be positive", lease)
-	}
-	_, err := f.acquire(ctx, -1, lease)
-	return err
+	return lockWithLease(ctx, lease, f.acquire)
 }
 
 // TryLock acquires the lock if its turn comes within wait: wait 0 is a
@@ -88,13 +75,7 @@ func (f *FairMutex) LockWithLease(ctx context.Context, lease time.Duration) erro
 // and (false, ctx.Err()) when ctx ended first; either way this owner has
 // left the queue. Negative durations are errors.
 func (f *FairMutex) TryLock(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	if wait < 0 {
-		return false, fmt.Errorf("rlock: wait %v: must not be negative", wait)
-	}
-	if lease < 0 {
-		return false, fmt.Errorf("rlock: lease %v: must not be negative", lease)
-	}
-	return f.acquire(ctx, wait, lease)
+	return tryLock(ctx, wait, lease, f.acquire)
 }
 
 // acquire makes one attempt that never queues; if it must wait, it listens
@@ -102,7 +83,7 @@ func (f *FairMutex) TryLock(ctx context.Context, wait, lease time.Duration) (boo
 // wait (forever when negative) elapses or ctx ends, and leaves the queue
 // unless it got the lock.
 func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (ok bool, err error) {
-	m := f.m
+	m := &f.owner
 	if err := m.usable(); err != nil {
 		return false, err
 	}
@@ -114,7 +95,7 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (ok 
 		deadline = time.Now().Add(wait)
 	}
 	ok, _, err = m.attemptWith(ctx, lease, func(ctx context.Context, lease time.Duration) (bool, time.Duration, error) {
-		a, err := f.q.TryAcquire(ctx, m.owner, lease)
+		a, err := f.q.TryAcquire(ctx, m.id, lease)
 		return a.Acquired, a.TTL, err
 	})
 	if ok || err != nil || wait == 0 {
@@ -134,12 +115,12 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (ok 
 
 	// Listen first: the release that makes this owner's turn is published
 	// once, on its own channel, possibly right after it joins the queue.
-	w, err := m.c.newWaiter(ctx, deadline, f.q.Channel(m.owner))
+	w, err := m.c.newWaiter(ctx, deadline, f.q.Channel(m.id))
 	if err != nil || w == nil {
 		return false, err
 	}
 	defer w.close()
-	qw := f.q.Waiter(m.owner)
+	qw := f.q.Waiter(m.id)
 	defer func() {
 		if !ok {
 			// When Redis cannot be reached, the place is evicted later, as
@@ -193,7 +174,7 @@ func (f *FairMutex) takeWaiting(ctx context.Context, deadline time.Time) bool {
 	case f.waiting <- struct{}{}:
 		return true
 	case <-ctx.Done():
-	case <-f.m.c.ctx.Done():
+	case <-f.c.ctx.Done():
 	case <-expired:
 	}
 	return false
@@ -204,37 +185,20 @@ func (f *FairMutex) takeWaiting(ctx context.Context, deadline time.Time) bool {
 // an error wrapping ErrNotHeld when this owner does not hold the lock; if
 // the lock has expired meanwhile, the next owner is woken all the same.
 func (f *FairMutex) Unlock(ctx context.Context) error {
-	return f.m.unlockWith(ctx, func(ctx context.Context, lease time.Duration) (scripts.Release, error) {
-		return f.q.Release(ctx, f.m.owner, lease)
+	return f.unlockWith(ctx, func(ctx context.Context, lease time.Duration) (scripts.Release, error) {
+		return f.q.Release(ctx, f.id, lease)
 	})
 }
-
-// Lost returns a channel that is closed when the current hold is lost
-// without Unlock, as Mutex.Lost; nil when this owner does not hold the lock.
-func (f *FairMutex) Lost() <-chan struct{} { return f.m.Lost() }
-
-// HoldCount is how many times this owner holds the lock: 0 when it does not.
-func (f *FairMutex) HoldCount(ctx context.Context) (int, error) { return f.m.HoldCount(ctx) }
-
-// IsLocked reports whether any owner holds the lock.
-func (f *FairMutex) IsLocked(ctx context.Context) (bool, error) { return f.m.IsLocked(ctx) }
-
-// IsHeld reports whether this owner holds the lock.
-func (f *FairMutex) IsHeld(ctx context.Context) (bool, error) { return f.m.IsHeld(ctx) }
-
-// TTL is the lock's remaining time to live, whoever holds it; 0 when the
-// lock is not held.
-func (f *FairMutex) TTL(ctx context.Context) (time.Duration, error) { return f.m.TTL(ctx) }
 
 // ForceUnlock deletes the lock whoever holds it and wakes the next owner in
 // the queue; it reports whether there was a lock. The queue is kept. Meant
 // for operators, not for the lock's users.
 func (f *FairMutex) ForceUnlock(ctx context.Context) (bool, error) {
-	if err := f.m.usable(); err != nil {
+	if err := f.usable(); err != nil {
 		return false, err
 	}
 	return f.q.ForceRelease(ctx)
 }
 
 // Locker returns f as a sync.Locker, with the semantics of Mutex.Locker.
-func (f *FairMutex) Locker() sync.Locker { return locker{f} }
+func (f *FairMutex) Locker() sync.Locker { return locker{f.name, f.Lock, f.Unlock} }

@@ -2,12 +2,8 @@ package rlock
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sync"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/scripts"
@@ -21,54 +17,30 @@ import (
 // lock instead of waiting. Give each goroutine that must exclude the others
 // its own Mutex (Client.NewMutex). The methods are safe for concurrent use.
 type Mutex struct {
-	c       *Client
-	name    string
-	owner   string
-	channel string
-
-	// mu serialises this owner's commands that change the lock, so that the
-	// local view (hold, count) follows Redis in the same order.
-	mu    sync.Mutex
-	hold  *hold // current hold; nil when not held
-	count int   // acquisitions not yet released, as seen by this Mutex
+	owner
 }
 
-// Name is the lock's name, which is also its Redis key.
-func (m *Mutex) Name() string { return m.name }
-
-// Owner is this owner's id, "<client id>:<sequence>": the lock hash's field.
-func (m *Mutex) Owner() string { return m.owner }
-
-// usable returns the error every operation reports for a Mutex that cannot
-// be used: an empty name or a closed Client.
-func (m *Mutex) usable() error {
-	switch {
-	case m.name == "":
-		return ErrInvalidName
-	case m.c.closed():
-		return ErrClosed
-	}
-	return nil
+// NewMutex returns a new owner of the lock called name: each call is a
+// distinct owner with its own owner id, and locking again through the same
+// *Mutex re-enters the lock. The name is the lock's Redis key. An empty
+// name yields a Mutex whose every operation returns ErrInvalidName.
+func (c *Client) NewMutex(name string) *Mutex {
+	m := &Mutex{}
+	m.init(c, name)
+	return m
 }
 
 // Lock acquires the lock, waiting as long as it takes or until ctx ends,
 // and returns ctx.Err() then. The watchdog keeps renewing the lease (the
 // watchdog timeout) until the last Unlock, until the Client is closed, or
 // until the lock is lost (see Lost).
-func (m *Mutex) Lock(ctx context.Context) error {
-	_, err := m.acquire(ctx, -1, 0)
-	return err
-}
+func (m *Mutex) Lock(ctx context.Context) error { return lockForever(ctx, m.acquire) }
 
 // LockWithLease acquires the lock like Lock, but with a fixed lease: the
 // lock expires lease after its last acquisition or partial release unless
 // fully released before, and no watchdog renews it.
 func (m *Mutex) LockWithLease(ctx context.Context, lease time.Duration) error {
-	if lease <= 0 {
-		return fmt.Errorf("rlock: lease %v: must be positive", lease)
-	}
-	_, err := m.acquire(ctx, -1, lease)
-	return err
+	return lockWithLease(ctx, lease, m.acquire)
 }
 
 // TryLock acquires the lock if it can within wait: wait 0 is a single
@@ -77,108 +49,13 @@ func (m *Mutex) LockWithLease(ctx context.Context, lease time.Duration) error {
 // is held, (false, nil) when wait elapsed first, and (false, ctx.Err())
 // when ctx ended first. Negative durations are errors.
 func (m *Mutex) TryLock(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	if wait < 0 {
-		return false, fmt.Errorf("rlock: wait %v: must not be negative", wait)
-	}
-	if lease < 0 {
-		return false, fmt.Errorf("rlock: lease %v: must not be negative", lease)
-	}
-	return m.acquire(ctx, wait, lease)
+	return tryLock(ctx, wait, lease, m.acquire)
 }
 
-// acquire tries, then waits and retries until held, the wait (forever when
-// negative) elapses, or ctx ends. Waiters subscribe before they retry, so a
-// release between an attempt and the subscription is never missed.
 func (m *Mutex) acquire(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	if err := m.usable(); err != nil {
-		return false, err
-	}
-	if err := ctx.Err(); err != nil {
-		return false, err
-	}
-	var deadline time.Time
-	if wait > 0 {
-		deadline = time.Now().Add(wait)
-	}
-	ok, ttl, err := m.attempt(ctx, lease)
-	if ok || err != nil || wait == 0 {
-		return ok, err
-	}
-
-	w, err := m.c.newWaiter(ctx, deadline, m.channel)
-	if err != nil || w == nil {
-		return false, err
-	}
-	defer w.close()
-	for {
-		if ok, ttl, err = m.attempt(ctx, lease); ok || err != nil {
-			return ok, err
-		}
-		sleep := ttl
-		switch {
-		case ttl == 0:
-			// Expiring within the millisecond.
-			sleep = time.Millisecond
-		case ttl < 0:
-			// No TTL on the key: not one of ours; check again after a lease.
-			sleep = m.c.opts.watchdogTimeout
-		}
-		if !deadline.IsZero() {
-			left := time.Until(deadline)
-			if left <= 0 {
-				return false, nil
-			}
-			sleep = min(sleep, left)
-		}
-		if err := w.wait(ctx, sleep); err != nil {
-			return false, err
-		}
-		if err := ctx.Err(); err != nil {
-			return false, err
-		}
-	}
-}
-
-// attempt runs the acquire script once.
-func (m *Mutex) attempt(ctx context.Context, lease time.Duration) (bool, time.Duration, error) {
-	return m.attemptWith(ctx, lease, func(ctx context.Context, lease time.Duration) (bool, time.Duration, error) {
-		return scripts.Acquire(ctx, m.c.rdb, m.name, m.owner, lease)
+	return m.acquireWith(ctx, wait, lease, func(ctx context.Context, lease time.Duration) (bool, time.Duration, error) {
+		return scripts.Acquire(ctx, m.c.rdb, m.name, m.id, lease)
 	})
-}
-
-// attemptWith runs one acquisition attempt, try, with the lease the hold
-// needs, and records a success in the hold (FairMutex passes its own try).
-// The call is not cut short by ctx: its outcome must be known, or a lock
-// could be taken that nobody holds.
-func (m *Mutex) attemptWith(ctx context.Context, lease time.Duration, try func(context.Context, time.Duration) (bool, time.Duration, error)) (bool, time.Duration, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.c.closed() {
-		return false, 0, ErrClosed
-	}
-	wd := m.c.wd
-	if m.hold != nil && wd.isLost(m.hold) {
-		m.hold, m.count = nil, 0
-	}
-	// A reentrant acquisition keeps the lease mode of the hold.
-	renew := lease == 0
-	if m.hold != nil {
-		lease, renew = m.hold.lease, m.hold.renew
-	} else if renew {
-		lease = m.c.opts.watchdogTimeout
-	}
-	sent := time.Now()
-	ok, ttl, err := try(context.WithoutCancel(ctx), lease)
-	if !ok || err != nil {
-		return false, ttl, err
-	}
-	if m.hold != nil {
-		wd.extend(m.hold, sent)
-	} else {
-		m.hold = wd.add(m.name, m.owner, lease, renew, sent)
-	}
-	m.count++
-	return true, 0, nil
 }
 
 // Unlock releases one acquisition. Releasing the last one deletes the lock
@@ -187,112 +64,8 @@ func (m *Mutex) attemptWith(ctx context.Context, lease time.Duration, try func(c
 // lock, whether it never did or lost it (expiry, force-unlock).
 func (m *Mutex) Unlock(ctx context.Context) error {
 	return m.unlockWith(ctx, func(ctx context.Context, lease time.Duration) (scripts.Release, error) {
-		return scripts.ReleaseHold(ctx, m.c.rdb, m.name, m.channel, keys.UnlockMessage, m.owner, lease, scripts.Publish)
+		return scripts.ReleaseHold(ctx, m.c.rdb, m.name, m.channel, keys.UnlockMessage, m.id, lease, scripts.Publish)
 	})
-}
-
-// unlockWith releases one acquisition with release, which runs a release
-// script with the hold's lease, and updates the hold by its outcome
-// (FairMutex passes its own release).
-func (m *Mutex) unlockWith(ctx context.Context, release func(context.Context, time.Duration) (scripts.Release, error)) error {
-	if err := m.usable(); err != nil {
-		return err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	wd := m.c.wd
-	lease := m.c.opts.watchdogTimeout
-	if h := m.hold; h != nil {
-		lease = h.lease
-		wd.releasing(h, true)
-		defer wd.releasing(h, false)
-	}
-	sent := time.Now()
-	res, err := release(ctx, lease)
-	if err != nil {
-		return err
-	}
-	switch res {
-	case scripts.StillHeld:
-		m.count--
-		if m.hold != nil {
-			wd.extend(m.hold, sent)
-		}
-		return nil
-	case scripts.Released:
-		if m.hold != nil {
-			wd.release(m.hold)
-		}
-		m.hold, m.count = nil, 0
-		return nil
-	}
-	if m.hold != nil {
-		// Held as far as this Mutex knew: the lock was lost meanwhile.
-		wd.releasing(m.hold, false)
-		wd.lose(m.hold)
-	}
-	m.hold, m.count = nil, 0
-	return fmt.Errorf("rlock: unlock %q: %w", m.name, ErrNotHeld)
-}
-
-// Lost returns a channel that is closed when the current hold of the lock
-// is lost without Unlock: a renewal found the lock gone (expired or
-// force-unlocked), renewals could not reach Redis before the lease ran out,
-// a fixed lease ran out, or the Client was closed. Once lost, the owner
-// must stop relying on the lock. The lease end is reckoned from when the
-// command that set it was sent, so Lost closes no later than Redis expires
-// the lock, possibly a round trip before; an Unlock in that moment still
-// releases it, and ErrNotHeld after. When the Mutex does not hold the lock,
-// Lost returns nil.
-func (m *Mutex) Lost() <-chan struct{} {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.hold == nil {
-		return nil
-	}
-	return m.hold.lost
-}
-
-// HoldCount is how many times this owner holds the lock: 0 when it does not.
-func (m *Mutex) HoldCount(ctx context.Context) (int, error) {
-	if err := m.usable(); err != nil {
-		return 0, err
-	}
-	n, err := m.c.rdb.HGet(ctx, m.name, m.owner).Int()
-	if errors.Is(err, redis.Nil) {
-		return 0, nil
-	}
-	return n, err
-}
-
-// IsLocked reports whether any owner holds the lock.
-func (m *Mutex) IsLocked(ctx context.Context) (bool, error) {
-	if err := m.usable(); err != nil {
-		return false, err
-	}
-	n, err := m.c.rdb.Exists(ctx, m.name).Result()
-	return n == 1, err
-}
-
-// IsHeld reports whether this owner holds the lock.
-func (m *Mutex) IsHeld(ctx context.Context) (bool, error) {
-	if err := m.usable(); err != nil {
-		return false, err
-	}
-	return m.c.rdb.HExists(ctx, m.name, m.owner).Result()
-}
-
-// TTL is the lock's remaining time to live, whoever holds it; 0 when the
-// lock is not held.
-func (m *Mutex) TTL(ctx context.Context) (time.Duration, error) {
-	if err := m.usable(); err != nil {
-		return 0, err
-	}
-	ms, err := m.c.rdb.Do(ctx, "pttl", m.name).Int64()
-	if err != nil || ms < 0 {
-		return 0, err
-	}
-	return time.Duration(ms) * time.Millisecond, nil
 }
 
 // ForceUnlock deletes the lock whoever holds it and wakes a waiter; it
@@ -304,3 +77,10 @@ func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
 	}
 	return scripts.ForceRelease(ctx, m.c.rdb, m.name, m.channel, keys.UnlockMessage, scripts.Publish)
 }
+
+// Locker returns m as a sync.Locker, for code that takes one. Lock waits
+// as Mutex.Lock does, with no deadline. Since sync.Locker cannot return an
+// error, both methods panic on one (a closed Client, Redis unreachable,
+// Unlock of a lock not held), as sync.Mutex does on an unlock of an
+// unlocked mutex. Prefer the Mutex methods wherever errors can be handled.
+func (m *Mutex) Locker() sync.Locker { return locker{m.name, m.Lock, m.Unlock} }

@@ -1,0 +1,280 @@
+package rlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/scripts"
+)
+
+// owner is one owner of a lock, as every kind of lock handle (Mutex,
+// FairMutex, FencedMutex) keeps it: its identity and its local view of its
+// hold. The handles embed it, so its exported methods are theirs.
+type owner struct {
+	c       *Client
+	name    string
+	id      string // "<client id>:<seq>": the lock hash's field
+	channel string // the lock's unlock channel
+
+	// mu serialises this owner's commands that change the lock, so that the
+	// local view (hold, count) follows Redis in the same order.
+	mu    sync.Mutex
+	hold  *hold // current hold; nil when not held
+	count int   // acquisitions not yet released, as seen by this owner
+}
+
+func (o *owner) init(c *Client, name string) {
+	o.c, o.name, o.id, o.channel = c, name, c.ids.Next(), keys.Channel(name)
+}
+
+// Name is the lock's name, which is also its Redis key.
+func (o *owner) Name() string { return o.name }
+
+// Owner is this owner's id, "<client id>:<sequence>": the lock hash's field.
+func (o *owner) Owner() string { return o.id }
+
+// usable returns the error every operation reports for an owner that cannot
+// be used: an empty name or a closed Client.
+func (o *owner) usable() error {
+	switch {
+	case o.name == "":
+		return ErrInvalidName
+	case o.c.closed():
+		return ErrClosed
+	}
+	return nil
+}
+
+// Lost returns a channel that is closed when the current hold of the lock
+// is lost without Unlock: a renewal found the lock gone (expired or
+// force-unlocked), renewals could not reach Redis before the lease ran out,
+// a fixed lease ran out, or the Client was closed. Once lost, the owner
+// must stop relying on the lock. The lease end is reckoned from when the
+// command that set it was sent, so Lost closes no later than Redis expires
+// the lock, possibly a round trip before; an Unlock in that moment still
+// releases it, and ErrNotHeld after. When this owner does not hold the
+// lock, Lost returns nil.
+func (o *owner) Lost() <-chan struct{} {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.hold == nil {
+		return nil
+	}
+	return o.hold.lost
+}
+
+// HoldCount is how many times this owner holds the lock: 0 when it does not.
+func (o *owner) HoldCount(ctx context.Context) (int, error) {
+	if err := o.usable(); err != nil {
+		return 0, err
+	}
+	n, err := o.c.rdb.HGet(ctx, o.name, o.id).Int()
+	if errors.Is(err, redis.Nil) {
+		return 0, nil
+	}
+	return n, err
+}
+
+// IsLocked reports whether any owner holds the lock.
+func (o *owner) IsLocked(ctx context.Context) (bool, error) {
+	if err := o.usable(); err != nil {
+		return false, err
+	}
+	n, err := o.c.rdb.Exists(ctx, o.name).Result()
+	return n == 1, err
+}
+
+// IsHeld reports whether this owner holds the lock.
+func (o *owner) IsHeld(ctx context.Context) (bool, error) {
+	if err := o.usable(); err != nil {
+		return false, err
+	}
+	return o.c.rdb.HExists(ctx, o.name, o.id).Result()
+}
+
+// TTL is the lock's remaining time to live, whoever holds it; 0 when the
+// lock is not held.
+func (o *owner) TTL(ctx context.Context) (time.Duration, error) {
+	if err := o.usable(); err != nil {
+		return 0, err
+	}
+	ms, err := o.c.rdb.Do(ctx, "pttl", o.name).Int64()
+	if err != nil || ms < 0 {
+		return 0, err
+	}
+	return time.Duration(ms) * time.Millisecond, nil
+}
+
+// tryFunc runs one acquire script with lease; it reports whether the lock
+// is now held and, when not, the lock's TTL.
+type tryFunc func(ctx context.Context, lease time.Duration) (bool, time.Duration, error)
+
+// attemptWith runs one acquisition attempt, try, with the lease the hold
+// needs, and records a success in the hold. The call is not cut short by
+// ctx: its outcome must be known, or a lock could be taken that nobody
+// holds.
+func (o *owner) attemptWith(ctx context.Context, lease time.Duration, try tryFunc) (bool, time.Duration, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.c.closed() {
+		return false, 0, ErrClosed
+	}
+	wd := o.c.wd
+	if o.hold != nil && wd.isLost(o.hold) {
+		o.hold, o.count = nil, 0
+	}
+	// A reentrant acquisition keeps the lease mode of the hold.
+	renew := lease == 0
+	if o.hold != nil {
+		lease, renew = o.hold.lease, o.hold.renew
+	} else if renew {
+		lease = o.c.opts.watchdogTimeout
+	}
+	sent := time.Now()
+	ok, ttl, err := try(context.WithoutCancel(ctx), lease)
+	if !ok || err != nil {
+		return false, ttl, err
+	}
+	if o.hold != nil {
+		wd.extend(o.hold, sent)
+	} else {
+		o.hold = wd.add(o.name, o.id, lease, renew, sent)
+	}
+	o.count++
+	return true, 0, nil
+}
+
+// acquireWith tries with try, then waits on the lock's channel and retries
+// until held, the wait (forever when negative) elapses, or ctx ends.
+// Waiters subscribe before they retry, so a release between an attempt and
+// the subscription is never missed.
+func (o *owner) acquireWith(ctx context.Context, wait, lease time.Duration, try tryFunc) (bool, error) {
+	if err := o.usable(); err != nil {
+		return false, err
+	}
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	var deadline time.Time
+	if wait > 0 {
+		deadline = time.Now().Add(wait)
+	}
+	ok, ttl, err := o.attemptWith(ctx, lease, try)
+	if ok || err != nil || wait == 0 {
+		return ok, err
+	}
+
+	w, err := o.c.newWaiter(ctx, deadline, o.channel)
+	if err != nil || w == nil {
+		return false, err
+	}
+	defer w.close()
+	for {
+		if ok, ttl, err = o.attemptWith(ctx, lease, try); ok || err != nil {
+			return ok, err
+		}
+		sleep := ttl
+		switch {
+		case ttl == 0:
+			// Expiring within the millisecond.
+			sleep = time.Millisecond
+		case ttl < 0:
+			// No TTL on the key: not one of ours; check again after a lease.
+			sleep = o.c.opts.watchdogTimeout
+		}
+		if !deadline.IsZero() {
+			left := time.Until(deadline)
+			if left <= 0 {
+				return false, nil
+			}
+			sleep = min(sleep, left)
+		}
+		if err := w.wait(ctx, sleep); err != nil {
+			return false, err
+		}
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+	}
+}
+
+// releaseFunc runs one release script with the hold's lease.
+type releaseFunc func(ctx context.Context, lease time.Duration) (scripts.Release, error)
+
+// unlockWith releases one acquisition with release and updates the hold by
+// its outcome.
+func (o *owner) unlockWith(ctx context.Context, release releaseFunc) error {
+	if err := o.usable(); err != nil {
+		return err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	wd := o.c.wd
+	lease := o.c.opts.watchdogTimeout
+	if h := o.hold; h != nil {
+		lease = h.lease
+		wd.releasing(h, true)
+		defer wd.releasing(h, false)
+	}
+	sent := time.Now()
+	res, err := release(ctx, lease)
+	if err != nil {
+		return err
+	}
+	switch res {
+	case scripts.StillHeld:
+		o.count--
+		if o.hold != nil {
+			wd.extend(o.hold, sent)
+		}
+		return nil
+	case scripts.Released:
+		if o.hold != nil {
+			wd.release(o.hold)
+		}
+		o.hold, o.count = nil, 0
+		return nil
+	}
+	if o.hold != nil {
+		// Held as far as this owner knew: the lock was lost meanwhile.
+		wd.releasing(o.hold, false)
+		wd.lose(o.hold)
+	}
+	o.hold, o.count = nil, 0
+	return fmt.Errorf("rlock: unlock %q: %w", o.name, ErrNotHeld)
+}
+
+// acquireFunc is a handle's acquisition: see Mutex.TryLock for its results.
+type acquireFunc func(ctx context.Context, wait, lease time.Duration) (bool, error)
+
+// lockForever acquires with no wait limit and the watchdog, for Lock.
+func lockForever(ctx context.Context, acquire acquireFunc) error {
+	_, err := acquire(ctx, -1, 0)
+	return err
+}
+
+// lockWithLease acquires with no wait limit and a fixed lease.
+func lockWithLease(ctx context.Context, lease time.Duration, acquire acquireFunc) error {
+	if lease <= 0 {
+		return fmt.Errorf("rlock: lease %v: must be positive", lease)
+	}
+	_, err := acquire(ctx, -1, lease)
+	return err
+}
+
+// tryLock checks TryLock's durations, then acquires.
+func tryLock(ctx context.Context, wait, lease time.Duration, acquire acquireFunc) (bool, error) {
+	if wait < 0 {
+		return false, fmt.Errorf("rlock: wait %v: must not be negative", wait)
+	}
+	if lease < 0 {
+		return false, fmt.Errorf("rlock: lease %v: must not be negative", lease)
+	}
+	return acquire(ctx, wait, lease)
+}
