@@ -186,7 +186,7 @@ func (w *Waiter) Leave(ctx context.Context) error {
 	if !w.queued {
 		return nil
 	}
-	err := leave.Run(ctx, w.q.rdb, w.q.keys, w.owner, w.scripts.Millis(q.wait), keys.UnlockMessage, scripts.Publish).Err()
+	err := leave.Run(ctx, w.q.rdb, w.q.keys, w.owner, scripts.Millis(w.q.wait), keys.UnlockMessage, scripts.Publish).Err()
 	if err != nil {
 		return fmt.Errorf("fair leave %q: %w", w.q.name, err)
 	}
