@@ -1,6 +1,9 @@
 package pubsub
 
-import "container/list"
+import (
+	"container/list"
+	"time"
+)
 
 // state is where an entry's channel stands with the server.
 type state int
@@ -28,8 +31,12 @@ type entry struct {
 	// entry's life, so a new confirmation follows a reconnect and every
 	// waiter must retry.
 	confirmed bool
-	// sleepers holds the wake channels of sleeping waiters, oldest first.
+	// sleepers holds the wake channels of sleeping waiters, in turn: a
+	// waiter woken for a retry that failed sleeps again at the front.
 	sleepers list.List
+	// wakeBy is the latest time a sleeper asked to be woken by: by then
+	// every current sleeper has retried.
+	wakeBy time.Time
 	// permits are wake-ups kept for waiters that were not asleep when
 	// their message came; never more than refs.
 	permits int

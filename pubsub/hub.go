@@ -1,6 +1,7 @@
 package pubsub
 
 import (
+	"container/list"
 	"context"
 	"errors"
 	"hash/fnv"
@@ -128,19 +129,44 @@ func (h *Hub) Stats() Stats {
 	return st
 }
 
+// JoinBehind joins channel's entry, without any round trip, if it is
+// subscribed and has sleeping waiters, so that the caller can wait its turn
+// behind them instead of competing with them. It returns the Subscription
+// and the time by which every current sleeper will have retried, or
+// ok == false (and no Subscription) if there is nobody to wait behind.
+func (h *Hub) JoinBehind(channel string) (sub *Subscription, due time.Time, ok bool) {
+	s := h.shardFor(channel)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.entries[channel]
+	if s.closed || e == nil || e.state != subscribed || e.sleepers.Len() == 0 {
+		return nil, time.Time{}, false
+	}
+	e.refs++
+	return &Subscription{shard: s, entry: e}, e.wakeBy, true
+}
+
 // Subscription is one waiter's membership of a channel's entry.
 type Subscription struct {
 	shard  *shard
 	entry  *entry
 	closed bool
+	// woken: the last Wait ended with a wake-up, so the next Wait follows
+	// a failed retry and keeps this waiter's turn at the front.
+	woken bool
 }
 
 // Wait sleeps until a message on the channel wakes this waiter, or d has
 // passed; either way it returns nil and the caller retries. It returns
 // ctx.Err() when ctx ends first and ErrClosed when the Hub closes.
+//
+// Waiters sleep in turn: a message wakes the one that has waited longest,
+// and a waiter whose retry after a wake-up failed keeps its turn.
 func (sub *Subscription) Wait(ctx context.Context, d time.Duration) error {
 	s, e := sub.shard, sub.entry
 	s.mu.Lock()
+	front := sub.woken
+	sub.woken = false
 	if e.permits > 0 {
 		e.permits--
 		s.mu.Unlock()
@@ -150,8 +176,16 @@ func (sub *Subscription) Wait(ctx context.Context, d time.Duration) error {
 		s.mu.Unlock()
 		return nil
 	}
+	if by := time.Now().Add(d); by.After(e.wakeBy) {
+		e.wakeBy = by
+	}
 	w := make(chan struct{})
-	el := e.sleepers.PushBack(w)
+	var el *list.Element
+	if front {
+		el = e.sleepers.PushFront(w)
+	} else {
+		el = e.sleepers.PushBack(w)
+	}
 	s.mu.Unlock()
 
 	t := time.NewTimer(d)
@@ -159,6 +193,9 @@ func (sub *Subscription) Wait(ctx context.Context, d time.Duration) error {
 	var err error
 	select {
 	case <-w:
+		s.mu.Lock()
+		sub.woken = true
+		s.mu.Unlock()
 		return nil
 	case <-t.C:
 	case <-ctx.Done():
@@ -174,6 +211,8 @@ func (sub *Subscription) Wait(ctx context.Context, d time.Duration) error {
 		// belongs to the next one.
 		if err != nil {
 			e.release(1)
+		} else {
+			sub.woken = true
 		}
 	default:
 		e.sleepers.Remove(el)

@@ -153,7 +153,10 @@ func (o *owner) attemptWith(ctx context.Context, lease time.Duration, try tryFun
 // acquireWith tries with try, then waits on the lock's channel and retries
 // until held, the wait (forever when negative) elapses, or ctx ends.
 // Waiters subscribe before they retry, so a release between an attempt and
-// the subscription is never missed.
+// the subscription is never missed. When waiters of this Client already
+// sleep on the lock, a newcomer does not race them: it takes its turn
+// behind them, so that within a Client the lock goes in arrival order and
+// an owner that just unlocked does not take it straight back.
 func (o *owner) acquireWith(ctx context.Context, wait, lease time.Duration, try tryFunc) (bool, error) {
 	if err := o.usable(); err != nil {
 		return false, err
@@ -165,29 +168,24 @@ func (o *owner) acquireWith(ctx context.Context, wait, lease time.Duration, try 
 	if wait > 0 {
 		deadline = time.Now().Add(wait)
 	}
-	ok, ttl, err := o.attemptWith(ctx, lease, try)
-	if ok || err != nil || wait == 0 {
-		return ok, err
+	var w waiter
+	var sleep time.Duration // before the next attempt
+	if wait != 0 {
+		w, sleep = o.c.waitBehind(o.channel)
 	}
-
-	w, err := o.c.newWaiter(ctx, deadline, o.channel)
-	if err != nil || w == nil {
-		return false, err
+	if w == nil {
+		ok, _, err := o.attemptWith(ctx, lease, try)
+		if ok || err != nil || wait == 0 {
+			return ok, err
+		}
+		if w, err = o.c.newWaiter(ctx, deadline, o.channel); err != nil || w == nil {
+			return false, err
+		}
+		// Retry at once: the lock may have been released before the
+		// subscription.
 	}
 	defer w.close()
 	for {
-		if ok, ttl, err = o.attemptWith(ctx, lease, try); ok || err != nil {
-			return ok, err
-		}
-		sleep := ttl
-		switch {
-		case ttl == 0:
-			// Expiring within the millisecond.
-			sleep = time.Millisecond
-		case ttl < 0:
-			// No TTL on the key: not one of ours; check again after a lease.
-			sleep = o.c.opts.watchdogTimeout
-		}
 		if !deadline.IsZero() {
 			left := time.Until(deadline)
 			if left <= 0 {
@@ -195,11 +193,27 @@ func (o *owner) acquireWith(ctx context.Context, wait, lease time.Duration, try 
 			}
 			sleep = min(sleep, left)
 		}
-		if err := w.wait(ctx, sleep); err != nil {
-			return false, err
+		if sleep > 0 {
+			if err := w.wait(ctx, sleep); err != nil {
+				return false, err
+			}
+			if err := ctx.Err(); err != nil {
+				return false, err
+			}
 		}
-		if err := ctx.Err(); err != nil {
-			return false, err
+		ok, ttl, err := o.attemptWith(ctx, lease, try)
+		if ok || err != nil {
+			return ok, err
+		}
+		switch {
+		case ttl > 0:
+			sleep = ttl
+		case ttl == 0:
+			// Expiring within the millisecond.
+			sleep = time.Millisecond
+		default:
+			// No TTL on the key: not one of ours; check again after a lease.
+			sleep = o.c.opts.watchdogTimeout
 		}
 	}
 }

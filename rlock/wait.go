@@ -42,6 +42,21 @@ func (c *Client) newWaiter(ctx context.Context, deadline time.Time, channel stri
 	return nil, err
 }
 
+// waitBehind joins the waiters of this Client that already sleep on
+// channel, if any, and returns how long to sleep before a first attempt:
+// until all of them will have retried. It returns a nil waiter when there
+// is nobody to wait behind (or in spin mode).
+func (c *Client) waitBehind(channel string) (waiter, time.Duration) {
+	if c.hub == nil {
+		return nil, 0
+	}
+	sub, due, ok := c.hub.JoinBehind(channel)
+	if !ok {
+		return nil, 0
+	}
+	return subscription{sub}, max(time.Until(due), 0) + time.Millisecond
+}
+
 // subscription waits for an unlock message on the lock's channel.
 type subscription struct{ sub *pubsub.Subscription }
 
