@@ -38,6 +38,14 @@ type Server struct {
 // server answers PING. Extra arguments are appended to the command line
 // (for example "--maxmemory", "10mb").
 func Start(extra ...string) (*Server, error) {
+	return start("", extra)
+}
+
+// start is Start with an optional configuration file: a non-empty conf is
+// written to the server's working directory and named as redis-server's
+// first argument, the only place it accepts one (a Sentinel needs one it
+// can rewrite).
+func start(conf string, extra []string) (*Server, error) {
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		return nil, errors.New("redis-server not found: install it (Debian: apt-get install -y redis-server) or run `make test`, which does")
@@ -45,6 +53,14 @@ func Start(extra ...string) (*Server, error) {
 	dir, err := os.MkdirTemp("", "relock-redis-")
 	if err != nil {
 		return nil, err
+	}
+	var confPath string
+	if conf != "" {
+		confPath = filepath.Join(dir, "redis.conf")
+		if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {
+			_ = os.RemoveAll(dir)
+			return nil, err
+		}
 	}
 	// A port can be taken between probing and binding; try a few.
 	var lastErr error
@@ -54,7 +70,7 @@ func Start(extra ...string) (*Server, error) {
 			lastErr = err
 			continue
 		}
-		s, err := launch(bin, dir, port, extra)
+		s, err := launch(bin, confPath, dir, port, extra)
 		if err == nil {
 			return s, nil
 		}
@@ -64,8 +80,12 @@ func Start(extra ...string) (*Server, error) {
 	return nil, fmt.Errorf("start redis-server: %w", lastErr)
 }
 
-func launch(bin, dir string, port int, extra []string) (*Server, error) {
-	args := []string{
+func launch(bin, conf, dir string, port int, extra []string) (*Server, error) {
+	var args []string
+	if conf != "" {
+		args = append(args, conf)
+	}
+	args = append(args,
 		"--port", strconv.Itoa(port),
 		"--bind", "127.0.0.1",
 		"--save", "",
@@ -74,7 +94,7 @@ func launch(bin, dir string, port int, extra []string) (*Server, error) {
 		"--daemonize", "no",
 		"--loglevel", "warning",
 		"--logfile", filepath.Join(dir, "redis.log"),
-	}
+	)
 	cmd := exec.Command(bin, append(args, extra...)...)
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -82,7 +102,7 @@ func launch(bin, dir string, port int, extra []string) (*Server, error) {
 	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), cmd: cmd, dir: dir, exit: make(chan error, 1)}
 	go func() { s.exit <- cmd.Wait() }()
 
-	rdb := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	rdb := redis.NewClient(adminOptions(s.Addr))
 	defer rdb.Close()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -102,6 +122,38 @@ func launch(bin, dir string, port int, extra []string) (*Server, error) {
 			_ = cmd.Process.Kill()
 			<-s.exit
 			return nil, fmt.Errorf("redis-server on %s did not answer PING: %w", s.Addr, err)
+		}
+	}
+}
+
+// adminOptions are the options of the short-lived clients that start,
+// probe and configure servers: no retries and short timeouts, so that a
+// dead or busy server costs one poll rather than the caller's deadline.
+func adminOptions(addr string) *redis.Options {
+	return &redis.Options{
+		Addr:         addr,
+		MaxRetries:   -1,
+		DialTimeout:  200 * time.Millisecond,
+		ReadTimeout:  time.Second,
+		WriteTimeout: time.Second,
+	}
+}
+
+// pollInterval is how often waitUntil retests its condition.
+const pollInterval = 20 * time.Millisecond
+
+// waitUntil tests cond every pollInterval until it returns nil or ctx is
+// done; then it reports what was awaited and cond's last error.
+func waitUntil(ctx context.Context, what string, cond func(context.Context) error) error {
+	for {
+		err := cond(ctx)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: %w (last: %v)", what, ctx.Err(), err)
+		case <-time.After(pollInterval):
 		}
 	}
 }
