@@ -130,20 +130,22 @@ func (h *Hub) Stats() Stats {
 }
 
 // JoinBehind joins channel's entry, without any round trip, if it is
-// subscribed and has sleeping waiters, so that the caller can wait its turn
-// behind them instead of competing with them. It returns the Subscription
-// and the time by which every current sleeper will have retried, or
-// ok == false (and no Subscription) if there is nobody to wait behind.
+// subscribed and has waiters, so that the caller can wait its turn behind
+// them instead of competing with them: its first Wait sleeps at the back
+// and leaves any pending wake-up to the waiters that were there first. It
+// returns the Subscription and the time by which every current sleeper
+// will have retried, or ok == false (and no Subscription) if there is
+// nobody to wait behind.
 func (h *Hub) JoinBehind(channel string) (sub *Subscription, due time.Time, ok bool) {
 	s := h.shardFor(channel)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.entries[channel]
-	if s.closed || e == nil || e.state != subscribed || e.sleepers.Len() == 0 {
+	if s.closed || e == nil || e.state != subscribed || e.refs == 0 {
 		return nil, time.Time{}, false
 	}
 	e.refs++
-	return &Subscription{shard: s, entry: e}, e.wakeBy, true
+	return &Subscription{shard: s, entry: e, behind: true}, e.wakeBy, true
 }
 
 // Subscription is one waiter's membership of a channel's entry.
@@ -154,6 +156,9 @@ type Subscription struct {
 	// woken: the last Wait ended with a wake-up, so the next Wait follows
 	// a failed retry and keeps this waiter's turn at the front.
 	woken bool
+	// behind: joined behind other waiters and not yet asleep; pending
+	// wake-ups are theirs.
+	behind bool
 }
 
 // Wait sleeps until a message on the channel wakes this waiter, or d has
@@ -165,9 +170,9 @@ type Subscription struct {
 func (sub *Subscription) Wait(ctx context.Context, d time.Duration) error {
 	s, e := sub.shard, sub.entry
 	s.mu.Lock()
-	front := sub.woken
-	sub.woken = false
-	if e.permits > 0 {
+	front, behind := sub.woken, sub.behind
+	sub.woken, sub.behind = false, false
+	if e.permits > 0 && !behind {
 		e.permits--
 		s.mu.Unlock()
 		return nil

@@ -121,18 +121,14 @@ func TestPermitKeptForBusyWaiterButNotHoarded(t *testing.T) {
 	// The waiter is busy (not in Wait) when two messages arrive.
 	mr.Publish("ch", "0")
 	mr.Publish("ch", "0")
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		sub.shard.mu.Lock()
-		permits := sub.entry.permits
-		sub.shard.mu.Unlock()
-		if permits == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("permits = %d, want 1 (one per waiter at most)", permits)
-		}
-		time.Sleep(time.Millisecond)
+	// One connection carries messages and confirmations in order: once a
+	// later subscription is confirmed, both messages have been handled.
+	subscribe(t, h, "sync").Close()
+	sub.shard.mu.Lock()
+	permits := sub.entry.permits
+	sub.shard.mu.Unlock()
+	if permits != 1 {
+		t.Fatalf("permits = %d, want 1 (one per waiter at most)", permits)
 	}
 	start := time.Now()
 	if err := sub.Wait(context.Background(), time.Minute); err != nil || time.Since(start) > time.Second {
@@ -208,4 +204,81 @@ func TestChannelsSpreadOverConnections(t *testing.T) {
 	for _, s := range subs {
 		s.Close()
 	}
+}
+
+func TestWokenWaiterThatRetriesInVainKeepsItsTurn(t *testing.T) {
+	h, mr, _ := newHub(t)
+	a, b := subscribe(t, h, "ch"), subscribe(t, h, "ch")
+	da := waitAsync(a, time.Minute)
+	untilSleeping(t, h, 1)
+	db := waitAsync(b, time.Minute)
+	untilSleeping(t, h, 2)
+	mr.Publish("ch", "0")
+	if err := <-da; err != nil {
+		t.Fatal(err)
+	}
+	// a's retry failed: it sleeps again, ahead of b.
+	da = waitAsync(a, time.Minute)
+	untilSleeping(t, h, 2)
+	mr.Publish("ch", "0")
+	select {
+	case <-da:
+	case <-db:
+		t.Fatal("the waiter behind was woken before the one whose turn it was")
+	case <-time.After(5 * time.Second):
+		t.Fatal("nobody woken")
+	}
+	mr.Publish("ch", "0")
+	if err := <-db; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestJoinBehindOnlyWhenOthersWait(t *testing.T) {
+	h, _, _ := newHub(t)
+	if _, _, ok := h.JoinBehind("ch"); ok {
+		t.Fatal("joined behind a channel nobody waits on")
+	}
+	a := subscribe(t, h, "ch")
+	defer a.Close()
+	waitAsync(a, time.Minute)
+	untilSleeping(t, h, 1)
+	sub, due, ok := h.JoinBehind("ch")
+	if !ok {
+		t.Fatal("could not join behind a sleeping waiter")
+	}
+	defer sub.Close()
+	if until := time.Until(due); until < 50*time.Second || until > time.Minute {
+		t.Fatalf("due in %v, want the sleeper's wake-up time (about a minute)", until)
+	}
+	if st := h.Stats(); st.Waiters != 2 || st.Channels != 1 {
+		t.Fatalf("Stats = %+v, want 2 waiters on 1 channel", st)
+	}
+}
+
+func TestJoinedBehindLeavesPendingWakeUpToOthers(t *testing.T) {
+	h, mr, _ := newHub(t)
+	a := subscribe(t, h, "ch")
+	// a is busy with an attempt when the message comes: a permit is kept.
+	mr.Publish("ch", "0")
+	subscribe(t, h, "sync").Close() // the message has been handled
+	a.shard.mu.Lock()
+	permits := a.entry.permits
+	a.shard.mu.Unlock()
+	if permits != 1 {
+		t.Fatal("no permit kept for the busy waiter")
+	}
+	b, _, ok := h.JoinBehind("ch")
+	if !ok {
+		t.Fatal("could not join behind a waiting waiter")
+	}
+	defer b.Close()
+	start := time.Now()
+	if err := b.Wait(context.Background(), 50*time.Millisecond); err != nil || time.Since(start) < 50*time.Millisecond {
+		t.Fatalf("newcomer's Wait = %v after %v: it took the busy waiter's wake-up", err, time.Since(start))
+	}
+	if err := a.Wait(context.Background(), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
 }

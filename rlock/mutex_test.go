@@ -674,3 +674,81 @@ func TestLockerAdapter(t *testing.T) {
 	}()
 	l.Unlock()
 }
+
+func TestWaitersOfOneClientAcquireInArrivalOrder(t *testing.T) {
+	rdb := newRedis(t)
+	ctx := ctxT(t)
+	holder := newClient(t, rdb).NewMutex("turns")
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, rdb)
+	const waiters = 5
+	order := make(chan int, waiters)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for i := range waiters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m := c.NewMutex("turns")
+			if err := m.Lock(ctx); err != nil {
+				t.Error(err)
+				return
+			}
+			order <- i
+			if err := m.Unlock(ctx); err != nil {
+				t.Error(err)
+			}
+		}()
+		eventually(t, 5*time.Second, "waiter asleep", func() bool { return c.hub.Stats().Sleeping == i+1 })
+	}
+	if err := holder.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for want := range waiters {
+		select {
+		case got := <-order:
+			if got != want {
+				t.Fatalf("waiter %d acquired in turn %d", got, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("hand-offs stalled")
+		}
+	}
+}
+
+func TestOwnerThatUnlocksQueuesBehindItsClientsWaiters(t *testing.T) {
+	rdb := newRedis(t)
+	ctx := ctxT(t)
+	c := newClient(t, rdb)
+	releaser := c.NewMutex("again")
+	if err := releaser.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 2)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		m := c.NewMutex("again")
+		if err := m.Lock(ctx); err == nil {
+			got <- "waiter"
+			m.Unlock(ctx)
+		}
+	}()
+	eventually(t, 5*time.Second, "waiter asleep", func() bool { return c.hub.Stats().Sleeping == 1 })
+	if err := releaser.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Locking again at once, the releaser would usually win the race; it
+	// waits its turn instead.
+	if err := releaser.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got <- "releaser"
+	if first := <-got; first != "waiter" {
+		t.Fatalf("%s acquired first, want the waiter that was asleep", first)
+	}
+}
