@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -22,6 +23,9 @@ type Client struct {
 	ids  *ownerid.Source
 	hub  *pubsub.Hub // nil in spin mode
 	wd   *watchdog
+	// latchTTL is how long a release outcome is kept for retries of its
+	// request: longer than rdb can take to give up on a command.
+	latchTTL time.Duration
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -45,7 +49,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Client{rdb: rdb, opts: o, ids: ownerid.NewSource(), ctx: ctx, cancel: cancel}
+	c := &Client{rdb: rdb, opts: o, ids: ownerid.NewSource(), latchTTL: retryWindow(rdb), ctx: ctx, cancel: cancel}
 	if o.spin == nil {
 		c.hub = pubsub.New(rdb, pubsub.Options{Connections: o.subConns, HealthCheck: o.healthCheck})
 	}
@@ -71,6 +75,41 @@ func (c *Client) Close() error {
 		c.wd.close()
 	})
 	return nil
+}
+
+// retryWindow bounds how long rdb may keep retrying one command: every
+// attempt's write and read timeouts, plus the backoffs between attempts,
+// with go-redis's defaults where an option is unset. It is at least 10s,
+// and 30s for a client whose options it cannot see or that sets no
+// timeouts.
+func retryWindow(rdb redis.UniversalClient) time.Duration {
+	var retries int
+	var read, write, backoff time.Duration
+	switch c := rdb.(type) {
+	case *redis.Client:
+		o := c.Options()
+		retries, read, write, backoff = o.MaxRetries, o.ReadTimeout, o.WriteTimeout, o.MaxRetryBackoff
+	case *redis.ClusterClient:
+		o := c.Options()
+		retries, read, write, backoff = o.MaxRetries, o.ReadTimeout, o.WriteTimeout, o.MaxRetryBackoff
+	default:
+		return 30 * time.Second
+	}
+	if read < 0 || write < 0 {
+		return 30 * time.Second // no timeouts: a command may take any time
+	}
+	const defaultTimeout, defaultBackoff = 3 * time.Second, 512 * time.Millisecond
+	if read == 0 {
+		read = defaultTimeout
+	}
+	if write == 0 {
+		write = read
+	}
+	if backoff <= 0 {
+		backoff = defaultBackoff
+	}
+	retries = max(retries, 0)
+	return max(10*time.Second, time.Duration(retries+1)*(read+write)+time.Duration(retries)*backoff)
 }
 
 // closed reports whether Close has been called.

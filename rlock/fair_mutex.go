@@ -94,7 +94,7 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (ok 
 	if wait > 0 {
 		deadline = time.Now().Add(wait)
 	}
-	ok, _, err = m.attemptWith(ctx, lease, func(ctx context.Context, lease time.Duration) (bool, time.Duration, error) {
+	ok, _, err = m.attemptWith(ctx, lease, func(ctx context.Context, lease time.Duration, _ int) (bool, time.Duration, error) {
 		a, err := f.q.TryAcquire(ctx, m.id, lease)
 		return a.Acquired, a.TTL, err
 	})
@@ -130,7 +130,7 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (ok 
 	}()
 	for {
 		var a queue.Attempt
-		ok, _, err = m.attemptWith(ctx, lease, func(ctx context.Context, lease time.Duration) (bool, time.Duration, error) {
+		ok, _, err = m.attemptWith(ctx, lease, func(ctx context.Context, lease time.Duration, _ int) (bool, time.Duration, error) {
 			var err error
 			a, err = qw.Attempt(ctx, lease)
 			return a.Acquired, a.TTL, err
@@ -185,7 +185,7 @@ func (f *FairMutex) takeWaiting(ctx context.Context, deadline time.Time) bool {
 // an error wrapping ErrNotHeld when this owner does not hold the lock; if
 // the lock has expired meanwhile, the next owner is woken all the same.
 func (f *FairMutex) Unlock(ctx context.Context) error {
-	return f.unlockWith(ctx, func(ctx context.Context, lease time.Duration) (scripts.Release, error) {
+	return f.unlockWith(ctx, func(ctx context.Context, lease time.Duration, _ string) (scripts.Release, error) {
 		return f.q.Release(ctx, f.id, lease)
 	})
 }

@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/scripts"
 )
 
@@ -53,30 +52,22 @@ func (m *Mutex) TryLock(ctx context.Context, wait, lease time.Duration) (bool, e
 }
 
 func (m *Mutex) acquire(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	return m.acquireWith(ctx, wait, lease, func(ctx context.Context, lease time.Duration) (bool, time.Duration, error) {
-		return scripts.Acquire(ctx, m.c.rdb, m.name, m.id, lease)
+	return m.acquireWith(ctx, wait, lease, func(ctx context.Context, lease time.Duration, holds int) (bool, time.Duration, error) {
+		return scripts.Acquire(ctx, m.c.rdb, m.name, m.id, lease, holds)
 	})
 }
 
 // Unlock releases one acquisition. Releasing the last one deletes the lock
 // and wakes a waiter; releasing an inner one re-arms the hold's lease. It
 // returns an error wrapping ErrNotHeld when this owner does not hold the
-// lock, whether it never did or lost it (expiry, force-unlock).
-func (m *Mutex) Unlock(ctx context.Context) error {
-	return m.unlockWith(ctx, func(ctx context.Context, lease time.Duration) (scripts.Release, error) {
-		return scripts.ReleaseHold(ctx, m.c.rdb, m.name, m.channel, keys.UnlockMessage, m.id, lease, scripts.Publish)
-	})
-}
+// lock, whether it never did or lost it (expiry, force-unlock). A request
+// that go-redis retries after a lost reply is applied once.
+func (m *Mutex) Unlock(ctx context.Context) error { return m.unlockWith(ctx, m.release) }
 
 // ForceUnlock deletes the lock whoever holds it and wakes a waiter; it
 // reports whether there was a lock. Its owner learns of the loss at its
 // next renewal or Unlock. Meant for operators, not for the lock's users.
-func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
-	if err := m.usable(); err != nil {
-		return false, err
-	}
-	return scripts.ForceRelease(ctx, m.c.rdb, m.name, m.channel, keys.UnlockMessage, scripts.Publish)
-}
+func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) { return m.forceRelease(ctx) }
 
 // Locker returns m as a sync.Locker, for code that takes one. Lock waits
 // as Mutex.Lock does, with no deadline. Since sync.Locker cannot return an

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -24,9 +25,10 @@ type owner struct {
 
 	// mu serialises this owner's commands that change the lock, so that the
 	// local view (hold, count) follows Redis in the same order.
-	mu    sync.Mutex
-	hold  *hold // current hold; nil when not held
-	count int   // acquisitions not yet released, as seen by this owner
+	mu       sync.Mutex
+	hold     *hold  // current hold; nil when not held
+	count    int    // acquisitions not yet released, as seen by this owner
+	releases uint64 // release requests made, numbering their latches
 }
 
 func (o *owner) init(c *Client, name string) {
@@ -111,9 +113,10 @@ func (o *owner) TTL(ctx context.Context) (time.Duration, error) {
 	return time.Duration(ms) * time.Millisecond, nil
 }
 
-// tryFunc runs one acquire script with lease; it reports whether the lock
-// is now held and, when not, the lock's TTL.
-type tryFunc func(ctx context.Context, lease time.Duration) (bool, time.Duration, error)
+// tryFunc runs one acquire script with lease, for an owner that has holds
+// holds already; it reports whether the lock is now held and, when not,
+// the lock's TTL.
+type tryFunc func(ctx context.Context, lease time.Duration, holds int) (bool, time.Duration, error)
 
 // attemptWith runs one acquisition attempt, try, with the lease the hold
 // needs, and records a success in the hold. The call is not cut short by
@@ -137,7 +140,7 @@ func (o *owner) attemptWith(ctx context.Context, lease time.Duration, try tryFun
 		lease = o.c.opts.watchdogTimeout
 	}
 	sent := time.Now()
-	ok, ttl, err := try(context.WithoutCancel(ctx), lease)
+	ok, ttl, err := try(context.WithoutCancel(ctx), lease, o.count)
 	if !ok || err != nil {
 		return false, ttl, err
 	}
@@ -218,8 +221,9 @@ func (o *owner) acquireWith(ctx context.Context, wait, lease time.Duration, try 
 	}
 }
 
-// releaseFunc runs one release script with the hold's lease.
-type releaseFunc func(ctx context.Context, lease time.Duration) (scripts.Release, error)
+// releaseFunc runs one release script with the hold's lease; latch is the
+// key that makes a retry of this release request harmless.
+type releaseFunc func(ctx context.Context, lease time.Duration, latch string) (scripts.Release, error)
 
 // unlockWith releases one acquisition with release and updates the hold by
 // its outcome.
@@ -236,8 +240,10 @@ func (o *owner) unlockWith(ctx context.Context, release releaseFunc) error {
 		wd.releasing(h, true)
 		defer wd.releasing(h, false)
 	}
+	o.releases++
+	latch := keys.UnlockLatch(o.name, o.id+":"+strconv.FormatUint(o.releases, 10))
 	sent := time.Now()
-	res, err := release(ctx, lease)
+	res, err := release(ctx, lease, latch)
 	if err != nil {
 		return err
 	}
@@ -262,6 +268,20 @@ func (o *owner) unlockWith(ctx context.Context, release releaseFunc) error {
 	}
 	o.hold, o.count = nil, 0
 	return fmt.Errorf("rlock: unlock %q: %w", o.name, ErrNotHeld)
+}
+
+// release runs the release script of a reentrant lock for one Unlock
+// request (not for fair locks, whose queue has its own).
+func (o *owner) release(ctx context.Context, lease time.Duration, latch string) (scripts.Release, error) {
+	return scripts.ReleaseHold(ctx, o.c.rdb, o.name, o.channel, latch, keys.UnlockMessage, o.id, lease, o.c.latchTTL, scripts.Publish)
+}
+
+// forceRelease deletes a reentrant lock whoever holds it and wakes a waiter.
+func (o *owner) forceRelease(ctx context.Context) (bool, error) {
+	if err := o.usable(); err != nil {
+		return false, err
+	}
+	return scripts.ForceRelease(ctx, o.c.rdb, o.name, o.channel, keys.UnlockMessage, scripts.Publish)
 }
 
 // acquireFunc is a handle's acquisition: see Mutex.TryLock for its results.

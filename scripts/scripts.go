@@ -22,6 +22,8 @@ import (
 var (
 	//go:embed acquire.lua
 	acquireSrc string
+	//go:embed acquire_fenced.lua
+	acquireFencedSrc string
 	//go:embed release.lua
 	releaseSrc string
 	//go:embed renew.lua
@@ -29,10 +31,11 @@ var (
 	//go:embed force_release.lua
 	forceReleaseSrc string
 
-	acquire      = redis.NewScript(acquireSrc)
-	release      = redis.NewScript(releaseSrc)
-	renew        = redis.NewScript(renewSrc)
-	forceRelease = redis.NewScript(forceReleaseSrc)
+	acquire       = redis.NewScript(acquireSrc)
+	acquireFenced = redis.NewScript(acquireFencedSrc)
+	release       = redis.NewScript(releaseSrc)
+	renew         = redis.NewScript(renewSrc)
+	forceRelease  = redis.NewScript(forceReleaseSrc)
 )
 
 // Pub/sub publish commands a script may use for the unlock message.
@@ -49,10 +52,12 @@ func Millis(d time.Duration) int64 {
 }
 
 // Acquire takes or re-enters the lock at key for owner, with the given
-// lease. It reports whether owner now holds the lock; when it does not, ttl
-// is the lock's remaining time to live (negative when Redis reports none).
-func Acquire(ctx context.Context, rdb redis.Scripter, key, owner string, lease time.Duration) (ok bool, ttl time.Duration, err error) {
-	n, err := acquire.Run(ctx, rdb, []string{key}, Millis(lease), owner).Int64()
+// lease; holds is how many holds owner had before, as it knows them, so
+// that a retried request is not counted twice. It reports whether owner now
+// holds the lock; when it does not, ttl is the lock's remaining time to
+// live (negative when Redis reports none).
+func Acquire(ctx context.Context, rdb redis.Scripter, key, owner string, lease time.Duration, holds int) (ok bool, ttl time.Duration, err error) {
+	n, err := acquire.Run(ctx, rdb, []string{key}, Millis(lease), owner, holds).Int64()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return true, 0, nil
@@ -60,6 +65,21 @@ func Acquire(ctx context.Context, rdb redis.Scripter, key, owner string, lease t
 		return false, 0, fmt.Errorf("acquire %q: %w", key, err)
 	}
 	return false, time.Duration(n) * time.Millisecond, nil
+}
+
+// AcquireFenced is Acquire for a fenced lock: each acquisition also takes
+// the next token from the counter at tokenKey, which it returns.
+func AcquireFenced(ctx context.Context, rdb redis.Scripter, key, tokenKey, owner string, lease time.Duration, holds int) (ok bool, ttl time.Duration, token int64, err error) {
+	vals, err := acquireFenced.Run(ctx, rdb, []string{key, tokenKey}, Millis(lease), owner, holds).Int64Slice()
+	switch {
+	case err != nil:
+		return false, 0, 0, fmt.Errorf("acquire %q: %w", key, err)
+	case len(vals) != 2:
+		return false, 0, 0, fmt.Errorf("acquire %q: reply %v", key, vals)
+	case vals[0] == 1:
+		return true, 0, vals[1], nil
+	}
+	return false, time.Duration(vals[1]) * time.Millisecond, 0, nil
 }
 
 // Release is the outcome of releasing one hold.
@@ -76,9 +96,11 @@ const (
 
 // ReleaseHold releases one hold of owner on the lock at key. While holds
 // remain the lease is re-armed; the last release deletes the lock and
-// publishes message on channel with the publish command pub.
-func ReleaseHold(ctx context.Context, rdb redis.Scripter, key, channel, message, owner string, lease time.Duration, pub string) (Release, error) {
-	n, err := release.Run(ctx, rdb, []string{key, channel}, message, Millis(lease), owner, pub).Int64()
+// publishes message on channel with the publish command pub. The outcome
+// is kept at latchKey for latchTTL, so a retry of this request (same
+// latchKey) is not applied twice.
+func ReleaseHold(ctx context.Context, rdb redis.Scripter, key, channel, latchKey, message, owner string, lease, latchTTL time.Duration, pub string) (Release, error) {
+	n, err := release.Run(ctx, rdb, []string{key, channel, latchKey}, message, Millis(lease), owner, pub, Millis(latchTTL)).Int64()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return NotHeld, nil

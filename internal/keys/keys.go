@@ -40,6 +40,12 @@ func WaiterChannel(name, owner string) string { return Channel(name) + ":" + own
 // Token is the fenced lock's token counter.
 func Token(name string) string { return prefixName("redisson_lock_token", name) }
 
+// UnlockLatch is the key that records the outcome of one release request,
+// so that a retried request is not applied twice.
+func UnlockLatch(name, request string) string {
+	return prefixName("redisson_unlock_latch", name) + ":" + request
+}
+
 // Slot is the Redis Cluster hash slot of key: CRC16 of the key, or of the
 // text between the first "{" and the next "}" when that text is not empty.
 func Slot(key string) int {

@@ -1,0 +1,104 @@
+package rlock
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/scripts"
+)
+
+// FencedMutex is a reentrant lock whose every acquisition also returns a
+// fencing token: a number that grows with each acquisition of the lock, by
+// any owner (Redisson's RFencedLock). A lease-based lock cannot stop a
+// holder that was paused past its lease from acting as if it still held
+// the lock; the token lets the resource it guards tell. Pass the token
+// with every write, and have the storage reject a write whose token is
+// lower than the highest it has seen: the stale holder's writes then fail.
+//
+// Apart from the tokens it is a Mutex: the same semantics, reentrancy
+// (a reentrant acquisition takes a new token too), watchdog and waiting.
+// The counter lives at redisson_lock_token:{name} and never expires. Lock a
+// name with FencedMutex only: a Mutex on the same name excludes it but
+// takes no tokens.
+type FencedMutex struct {
+	owner
+	tokenKey string
+}
+
+// NewFencedMutex returns a new owner of the fenced lock called name, as
+// NewMutex does. An empty name yields a FencedMutex whose every operation
+// returns ErrInvalidName.
+func (c *Client) NewFencedMutex(name string) *FencedMutex {
+	f := &FencedMutex{tokenKey: keys.Token(name)}
+	f.init(c, name)
+	return f
+}
+
+// Lock acquires the lock as Mutex.Lock does and returns its token.
+func (f *FencedMutex) Lock(ctx context.Context) (token int64, err error) {
+	err = lockForever(ctx, f.acquirer(&token))
+	return token, err
+}
+
+// LockWithLease acquires the lock with a fixed lease as
+// Mutex.LockWithLease does and returns its token.
+func (f *FencedMutex) LockWithLease(ctx context.Context, lease time.Duration) (token int64, err error) {
+	err = lockWithLease(ctx, lease, f.acquirer(&token))
+	return token, err
+}
+
+// TryLock acquires the lock as Mutex.TryLock does; when it does, it returns
+// the acquisition's token, else 0.
+func (f *FencedMutex) TryLock(ctx context.Context, wait, lease time.Duration) (token int64, ok bool, err error) {
+	ok, err = tryLock(ctx, wait, lease, f.acquirer(&token))
+	return token, ok, err
+}
+
+// acquirer returns the lock's acquisition, storing each granted token in
+// *token.
+func (f *FencedMutex) acquirer(token *int64) acquireFunc {
+	return func(ctx context.Context, wait, lease time.Duration) (bool, error) {
+		return f.acquireWith(ctx, wait, lease, func(ctx context.Context, lease time.Duration, holds int) (bool, time.Duration, error) {
+			ok, ttl, t, err := scripts.AcquireFenced(ctx, f.c.rdb, f.name, f.tokenKey, f.id, lease, holds)
+			if ok {
+				*token = t
+			}
+			return ok, ttl, err
+		})
+	}
+}
+
+// Token is the latest token granted for the lock, to any owner; 0 before
+// the first acquisition.
+func (f *FencedMutex) Token(ctx context.Context) (int64, error) {
+	if err := f.usable(); err != nil {
+		return 0, err
+	}
+	n, err := f.c.rdb.Get(ctx, f.tokenKey).Int64()
+	if errors.Is(err, redis.Nil) {
+		return 0, nil
+	}
+	return n, err
+}
+
+// Unlock releases one acquisition, as Mutex.Unlock does.
+func (f *FencedMutex) Unlock(ctx context.Context) error { return f.unlockWith(ctx, f.release) }
+
+// ForceUnlock deletes the lock whoever holds it and wakes a waiter, as
+// Mutex.ForceUnlock does; the token counter is kept.
+func (f *FencedMutex) ForceUnlock(ctx context.Context) (bool, error) { return f.forceRelease(ctx) }
+
+// Locker returns f as a sync.Locker (tokens discarded), with the semantics
+// of Mutex.Locker.
+func (f *FencedMutex) Locker() sync.Locker {
+	lock := func(ctx context.Context) error {
+		_, err := f.Lock(ctx)
+		return err
+	}
+	return locker{f.name, lock, f.Unlock}
+}

@@ -1,0 +1,29 @@
+-- Acquire or re-enter a fenced reentrant lock (Redisson RFencedLock layout):
+-- as acquire.lua, and every acquisition takes the next fencing token.
+--
+-- KEYS[1]  lock hash: field = owner id, value = hold count
+-- KEYS[2]  token counter (no TTL; only ever incremented)
+-- ARGV[1]  lease in milliseconds
+-- ARGV[2]  owner id
+-- ARGV[3]  holds the owner had before this acquisition, as it knows them
+--
+-- Returns {1, token} when the owner now holds the lock, else {0, the lock's
+-- remaining TTL in milliseconds}. A retry of an acquisition whose reply was
+-- lost (the hold count already is ARGV[3] + 1) takes no new token and
+-- returns the current one.
+local holds = redis.call('hget', KEYS[1], ARGV[2])
+if holds == false then
+  if redis.call('exists', KEYS[1]) == 1 then
+    return {0, redis.call('pttl', KEYS[1])}
+  end
+  holds = 0
+end
+local token
+if tonumber(holds) ~= tonumber(ARGV[3]) + 1 then
+  redis.call('hincrby', KEYS[1], ARGV[2], 1)
+  token = redis.call('incr', KEYS[2])
+else
+  token = tonumber(redis.call('get', KEYS[2]) or '0')
+end
+redis.call('pexpire', KEYS[1], ARGV[1])
+return {1, token}
