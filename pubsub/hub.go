@@ -184,7 +184,7 @@ func (sub *Subscription) Wait(ctx context.Context, d time.Duration) error {
 	if by := time.Now().Add(d); by.After(e.wakeBy) {
 		e.wakeBy = by
 	}
-	w := make(chan struct{})
+	w := make(chan time.Duration, 1)
 	var el *list.Element
 	if front {
 		el = e.sleepers.PushFront(w)
@@ -197,10 +197,25 @@ func (sub *Subscription) Wait(ctx context.Context, d time.Duration) error {
 	defer t.Stop()
 	var err error
 	select {
-	case <-w:
+	case delay := <-w:
+		if delay > 0 {
+			// Other clients go first (see entry.yieldDelay).
+			t.Reset(delay)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				err = ctx.Err()
+			case <-s.hub.ctx.Done():
+				err = ErrClosed
+			}
+		}
 		s.mu.Lock()
+		defer s.mu.Unlock()
+		if err != nil {
+			e.release(1) // this waiter will not retry: the next one will
+			return err
+		}
 		sub.woken = true
-		s.mu.Unlock()
 		return nil
 	case <-t.C:
 	case <-ctx.Done():
@@ -223,6 +238,23 @@ func (sub *Subscription) Wait(ctx context.Context, d time.Duration) error {
 		e.sleepers.Remove(el)
 	}
 	return err
+}
+
+// Won tells the channel's entry that this waiter, woken by a release,
+// then took the lock. It keeps the score by which clients take turns with
+// other clients waiting on the same channel.
+func (sub *Subscription) Won() {
+	s, e := sub.shard, sub.entry
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !sub.woken {
+		return
+	}
+	e.won()
+	if now := time.Now(); now.Sub(e.peersAt) > peersMaxAge {
+		e.peersAt = now
+		s.countPeers(e.channel)
+	}
 }
 
 // Close leaves the channel; the last waiter to leave unsubscribes it.

@@ -1,6 +1,7 @@
 package pubsub
 
 import (
+	"context"
 	"errors"
 	"net"
 	"sync"
@@ -32,11 +33,13 @@ type shard struct {
 	kick    chan struct{} // tells the writer the queue is not empty
 }
 
-// command is a SUBSCRIBE or UNSUBSCRIBE for the writer to send.
+// command is a SUBSCRIBE or UNSUBSCRIBE for the writer to send, or a
+// PUBSUB NUMSUB of its one channel.
 type command struct {
 	ps       *redis.PubSub
 	gen      uint64
 	unsub    bool
+	numsub   bool
 	channels []string
 }
 
@@ -106,6 +109,16 @@ func (s *shard) send(unsub bool, channels ...string) {
 	}
 }
 
+// countPeers asks the server, in the background, how many connections
+// subscribe to channel. Called with mu held.
+func (s *shard) countPeers(channel string) {
+	s.queue = append(s.queue, command{gen: s.gen, numsub: true, channels: []string{channel}})
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
 // writeLoop sends queued commands in order. A command that fails breaks its
 // connection, which the reader then replaces.
 func (s *shard) writeLoop() {
@@ -121,6 +134,10 @@ func (s *shard) writeLoop() {
 		s.queue = nil
 		s.mu.Unlock()
 		for _, c := range batch {
+			if c.numsub {
+				s.numsub(ctx, c.channels[0])
+				continue
+			}
 			s.mu.Lock()
 			stale := c.gen != s.gen
 			s.mu.Unlock()
@@ -139,6 +156,20 @@ func (s *shard) writeLoop() {
 				_ = c.ps.Close()
 			}
 		}
+	}
+}
+
+// numsub stores the number of connections subscribed to channel in its
+// entry. On failure the entry keeps what it had.
+func (s *shard) numsub(ctx context.Context, channel string) {
+	n, err := s.rdb.PubSubNumSub(ctx, channel).Result()
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.entries[channel]; e != nil {
+		e.peers = int(n[channel])
 	}
 }
 
@@ -241,7 +272,7 @@ func (s *shard) dispatch(gen uint64, msg any) {
 		if m.Payload == keys.ReadUnlockMessage {
 			e.releaseAll()
 		} else {
-			e.release(1)
+			e.released()
 		}
 	}
 }

@@ -205,6 +205,9 @@ func (o *owner) acquireWith(ctx context.Context, wait, lease time.Duration, try 
 			}
 		}
 		ok, ttl, err := o.attemptWith(ctx, lease, try)
+		if ok {
+			w.won()
+		}
 		if ok || err != nil {
 			return ok, err
 		}

@@ -12,6 +12,8 @@ import (
 type waiter interface {
 	// wait returns after at most d to retry, or ctx.Err() / ErrClosed.
 	wait(ctx context.Context, d time.Duration) error
+	// won is told that the attempt after the last wait took the lock.
+	won()
 	close()
 }
 
@@ -68,6 +70,8 @@ func (s subscription) wait(ctx context.Context, d time.Duration) error {
 	return err
 }
 
+func (s subscription) won() { s.sub.Won() }
+
 func (s subscription) close() { s.sub.Close() }
 
 // spinner polls: it sleeps by its backoff, never longer than asked.
@@ -91,5 +95,7 @@ func (s *spinner) wait(ctx context.Context, d time.Duration) error {
 		return ErrClosed
 	}
 }
+
+func (s *spinner) won() {}
 
 func (s *spinner) close() {}
