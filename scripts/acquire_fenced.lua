@@ -11,19 +11,17 @@
 -- remaining TTL in milliseconds}. A retry of an acquisition whose reply was
 -- lost (the hold count already is ARGV[3] + 1) takes no new token and
 -- returns the current one.
-local holds = redis.call('hget', KEYS[1], ARGV[2])
-if holds == false then
-  if redis.call('exists', KEYS[1]) == 1 then
-    return {0, redis.call('pttl', KEYS[1])}
+local ttl = redis.call('pttl', KEYS[1])
+if ttl ~= -2 then
+  local holds = redis.call('hget', KEYS[1], ARGV[2])
+  if holds == false then
+    return {0, ttl}
   end
-  holds = 0
+  if tonumber(holds) == tonumber(ARGV[3]) + 1 then
+    redis.call('pexpire', KEYS[1], ARGV[1])
+    return {1, tonumber(redis.call('get', KEYS[2]) or '0')}
+  end
 end
-local token
-if tonumber(holds) ~= tonumber(ARGV[3]) + 1 then
-  redis.call('hincrby', KEYS[1], ARGV[2], 1)
-  token = redis.call('incr', KEYS[2])
-else
-  token = tonumber(redis.call('get', KEYS[2]) or '0')
-end
+redis.call('hincrby', KEYS[1], ARGV[2], 1)
 redis.call('pexpire', KEYS[1], ARGV[1])
-return {1, token}
+return {1, redis.call('incr', KEYS[2])}

@@ -19,10 +19,12 @@ local done = redis.call('get', KEYS[3])
 if done ~= false then
   return tonumber(done)
 end
-if redis.call('hexists', KEYS[1], ARGV[3]) == 0 then
+local holds = redis.call('hget', KEYS[1], ARGV[3])
+if holds == false then
   return nil
 end
-if redis.call('hincrby', KEYS[1], ARGV[3], -1) > 0 then
+if tonumber(holds) > 1 then
+  redis.call('hincrby', KEYS[1], ARGV[3], -1)
   redis.call('pexpire', KEYS[1], ARGV[2])
   redis.call('set', KEYS[3], 0, 'px', ARGV[5])
   return 0

@@ -57,29 +57,31 @@ func Millis(d time.Duration) int64 {
 // holds the lock; when it does not, ttl is the lock's remaining time to
 // live (negative when Redis reports none).
 func Acquire(ctx context.Context, rdb redis.Scripter, key, owner string, lease time.Duration, holds int) (ok bool, ttl time.Duration, err error) {
-	n, err := acquire.Run(ctx, rdb, []string{key}, Millis(lease), owner, holds).Int64()
+	vals, err := acquire.Run(ctx, rdb, []string{key}, Millis(lease), owner, holds).Int64Slice()
+	return acquired(key, vals, err)
+}
+
+// acquired reads an acquire script's reply, {1, n} or {0, ttl}.
+func acquired(key string, vals []int64, err error) (ok bool, ttl time.Duration, err2 error) {
 	switch {
-	case errors.Is(err, redis.Nil):
-		return true, 0, nil
 	case err != nil:
 		return false, 0, fmt.Errorf("acquire %q: %w", key, err)
+	case len(vals) != 2:
+		return false, 0, fmt.Errorf("acquire %q: reply %v", key, vals)
+	case vals[0] == 1:
+		return true, 0, nil
 	}
-	return false, time.Duration(n) * time.Millisecond, nil
+	return false, time.Duration(vals[1]) * time.Millisecond, nil
 }
 
 // AcquireFenced is Acquire for a fenced lock: each acquisition also takes
 // the next token from the counter at tokenKey, which it returns.
 func AcquireFenced(ctx context.Context, rdb redis.Scripter, key, tokenKey, owner string, lease time.Duration, holds int) (ok bool, ttl time.Duration, token int64, err error) {
 	vals, err := acquireFenced.Run(ctx, rdb, []string{key, tokenKey}, Millis(lease), owner, holds).Int64Slice()
-	switch {
-	case err != nil:
-		return false, 0, 0, fmt.Errorf("acquire %q: %w", key, err)
-	case len(vals) != 2:
-		return false, 0, 0, fmt.Errorf("acquire %q: reply %v", key, vals)
-	case vals[0] == 1:
-		return true, 0, vals[1], nil
+	if ok, ttl, err = acquired(key, vals, err); ok {
+		token = vals[1]
 	}
-	return false, time.Duration(vals[1]) * time.Millisecond, 0, nil
+	return ok, ttl, token, err
 }
 
 // Release is the outcome of releasing one hold.
