@@ -3,20 +3,24 @@ package rlock
 import (
 	"context"
 	"os"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/relock-go/relock/internal/leakcheck"
 	"github.com/relock-go/relock/internal/redistest"
 )
 
 // srv is the real redis-server shared by this package's integration tests.
 var srv *redistest.Server
 
-func TestMain(m *testing.M) { os.Exit(redistest.Main(m, &srv)) }
+// TestMain runs the tests on a real redis-server and fails the package if a
+// goroutine of the module outlives them.
+func TestMain(m *testing.M) {
+	os.Exit(leakcheck.Main(func() int { return redistest.Main(m, &srv) }))
+}
 
 // newRedis returns a go-redis client of the test server, empty and with
 // fresh command statistics.
@@ -60,15 +64,16 @@ func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 }
 
 // libraryGoroutines lists the stacks of goroutines running this module's
-// code, other than tests.
+// code, other than tests, that are blocked. A runnable one may be on its way
+// out: Close returns once each goroutine has signalled its exit, which is
+// just before it returns. TestMain's leak check catches any that stays.
 func libraryGoroutines() []string {
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	var out []string
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "github.com/relock-go/relock/") && !strings.Contains(g, "_test.go") && !strings.Contains(g, "testing.tRunner") {
-			out = append(out, g)
+	var blocked []string
+	for _, g := range leakcheck.Goroutines() {
+		header, _, _ := strings.Cut(g, "\n")
+		if !strings.Contains(header, "[runnable") && !strings.Contains(header, "[running") {
+			blocked = append(blocked, g)
 		}
 	}
-	return out
+	return blocked
 }

@@ -17,12 +17,17 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/relock-go/relock/internal/leakcheck"
 	"github.com/relock-go/relock/internal/redistest"
 )
 
 var srv *redistest.Server
 
-func TestMain(m *testing.M) { os.Exit(redistest.Main(m, &srv)) }
+// TestMain runs the tests on a real redis-server and fails the package if a
+// goroutine of the module outlives them.
+func TestMain(m *testing.M) {
+	os.Exit(leakcheck.Main(func() int { return redistest.Main(m, &srv) }))
+}
 
 // replyTimeout bounds the commands that are expected to get no reply: short,
 // so that they fail quickly (see timeoutCtx).
