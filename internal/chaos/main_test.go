@@ -1,0 +1,156 @@
+package chaos
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/faultproxy"
+	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/rlock"
+)
+
+// srv is this package's own redis-server: tests may restart it.
+var srv *redistest.Server
+
+func TestMain(m *testing.M) { os.Exit(redistest.Main(m, &srv)) }
+
+// within bounds every wait for an event that should come: generous, so a
+// loaded machine never fails a test that is merely slow.
+const within = 10 * time.Second
+
+// cmdTimeout is the read, write and dial timeout of clients behind a
+// proxy: a command lost in a fault fails after it, and go-redis retries it.
+const cmdTimeout = 250 * time.Millisecond
+
+// fresh empties the server and registers, first so that it runs last, a
+// check that no goroutine of the library outlives the test.
+func fresh(t *testing.T) {
+	t.Helper()
+	srv.Reset(t)
+	t.Cleanup(func() { checkNoLibraryGoroutines(t) })
+}
+
+// startProxy starts a proxy to the server, closed when the test ends.
+func startProxy(t *testing.T) *faultproxy.Proxy {
+	t.Helper()
+	p, err := faultproxy.Start(srv.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	return p
+}
+
+// proxied returns a go-redis client that goes through p, with short
+// timeouts and go-redis's default retries, closed when the test ends.
+func proxied(t *testing.T, p *faultproxy.Proxy, maxRetries int) *redis.Client {
+	t.Helper()
+	rdb := redis.NewClient(&redis.Options{
+		Addr:         p.Addr(),
+		DialTimeout:  cmdTimeout,
+		ReadTimeout:  cmdTimeout,
+		WriteTimeout: cmdTimeout,
+		MaxRetries:   maxRetries,
+	})
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
+}
+
+// direct returns a go-redis client of the server with no proxy between,
+// closed when the test ends: the test's own view of Redis.
+func direct(t *testing.T) *redis.Client {
+	t.Helper()
+	return srv.Client(t)
+}
+
+// newClient returns an rlock Client on rdb, closed when the test ends.
+func newClient(t *testing.T, rdb redis.UniversalClient, opts ...rlock.Option) *rlock.Client {
+	t.Helper()
+	c, err := rlock.New(rdb, opts...)
+	if err != nil {
+		t.Fatalf("rlock.New: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// ctxT returns a context that ends after within, or with the test.
+func ctxT(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// eventually fails the test unless cond holds within d, checking every few
+// milliseconds. For states that no event announces (server-side state).
+func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %v: %s", d, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// lostWithin fails the test unless lost closes within d.
+func lostWithin(t *testing.T, lost <-chan struct{}, d time.Duration, what string) {
+	t.Helper()
+	if lost == nil {
+		t.Fatalf("%s: no Lost channel: the owner does not hold the lock", what)
+	}
+	select {
+	case <-lost:
+	case <-time.After(d):
+		t.Fatalf("%s: Lost did not fire within %v", what, d)
+	}
+}
+
+// checkNoLibraryGoroutines fails the test if a goroutine running the
+// library's code (not this package's) is left once its Clients are closed.
+func checkNoLibraryGoroutines(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		left := libraryGoroutines()
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines of the library left after the test:\n%s", len(left), strings.Join(left, "\n\n"))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// libraryGoroutines returns the stacks of goroutines that run code of
+// rlock, pubsub, queue, scripts or faultproxy.
+func libraryGoroutines() []string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	var left []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		for _, pkg := range []string{"rlock.", "pubsub.", "queue.", "scripts.", "internal/faultproxy."} {
+			if strings.Contains(g, "github.com/relock-go/relock/"+pkg) {
+				left = append(left, g)
+				break
+			}
+		}
+	}
+	return left
+}
