@@ -67,6 +67,8 @@ func (d *demo) play(ctx context.Context) error {
 		{"TryLock: give up after a short wait", d.tryLock},
 		{fmt.Sprintf("Watchdog: a hold outlives its %v lease", d.cfg.Lease), d.watchdog},
 		{"Fixed lease: no watchdog, so the lease runs out", d.fixedLease},
+		{"Fair lock: granted strictly in arrival order", d.fairness},
+		{"Fencing: a stalled holder's late write is rejected", d.fencing},
 		// Further scenes go here, one function each.
 	}
 	for _, sc := range scenes {

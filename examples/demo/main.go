@@ -5,7 +5,9 @@
 // It prints a timeline: who holds the lock, who waits, who is woken by the
 // release (and how quickly), a reentrant acquisition, a TryLock that gives
 // up, the watchdog keeping a long hold alive, a fixed lease running out,
-// and finally a check that no increment of the counter was lost.
+// a fair lock granted in arrival order, a fencing token turning away a
+// holder that stalled past its lease, and finally a check that no
+// increment of the counter was lost.
 //
 // It runs on an embedded miniredis, or on the Redis at REDIS_ADDR if set:
 //
@@ -32,24 +34,26 @@ const (
 
 // config sets the demo's cast and pace.
 type config struct {
-	Services   []string      // the contending services, one rlock.Client each
-	Increments int           // counter increments per service in the contention scene
-	Work       time.Duration // how long an increment keeps the lock
-	Lease      time.Duration // watchdog timeout: the lease of locks taken with Lock
-	LongHold   time.Duration // how long the watchdog scene holds the lock
-	TryWait    time.Duration // how long the TryLock scene waits before giving up
+	Services    []string      // the contending services, one rlock.Client each
+	Increments  int           // counter increments per service in the contention scene
+	Work        time.Duration // how long an increment keeps the lock
+	Lease       time.Duration // watchdog timeout: the lease of locks taken with Lock
+	LongHold    time.Duration // how long the watchdog scene holds the lock
+	TryWait     time.Duration // how long the TryLock scene waits before giving up
+	FencedLease time.Duration // fixed lease of the fencing scene's stalled holder
 }
 
-// defaultConfig runs in about five seconds. The lease is far shorter than
+// defaultConfig runs in about six seconds. The lease is far shorter than
 // the 30s default so that the watchdog's renewals show within seconds.
 func defaultConfig() config {
 	return config{
-		Services:   []string{"orders", "billing", "shipping", "returns"},
-		Increments: 3,
-		Work:       100 * time.Millisecond,
-		Lease:      600 * time.Millisecond,
-		LongHold:   2400 * time.Millisecond, // 4 leases
-		TryWait:    300 * time.Millisecond,
+		Services:    []string{"orders", "billing", "shipping", "returns"},
+		Increments:  3,
+		Work:        100 * time.Millisecond,
+		Lease:       600 * time.Millisecond,
+		LongHold:    2400 * time.Millisecond, // 4 leases
+		TryWait:     300 * time.Millisecond,
+		FencedLease: 400 * time.Millisecond,
 	}
 }
 

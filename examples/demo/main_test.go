@@ -11,12 +11,13 @@ import (
 // quickConfig plays every scene in about two seconds.
 func quickConfig() config {
 	return config{
-		Services:   []string{"orders", "billing", "shipping"},
-		Increments: 2,
-		Work:       20 * time.Millisecond,
-		Lease:      300 * time.Millisecond,
-		LongHold:   700 * time.Millisecond,
-		TryWait:    100 * time.Millisecond,
+		Services:    []string{"orders", "billing", "shipping"},
+		Increments:  2,
+		Work:        20 * time.Millisecond,
+		Lease:       300 * time.Millisecond,
+		LongHold:    700 * time.Millisecond,
+		TryWait:     100 * time.Millisecond,
+		FencedLease: 200 * time.Millisecond,
 	}
 }
 
@@ -60,6 +61,11 @@ func TestRunPlaysEveryScene(t *testing.T) {
 		"lock never lost",
 		"Lost() closed",
 		"Unlock returns ErrNotHeld",
+		"queues: 2nd in line",
+		"OK: grants in arrival order (FIFO): billing -> shipping",
+		"writes price 12.50 with token",
+		"stale write rejected by the store: token",
+		`OK: the store holds "12.50 by orders"`,
 		// 3 services x 2, the reentrant one, the waiter during the
 		// watchdog scene and the next holder after the fixed lease.
 		"OK: counter = 9 = increments made",
@@ -80,5 +86,30 @@ func TestCheckCounterFailsOnLostUpdate(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "FAIL: counter = 0") {
 		t.Errorf("output lacks the failure:\n%s", out.String())
+	}
+}
+
+func TestCheckGrantOrderFailsOutOfOrder(t *testing.T) {
+	var out bytes.Buffer
+	d := newTestDemo(t, &out)
+
+	if err := d.checkGrantOrder([]string{"billing", "shipping"}, []string{"shipping", "billing"}); err == nil {
+		t.Fatal("checkGrantOrder: nil error, want one for grants out of arrival order")
+	}
+	if !strings.Contains(out.String(), "FAIL: grants shipping, billing, but arrivals billing, shipping") {
+		t.Errorf("output lacks the failure:\n%s", out.String())
+	}
+}
+
+func TestFencedStoreRejectsStaleToken(t *testing.T) {
+	var db fencedStore
+	if err := db.write(2, "new"); err != nil {
+		t.Fatalf("write with token 2: %v", err)
+	}
+	if err := db.write(1, "stale"); err == nil {
+		t.Fatal("write with token 1 after token 2: nil error, want a rejection")
+	}
+	if db.value != "new" {
+		t.Errorf("value = %q, want %q", db.value, "new")
 	}
 }

@@ -81,10 +81,17 @@ func (s *service) unlock(ctx context.Context, m *rlock.Mutex, format string, arg
 	return nil
 }
 
+// lockInfo is what holder needs of a lock: *rlock.Mutex, *rlock.FairMutex
+// and *rlock.FencedMutex all have it.
+type lockInfo interface {
+	Name() string
+	TTL(ctx context.Context) (time.Duration, error)
+}
+
 // holder names the service holding m, read from Redis. The lock is a hash
 // in Redisson's layout: one field, the holder's owner id, whose value is
 // its hold count.
-func (s *service) holder(ctx context.Context, m *rlock.Mutex) string {
+func (s *service) holder(ctx context.Context, m lockInfo) string {
 	owners, err := s.rdb.HKeys(ctx, m.Name()).Result()
 	switch {
 	case err != nil:
