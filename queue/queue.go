@@ -84,13 +84,15 @@ const (
 
 // TryAcquire takes or re-enters the lock for owner if it can right now:
 // the lock is free and nobody waits, or owner is the head of the queue, or
-// owner holds it already. It never queues the owner.
-func (q *Queue) TryAcquire(ctx context.Context, owner string, lease time.Duration) (Attempt, error) {
-	return q.attempt(ctx, owner, lease, try)
+// owner holds it already. It never queues the owner. The script runs on
+// rdb: the queue's client, or one connection of it when the caller must
+// wait for replicas on that connection.
+func (q *Queue) TryAcquire(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration) (Attempt, error) {
+	return q.attempt(ctx, rdb, owner, lease, try)
 }
 
-func (q *Queue) attempt(ctx context.Context, owner string, lease time.Duration, m mode) (Attempt, error) {
-	vals, err := acquire.Run(ctx, q.rdb, q.keys, scripts.Millis(lease), owner, scripts.Millis(q.wait), string(m),
+func (q *Queue) attempt(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, m mode) (Attempt, error) {
+	vals, err := acquire.Run(ctx, rdb, q.keys, scripts.Millis(lease), owner, scripts.Millis(q.wait), string(m),
 		keys.UnlockMessage, scripts.Publish).Int64Slice()
 	if err != nil {
 		return Attempt{}, fmt.Errorf("fair acquire %q: %w", q.name, err)
@@ -156,12 +158,12 @@ func (q *Queue) Waiter(owner string) *Waiter { return &Waiter{q: q, owner: owner
 // queues the owner at the tail, or keeps the owner's place, refreshing its
 // deadline. An owner that was queued and found itself evicted goes back to
 // the head (see the package doc).
-func (w *Waiter) Attempt(ctx context.Context, lease time.Duration) (Attempt, error) {
+func (w *Waiter) Attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration) (Attempt, error) {
 	m := join
 	if w.queued {
 		m = stay
 	}
-	a, err := w.q.attempt(ctx, w.owner, lease, m)
+	a, err := w.q.attempt(ctx, rdb, w.owner, lease, m)
 	// After an error the owner may or may not be queued: Leave finds out.
 	w.queued = err != nil || !a.Acquired
 	return a, err

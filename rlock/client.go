@@ -3,6 +3,7 @@ package rlock
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -46,6 +47,13 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 		}
 		if err := opt(&o); err != nil {
 			return nil, err
+		}
+	}
+	if o.replicas > 0 {
+		switch rdb.(type) {
+		case *redis.Client, *redis.ClusterClient:
+		default:
+			return nil, fmt.Errorf("rlock: WithReplicaAck needs a *redis.Client or *redis.ClusterClient, not %T", rdb)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -110,6 +118,17 @@ func retryWindow(rdb redis.UniversalClient) time.Duration {
 	}
 	retries = max(retries, 0)
 	return max(10*time.Second, time.Duration(retries+1)*(read+write)+time.Duration(retries)*backoff)
+}
+
+// master returns the client of the master that holds key.
+func (c *Client) master(ctx context.Context, key string) (*redis.Client, error) {
+	switch rdb := c.rdb.(type) {
+	case *redis.Client:
+		return rdb, nil
+	case *redis.ClusterClient:
+		return rdb.MasterForKey(ctx, key)
+	}
+	return nil, fmt.Errorf("rlock: no master client for %q in %T", key, c.rdb)
 }
 
 // closed reports whether Close has been called.

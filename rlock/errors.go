@@ -16,6 +16,11 @@ var (
 	// empty.
 	ErrInvalidName = errors.New("rlock: lock name must not be empty")
 
+	// ErrNotReplicated is returned by an acquisition that WithReplicaAck
+	// made wait for replicas, when too few acknowledged it in time. The
+	// acquisition was undone: the lock is not held by it.
+	ErrNotReplicated = errors.New("rlock: acquisition not acknowledged by enough replicas")
+
 	// ErrLockLost is the cause reported through Mutex.Lost: the lock stopped
 	// being held by its owner without Unlock (see Mutex.Lost).
 	ErrLockLost = errors.New("rlock: lock lost")

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/relock-go/relock/queue"
 	"github.com/relock-go/relock/scripts"
 )
@@ -52,7 +54,9 @@ type FairMutex struct {
 // name yields a FairMutex whose every operation returns ErrInvalidName.
 func (c *Client) NewFairMutex(name string) *FairMutex {
 	f := &FairMutex{q: queue.New(c.rdb, name, c.opts.fairWaitTimeout), waiting: make(chan struct{}, 1)}
-	f.init(c, name)
+	f.init(c, name, func(ctx context.Context, lease time.Duration, _ string) (scripts.Release, error) {
+		return f.q.Release(ctx, f.id, lease)
+	})
 	return f
 }
 
@@ -94,8 +98,8 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (ok 
 	if wait > 0 {
 		deadline = time.Now().Add(wait)
 	}
-	ok, _, err = m.attemptWith(ctx, lease, func(ctx context.Context, lease time.Duration, _ int) (bool, time.Duration, error) {
-		a, err := f.q.TryAcquire(ctx, m.id, lease)
+	ok, _, err = m.attemptWith(ctx, lease, func(ctx context.Context, rdb redis.Scripter, lease time.Duration, _ int) (bool, time.Duration, error) {
+		a, err := f.q.TryAcquire(ctx, rdb, m.id, lease)
 		return a.Acquired, a.TTL, err
 	})
 	if ok || err != nil || wait == 0 {
@@ -130,9 +134,9 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (ok 
 	}()
 	for {
 		var a queue.Attempt
-		ok, _, err = m.attemptWith(ctx, lease, func(ctx context.Context, lease time.Duration, _ int) (bool, time.Duration, error) {
+		ok, _, err = m.attemptWith(ctx, lease, func(ctx context.Context, rdb redis.Scripter, lease time.Duration, _ int) (bool, time.Duration, error) {
 			var err error
-			a, err = qw.Attempt(ctx, lease)
+			a, err = qw.Attempt(ctx, rdb, lease)
 			return a.Acquired, a.TTL, err
 		})
 		if ok || err != nil {
@@ -185,9 +189,7 @@ func (f *FairMutex) takeWaiting(ctx context.Context, deadline time.Time) bool {
 // an error wrapping ErrNotHeld when this owner does not hold the lock; if
 // the lock has expired meanwhile, the next owner is woken all the same.
 func (f *FairMutex) Unlock(ctx context.Context) error {
-	return f.unlockWith(ctx, func(ctx context.Context, lease time.Duration, _ string) (scripts.Release, error) {
-		return f.q.Release(ctx, f.id, lease)
-	})
+	return f.unlock(ctx)
 }
 
 // ForceUnlock deletes the lock whoever holds it and wakes the next owner in

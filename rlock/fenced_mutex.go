@@ -35,7 +35,7 @@ type FencedMutex struct {
 // returns ErrInvalidName.
 func (c *Client) NewFencedMutex(name string) *FencedMutex {
 	f := &FencedMutex{tokenKey: keys.Token(name)}
-	f.init(c, name)
+	f.init(c, name, nil)
 	return f
 }
 
@@ -63,8 +63,8 @@ func (f *FencedMutex) TryLock(ctx context.Context, wait, lease time.Duration) (t
 // *token.
 func (f *FencedMutex) acquirer(token *int64) acquireFunc {
 	return func(ctx context.Context, wait, lease time.Duration) (bool, error) {
-		return f.acquireWith(ctx, wait, lease, func(ctx context.Context, lease time.Duration, holds int) (bool, time.Duration, error) {
-			ok, ttl, t, err := scripts.AcquireFenced(ctx, f.c.rdb, f.name, f.tokenKey, f.id, lease, holds)
+		return f.acquireWith(ctx, wait, lease, func(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (bool, time.Duration, error) {
+			ok, ttl, t, err := scripts.AcquireFenced(ctx, rdb, f.name, f.tokenKey, f.id, lease, holds)
 			if ok {
 				*token = t
 			}
@@ -87,7 +87,7 @@ func (f *FencedMutex) Token(ctx context.Context) (int64, error) {
 }
 
 // Unlock releases one acquisition, as Mutex.Unlock does.
-func (f *FencedMutex) Unlock(ctx context.Context) error { return f.unlockWith(ctx, f.release) }
+func (f *FencedMutex) Unlock(ctx context.Context) error { return f.unlock(ctx) }
 
 // ForceUnlock deletes the lock whoever holds it and wakes a waiter, as
 // Mutex.ForceUnlock does; the token counter is kept.

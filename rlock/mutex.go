@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/relock-go/relock/scripts"
 )
 
@@ -25,7 +27,7 @@ type Mutex struct {
 // name yields a Mutex whose every operation returns ErrInvalidName.
 func (c *Client) NewMutex(name string) *Mutex {
 	m := &Mutex{}
-	m.init(c, name)
+	m.init(c, name, nil)
 	return m
 }
 
@@ -52,8 +54,8 @@ func (m *Mutex) TryLock(ctx context.Context, wait, lease time.Duration) (bool, e
 }
 
 func (m *Mutex) acquire(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	return m.acquireWith(ctx, wait, lease, func(ctx context.Context, lease time.Duration, holds int) (bool, time.Duration, error) {
-		return scripts.Acquire(ctx, m.c.rdb, m.name, m.id, lease, holds)
+	return m.acquireWith(ctx, wait, lease, func(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (bool, time.Duration, error) {
+		return scripts.Acquire(ctx, rdb, m.name, m.id, lease, holds)
 	})
 }
 
@@ -62,7 +64,7 @@ func (m *Mutex) acquire(ctx context.Context, wait, lease time.Duration) (bool, e
 // returns an error wrapping ErrNotHeld when this owner does not hold the
 // lock, whether it never did or lost it (expiry, force-unlock). A request
 // that go-redis retries after a lost reply is applied once.
-func (m *Mutex) Unlock(ctx context.Context) error { return m.unlockWith(ctx, m.release) }
+func (m *Mutex) Unlock(ctx context.Context) error { return m.unlock(ctx) }
 
 // ForceUnlock deletes the lock whoever holds it and wakes a waiter; it
 // reports whether there was a lock. Its owner learns of the loss at its

@@ -27,6 +27,8 @@ type options struct {
 	subConns        int
 	healthCheck     time.Duration
 	fairWaitTimeout time.Duration
+	replicas        int // WithReplicaAck; 0: do not wait
+	replicaTimeout  time.Duration
 }
 
 func defaultOptions() options {
@@ -114,6 +116,24 @@ func WithFairWaitTimeout(d time.Duration) Option {
 			return fmt.Errorf("rlock: fair wait timeout %v: must be at least 3ms", d)
 		}
 		o.fairWaitTimeout = d
+		return nil
+	}
+}
+
+// WithReplicaAck makes every acquisition wait, with Redis's WAIT, until at
+// least replicas replicas of the lock's master have acknowledged it, for at
+// most timeout (0: wait as long as it takes). An acquisition that too few
+// replicas acknowledged is undone and reported as ErrNotReplicated, so a
+// failover to a replica cannot lose a lock that its owner believes held
+// (unless the acknowledging replicas are not the one promoted). It costs a
+// round trip and the replication delay on every acquisition. It needs a
+// single-node or failover client (*redis.Client) or a *redis.ClusterClient.
+func WithReplicaAck(replicas int, timeout time.Duration) Option {
+	return func(o *options) error {
+		if replicas < 1 || timeout < 0 {
+			return fmt.Errorf("rlock: WithReplicaAck(%d, %v): want at least one replica and a timeout not negative", replicas, timeout)
+		}
+		o.replicas, o.replicaTimeout = replicas, timeout
 		return nil
 	}
 }

@@ -29,10 +29,18 @@ type owner struct {
 	hold     *hold  // current hold; nil when not held
 	count    int    // acquisitions not yet released, as seen by this owner
 	releases uint64 // release requests made, numbering their latches
+	// releaseScript releases one hold, in the handle's kind of lock.
+	releaseScript releaseFunc
 }
 
-func (o *owner) init(c *Client, name string) {
+// init sets the owner up for a new handle whose release script is release
+// (nil: the reentrant lock's, owner.release).
+func (o *owner) init(c *Client, name string, release releaseFunc) {
 	o.c, o.name, o.id, o.channel = c, name, c.ids.Next(), keys.Channel(name)
+	o.releaseScript = release
+	if release == nil {
+		o.releaseScript = o.release
+	}
 }
 
 // Name is the lock's name, which is also its Redis key.
@@ -113,10 +121,10 @@ func (o *owner) TTL(ctx context.Context) (time.Duration, error) {
 	return time.Duration(ms) * time.Millisecond, nil
 }
 
-// tryFunc runs one acquire script with lease, for an owner that has holds
-// holds already; it reports whether the lock is now held and, when not,
-// the lock's TTL.
-type tryFunc func(ctx context.Context, lease time.Duration, holds int) (bool, time.Duration, error)
+// tryFunc runs one acquire script on rdb with lease, for an owner that has
+// holds holds already; it reports whether the lock is now held and, when
+// not, the lock's TTL.
+type tryFunc func(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (bool, time.Duration, error)
 
 // attemptWith runs one acquisition attempt, try, with the lease the hold
 // needs, and records a success in the hold. The call is not cut short by
@@ -139,8 +147,16 @@ func (o *owner) attemptWith(ctx context.Context, lease time.Duration, try tryFun
 	} else if renew {
 		lease = o.c.opts.watchdogTimeout
 	}
+	ctx = context.WithoutCancel(ctx)
 	sent := time.Now()
-	ok, ttl, err := try(context.WithoutCancel(ctx), lease, o.count)
+	var ok bool
+	var ttl time.Duration
+	var err error
+	if o.c.opts.replicas > 0 {
+		ok, ttl, err = o.tryReplicated(ctx, lease, try)
+	} else {
+		ok, ttl, err = try(ctx, o.c.rdb, lease, o.count)
+	}
 	if !ok || err != nil {
 		return false, ttl, err
 	}
@@ -151,6 +167,63 @@ func (o *owner) attemptWith(ctx context.Context, lease time.Duration, try tryFun
 	}
 	o.count++
 	return true, 0, nil
+}
+
+// tryReplicated runs try on the lock's master, each script call followed
+// on its connection by a WAIT for WithReplicaAck's replicas. Without enough
+// acknowledgements of a successful acquisition it releases what it took
+// and reports ErrNotReplicated: a failover could lose such an acquisition.
+func (o *owner) tryReplicated(ctx context.Context, lease time.Duration, try tryFunc) (bool, time.Duration, error) {
+	master, err := o.c.master(ctx, o.name)
+	if err != nil {
+		return false, 0, err
+	}
+	want, timeout := o.c.opts.replicas, o.c.opts.replicaTimeout
+	r := &replicated{Scripter: master, master: master, replicas: want, timeout: timeout}
+	ok, ttl, err := try(ctx, r, lease, o.count)
+	if !ok || err != nil {
+		return ok, ttl, err
+	}
+	if r.waitErr == nil && r.acked >= int64(want) {
+		return true, 0, nil
+	}
+	// Undo this acquisition, once, as an Unlock would.
+	if _, uerr := o.releaseScript(ctx, lease, o.nextLatch()); uerr != nil {
+		return false, 0, errors.Join(fmt.Errorf("rlock: %q: %w", o.name, ErrNotReplicated), uerr)
+	}
+	if r.waitErr != nil {
+		return false, 0, fmt.Errorf("rlock: %q: WAIT: %w", o.name, r.waitErr)
+	}
+	return false, 0, fmt.Errorf("rlock: %q: %d of %d replicas acknowledged within %v: %w", o.name, r.acked, want, timeout, ErrNotReplicated)
+}
+
+// replicated is a redis.Scripter that sends each script call in one
+// pipeline with a WAIT after it, so that both use one connection and WAIT
+// counts the replicas that acknowledged that call's writes.
+type replicated struct {
+	redis.Scripter // the master's client, for SCRIPT LOAD and EXISTS
+	master         *redis.Client
+	replicas       int
+	timeout        time.Duration
+	acked          int64 // from the last call's WAIT
+	waitErr        error
+}
+
+func (r *replicated) EvalSha(ctx context.Context, sha string, keys []string, args ...any) *redis.Cmd {
+	return r.withWait(ctx, func(p redis.Pipeliner) *redis.Cmd { return p.EvalSha(ctx, sha, keys, args...) })
+}
+
+func (r *replicated) Eval(ctx context.Context, script string, keys []string, args ...any) *redis.Cmd {
+	return r.withWait(ctx, func(p redis.Pipeliner) *redis.Cmd { return p.Eval(ctx, script, keys, args...) })
+}
+
+func (r *replicated) withWait(ctx context.Context, call func(redis.Pipeliner) *redis.Cmd) *redis.Cmd {
+	pipe := r.master.Pipeline()
+	cmd := call(pipe)
+	wait := pipe.Do(ctx, "wait", r.replicas, r.timeout.Milliseconds())
+	_, _ = pipe.Exec(ctx)
+	r.acked, r.waitErr = wait.Int64()
+	return cmd
 }
 
 // acquireWith tries with try, then waits on the lock's channel and retries
@@ -228,9 +301,15 @@ func (o *owner) acquireWith(ctx context.Context, wait, lease time.Duration, try 
 // key that makes a retry of this release request harmless.
 type releaseFunc func(ctx context.Context, lease time.Duration, latch string) (scripts.Release, error)
 
-// unlockWith releases one acquisition with release and updates the hold by
-// its outcome.
-func (o *owner) unlockWith(ctx context.Context, release releaseFunc) error {
+// nextLatch is the unlock latch key of a new release request. Called with
+// mu held.
+func (o *owner) nextLatch() string {
+	o.releases++
+	return keys.UnlockLatch(o.name, o.id+":"+strconv.FormatUint(o.releases, 10))
+}
+
+// unlock releases one acquisition and updates the hold by the outcome.
+func (o *owner) unlock(ctx context.Context) error {
 	if err := o.usable(); err != nil {
 		return err
 	}
@@ -243,10 +322,8 @@ func (o *owner) unlockWith(ctx context.Context, release releaseFunc) error {
 		wd.releasing(h, true)
 		defer wd.releasing(h, false)
 	}
-	o.releases++
-	latch := keys.UnlockLatch(o.name, o.id+":"+strconv.FormatUint(o.releases, 10))
 	sent := time.Now()
-	res, err := release(ctx, lease, latch)
+	res, err := o.releaseScript(ctx, lease, o.nextLatch())
 	if err != nil {
 		return err
 	}
