@@ -15,6 +15,8 @@ const (
 	subscribed
 	// unsubscribing: UNSUBSCRIBE sent, confirmation awaited.
 	unsubscribing
+	// orphaned: no longer the shard's; its waiters get no messages.
+	orphaned
 )
 
 // entry is the shared state of one channel's waiters. Its fields are

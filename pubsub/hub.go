@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"sync"
 	"time"
@@ -23,12 +24,25 @@ type Options struct {
 	// pinged; a connection that then stays silent as long again is replaced.
 	// Default 3s.
 	HealthCheck time.Duration
+	// Sharded subscribes with SSUBSCRIBE, Redis 7's sharded pub/sub, on a
+	// Redis Cluster (rdb must be a *redis.ClusterClient): each channel on
+	// the master that serves its slot, one connection per such master, so
+	// that a release published with SPUBLISH reaches only that master's
+	// subscribers instead of every node. Connections is then ignored.
+	Sharded bool
 }
 
 // Hub multiplexes the channel subscriptions of many waiters over a few
 // Redis connections. It is safe for concurrent use.
 type Hub struct {
-	shards []*shard
+	rdb redis.UniversalClient
+	opt Options
+
+	mu     sync.Mutex
+	closed bool
+	shards []*shard          // classic: fixed; sharded: one per master, in creation order
+	nodes  map[string]*shard // sharded: by master address
+
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
 	once   sync.Once
@@ -45,15 +59,27 @@ func New(rdb redis.UniversalClient, opt Options) *Hub {
 		opt.HealthCheck = 3 * time.Second
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &Hub{ctx: ctx, cancel: cancel}
-	for range opt.Connections {
-		s := newShard(h, rdb, opt.HealthCheck)
-		h.shards = append(h.shards, s)
-		h.wg.Add(2)
-		go func() { defer h.wg.Done(); s.readLoop() }()
-		go func() { defer h.wg.Done(); s.writeLoop() }()
+	h := &Hub{rdb: rdb, opt: opt, ctx: ctx, cancel: cancel, nodes: make(map[string]*shard)}
+	if !opt.Sharded {
+		for range opt.Connections {
+			h.start("")
+		}
 	}
 	return h
+}
+
+// start adds a shard, for the master at node in sharded mode, and starts
+// its goroutines. Called with mu held, or before the Hub is shared.
+func (h *Hub) start(node string) *shard {
+	s := newShard(h, node)
+	h.shards = append(h.shards, s)
+	if node != "" {
+		h.nodes[node] = s
+	}
+	h.wg.Add(2)
+	go func() { defer h.wg.Done(); s.readLoop() }()
+	go func() { defer h.wg.Done(); s.writeLoop() }()
+	return s
 }
 
 // Close stops the Hub: its connections close, blocked Subscribe and Wait
@@ -62,7 +88,11 @@ func New(rdb redis.UniversalClient, opt Options) *Hub {
 func (h *Hub) Close() error {
 	h.once.Do(func() {
 		h.cancel()
-		for _, s := range h.shards {
+		h.mu.Lock()
+		h.closed = true
+		shards := h.shards
+		h.mu.Unlock()
+		for _, s := range shards {
 			s.close()
 		}
 		h.wg.Wait()
@@ -70,13 +100,50 @@ func (h *Hub) Close() error {
 	return nil
 }
 
-func (h *Hub) shardFor(channel string) *shard {
-	if len(h.shards) == 1 {
-		return h.shards[0]
+// shardFor returns the shard that carries channel: in sharded mode the one
+// of the master serving the channel's slot, started if need be.
+func (h *Hub) shardFor(ctx context.Context, channel string) (*shard, error) {
+	if !h.opt.Sharded {
+		if len(h.shards) == 1 {
+			return h.shards[0], nil
+		}
+		f := fnv.New32a()
+		_, _ = f.Write([]byte(channel))
+		return h.shards[f.Sum32()%uint32(len(h.shards))], nil
 	}
-	f := fnv.New32a()
-	_, _ = f.Write([]byte(channel))
-	return h.shards[f.Sum32()%uint32(len(h.shards))]
+	node, err := h.nodeOf(ctx, channel)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, ErrClosed
+	}
+	if s := h.nodes[node]; s != nil {
+		return s, nil
+	}
+	return h.start(node), nil
+}
+
+// nodeOf is the address of the master that serves channel's slot.
+func (h *Hub) nodeOf(ctx context.Context, channel string) (string, error) {
+	cc, ok := h.rdb.(*redis.ClusterClient)
+	if !ok {
+		return "", fmt.Errorf("pubsub: sharded pub/sub needs a *redis.ClusterClient, not %T", h.rdb)
+	}
+	master, err := cc.MasterForKey(ctx, channel)
+	if err != nil {
+		return "", fmt.Errorf("pubsub: master of %q: %w", channel, err)
+	}
+	return master.Options().Addr, nil
+}
+
+// allShards returns the shards started so far.
+func (h *Hub) allShards() []*shard {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]*shard(nil), h.shards...)
 }
 
 // Subscribe joins the waiters of channel and returns once the server has
@@ -84,7 +151,10 @@ func (h *Hub) shardFor(channel string) *shard {
 // reaches the returned Subscription. The caller must Close it. On ctx's end
 // it returns ctx.Err() and leaves no subscription behind.
 func (h *Hub) Subscribe(ctx context.Context, channel string) (*Subscription, error) {
-	s := h.shardFor(channel)
+	s, err := h.shardFor(ctx, channel)
+	if err != nil {
+		return nil, err
+	}
 	e, ready, err := s.join(channel)
 	if err != nil {
 		return nil, err
@@ -116,8 +186,9 @@ type Stats struct {
 
 // Stats reports the Hub's current subscriptions.
 func (h *Hub) Stats() Stats {
-	st := Stats{Connections: len(h.shards)}
-	for _, s := range h.shards {
+	shards := h.allShards()
+	st := Stats{Connections: len(shards)}
+	for _, s := range shards {
 		s.mu.Lock()
 		st.Channels += len(s.entries)
 		for _, e := range s.entries {
@@ -137,7 +208,10 @@ func (h *Hub) Stats() Stats {
 // will have retried, or ok == false (and no Subscription) if there is
 // nobody to wait behind.
 func (h *Hub) JoinBehind(channel string) (sub *Subscription, due time.Time, ok bool) {
-	s := h.shardFor(channel)
+	s, err := h.shardFor(h.ctx, channel)
+	if err != nil {
+		return nil, time.Time{}, false
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.entries[channel]

@@ -23,11 +23,13 @@ type shard struct {
 	hub         *Hub
 	rdb         redis.UniversalClient
 	healthCheck time.Duration
+	node        string // sharded: the master whose channels this carries
 
 	mu      sync.Mutex
 	closed  bool
 	ps      *redis.PubSub
 	gen     uint64
+	live    chan struct{} // closed once a command went out on ps
 	entries map[string]*entry
 	queue   []command     // commands for the writer, in order
 	kick    chan struct{} // tells the writer the queue is not empty
@@ -43,16 +45,32 @@ type command struct {
 	channels []string
 }
 
-func newShard(h *Hub, rdb redis.UniversalClient, healthCheck time.Duration) *shard {
-	return &shard{
+func newShard(h *Hub, node string) *shard {
+	s := &shard{
 		hub:         h,
-		rdb:         rdb,
-		healthCheck: healthCheck,
-		ps:          rdb.Subscribe(h.ctx), // no channels yet: connects lazily
+		rdb:         h.rdb,
+		healthCheck: h.opt.HealthCheck,
+		node:        node,
 		entries:     make(map[string]*entry),
 		kick:        make(chan struct{}, 1),
 	}
+	s.ps, s.live = s.newPubSub(), make(chan struct{})
+	return s
 }
+
+// newPubSub returns a connection with no channels yet. It connects when
+// its first command goes out, so in sharded mode it connects to the master
+// of that command's channel: the reader waits for that (live) before it
+// reads.
+func (s *shard) newPubSub() *redis.PubSub {
+	if s.node != "" {
+		return s.rdb.SSubscribe(s.hub.ctx)
+	}
+	return s.rdb.Subscribe(s.hub.ctx)
+}
+
+// sharded reports whether this shard uses sharded pub/sub.
+func (s *shard) sharded() bool { return s.node != "" }
 
 func (s *shard) close() {
 	s.mu.Lock()
@@ -144,33 +162,88 @@ func (s *shard) writeLoop() {
 			if stale {
 				continue
 			}
-			var err error
-			if c.unsub {
-				err = c.ps.Unsubscribe(ctx, c.channels...)
-			} else {
-				err = c.ps.Subscribe(ctx, c.channels...)
-			}
-			if err != nil {
+			if err := s.write(ctx, c); err != nil {
 				// Closing the connection makes the reader's Receive fail, and
 				// the reader replaces it.
 				_ = c.ps.Close()
 			}
+			s.mu.Lock()
+			if c.gen == s.gen {
+				select {
+				case <-s.live:
+				default:
+					close(s.live)
+				}
+			}
+			s.mu.Unlock()
 		}
 	}
+}
+
+// write sends one SUBSCRIBE or UNSUBSCRIBE (sharded: one per channel, as
+// the channels of one command must share a slot).
+func (s *shard) write(ctx context.Context, c command) error {
+	if !s.sharded() {
+		if c.unsub {
+			return c.ps.Unsubscribe(ctx, c.channels...)
+		}
+		return c.ps.Subscribe(ctx, c.channels...)
+	}
+	for _, ch := range c.channels {
+		var err error
+		if c.unsub {
+			err = c.ps.SUnsubscribe(ctx, ch)
+		} else {
+			err = c.ps.SSubscribe(ctx, ch)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // numsub stores the number of connections subscribed to channel in its
 // entry. On failure the entry keeps what it had.
 func (s *shard) numsub(ctx context.Context, channel string) {
-	n, err := s.rdb.PubSubNumSub(ctx, channel).Result()
+	n, err := s.countSubscribers(ctx, channel)
 	if err != nil {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e := s.entries[channel]; e != nil {
-		e.peers = int(n[channel])
+		e.peers = n
 	}
+}
+
+// countSubscribers asks how many connections subscribe to channel. On a
+// cluster, classic subscriptions are spread over every node and each node
+// counts its own; sharded ones all live on the channel's master.
+func (s *shard) countSubscribers(ctx context.Context, channel string) (int, error) {
+	cc, cluster := s.rdb.(*redis.ClusterClient)
+	switch {
+	case s.sharded():
+		master, err := cc.MasterForKey(ctx, channel)
+		if err != nil {
+			return 0, err
+		}
+		n, err := master.PubSubShardNumSub(ctx, channel).Result()
+		return int(n[channel]), err
+	case cluster:
+		var mu sync.Mutex
+		total := 0
+		err := cc.ForEachShard(ctx, func(ctx context.Context, node *redis.Client) error {
+			n, err := node.PubSubNumSub(ctx, channel).Result()
+			mu.Lock()
+			total += int(n[channel])
+			mu.Unlock()
+			return err
+		})
+		return total, err
+	}
+	n, err := s.rdb.PubSubNumSub(ctx, channel).Result()
+	return int(n[channel]), err
 }
 
 // readLoop receives messages and confirmations for the shard's connection,
@@ -181,8 +254,15 @@ func (s *shard) readLoop() {
 	failures := 0
 	for {
 		s.mu.Lock()
-		ps, gen := s.ps, s.gen
+		ps, gen, live := s.ps, s.gen, s.live
 		s.mu.Unlock()
+		// Reading would connect an idle connection, and in sharded mode
+		// to any node: wait for a first command to pick its server.
+		select {
+		case <-live:
+		case <-ctx.Done():
+			return
+		}
 
 		msg, err := ps.ReceiveTimeout(ctx, s.healthCheck)
 		if ctx.Err() != nil {
@@ -225,7 +305,7 @@ func (s *shard) replace(gen uint64) {
 	}
 	old := s.ps
 	s.gen++
-	s.ps = s.rdb.Subscribe(s.hub.ctx)
+	s.ps, s.live = s.newPubSub(), make(chan struct{})
 	var wanted []string
 	for ch, e := range s.entries {
 		if e.refs == 0 {
@@ -259,9 +339,18 @@ func (s *shard) dispatch(gen uint64, msg any) {
 			return
 		}
 		switch m.Kind {
-		case "subscribe":
+		case "subscribe", "ssubscribe":
 			s.subscribed(e)
 		case "unsubscribe":
+			s.unsubscribed(e)
+		case "sunsubscribe":
+			if e.state == subscribed {
+				// Unasked: the slot moved to another master. This entry
+				// hears nothing more; its waiters retry now and then by
+				// their timers, and new waiters subscribe afresh.
+				s.orphan(e)
+				return
+			}
 			s.unsubscribed(e)
 		}
 	case *redis.Message:
@@ -293,6 +382,15 @@ func (s *shard) subscribed(e *entry) {
 		e.releaseAll()
 	}
 	e.confirmed = true
+}
+
+// orphan detaches e from the shard: its waiters are woken to retry, then
+// sleep by their timers only; the channel is no longer subscribed here.
+// Called with mu held.
+func (s *shard) orphan(e *entry) {
+	delete(s.entries, e.channel)
+	e.state = orphaned
+	e.releaseAll()
 }
 
 // unsubscribed handles the server's confirmation of an UNSUBSCRIBE.

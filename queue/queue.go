@@ -40,18 +40,22 @@ type Queue struct {
 	name string
 	keys []string // lock, queue, deadlines, unlock channel
 	wait time.Duration
+	pub  string // publish command for wake-ups: scripts.Publish or SPublish
 }
 
 // New returns the queue of the fair lock called name. wait is the wait
 // timeout: the deadline allowance of each place in the queue, about how
 // long a dead waiter can hold up the queue once it reaches the head. Live
-// waiters refresh their deadline every wait/3.
-func New(rdb redis.Scripter, name string, wait time.Duration) *Queue {
+// waiters refresh their deadline every wait/3. Wake-ups are published with
+// the command pub: scripts.Publish, or scripts.SPublish for sharded
+// pub/sub.
+func New(rdb redis.Scripter, name string, wait time.Duration, pub string) *Queue {
 	return &Queue{
 		rdb:  rdb,
 		name: name,
 		keys: []string{name, keys.Queue(name), keys.Timeout(name), keys.Channel(name)},
 		wait: wait,
+		pub:  pub,
 	}
 }
 
@@ -93,7 +97,7 @@ func (q *Queue) TryAcquire(ctx context.Context, rdb redis.Scripter, owner string
 
 func (q *Queue) attempt(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, m mode) (Attempt, error) {
 	vals, err := acquire.Run(ctx, rdb, q.keys, scripts.Millis(lease), owner, scripts.Millis(q.wait), string(m),
-		keys.UnlockMessage, scripts.Publish).Int64Slice()
+		keys.UnlockMessage, q.pub).Int64Slice()
 	if err != nil {
 		return Attempt{}, fmt.Errorf("fair acquire %q: %w", q.name, err)
 	}
@@ -118,7 +122,7 @@ func (q *Queue) attempt(ctx context.Context, rdb redis.Scripter, owner string, l
 // lock is gone (expired, force-unlocked) it reports NotHeld and still wakes
 // the head, whose turn it is.
 func (q *Queue) Release(ctx context.Context, owner string, lease time.Duration) (scripts.Release, error) {
-	n, err := release.Run(ctx, q.rdb, q.keys, keys.UnlockMessage, scripts.Millis(lease), owner, scripts.Publish).Int64()
+	n, err := release.Run(ctx, q.rdb, q.keys, keys.UnlockMessage, scripts.Millis(lease), owner, q.pub).Int64()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return scripts.NotHeld, nil
@@ -133,7 +137,7 @@ func (q *Queue) Release(ctx context.Context, owner string, lease time.Duration) 
 // ForceRelease deletes the lock whoever holds it and wakes the head waiter;
 // it reports whether there was a lock. The queue stays as it is.
 func (q *Queue) ForceRelease(ctx context.Context) (bool, error) {
-	n, err := forceRelease.Run(ctx, q.rdb, q.keys, keys.UnlockMessage, scripts.Publish).Int64()
+	n, err := forceRelease.Run(ctx, q.rdb, q.keys, keys.UnlockMessage, q.pub).Int64()
 	if err != nil {
 		return false, fmt.Errorf("fair force release %q: %w", q.name, err)
 	}
@@ -188,7 +192,7 @@ func (w *Waiter) Leave(ctx context.Context) error {
 	if !w.queued {
 		return nil
 	}
-	err := leave.Run(ctx, w.q.rdb, w.q.keys, w.owner, scripts.Millis(w.q.wait), keys.UnlockMessage, scripts.Publish).Err()
+	err := leave.Run(ctx, w.q.rdb, w.q.keys, w.owner, scripts.Millis(w.q.wait), keys.UnlockMessage, w.q.pub).Err()
 	if err != nil {
 		return fmt.Errorf("fair leave %q: %w", w.q.name, err)
 	}

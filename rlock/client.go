@@ -11,6 +11,7 @@ import (
 
 	"github.com/relock-go/relock/internal/ownerid"
 	"github.com/relock-go/relock/pubsub"
+	"github.com/relock-go/relock/scripts"
 )
 
 // Client creates locks on one Redis deployment and owns what they share:
@@ -27,6 +28,9 @@ type Client struct {
 	// latchTTL is how long a release outcome is kept for retries of its
 	// request: longer than rdb can take to give up on a command.
 	latchTTL time.Duration
+	// publish is the command that announces a release: scripts.Publish, or
+	// scripts.SPublish with sharded pub/sub.
+	publish string
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -56,10 +60,17 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 			return nil, fmt.Errorf("rlock: WithReplicaAck needs a *redis.Client or *redis.ClusterClient, not %T", rdb)
 		}
 	}
+	sharded, err := useSharded(rdb, o.sharded)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Client{rdb: rdb, opts: o, ids: ownerid.NewSource(), latchTTL: retryWindow(rdb), ctx: ctx, cancel: cancel}
+	c := &Client{rdb: rdb, opts: o, ids: ownerid.NewSource(), latchTTL: retryWindow(rdb), publish: scripts.Publish, ctx: ctx, cancel: cancel}
+	if sharded {
+		c.publish = scripts.SPublish
+	}
 	if o.spin == nil {
-		c.hub = pubsub.New(rdb, pubsub.Options{Connections: o.subConns, HealthCheck: o.healthCheck})
+		c.hub = pubsub.New(rdb, pubsub.Options{Connections: o.subConns, HealthCheck: o.healthCheck, Sharded: sharded})
 	}
 	c.wd = newWatchdog(ctx, rdb, o.watchdogTimeout)
 	return c, nil
@@ -83,6 +94,28 @@ func (c *Client) Close() error {
 		c.wd.close()
 	})
 	return nil
+}
+
+// useSharded decides whether a Client on rdb uses sharded pub/sub: as
+// asked, or by default on a Redis Cluster whose servers know SPUBLISH.
+func useSharded(rdb redis.UniversalClient, asked *bool) (bool, error) {
+	cc, cluster := rdb.(*redis.ClusterClient)
+	if asked != nil {
+		if *asked && !cluster {
+			return false, fmt.Errorf("rlock: sharded pub/sub needs a *redis.ClusterClient, not %T", rdb)
+		}
+		return *asked, nil
+	}
+	if !cluster {
+		return false, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	info, err := cc.Do(ctx, "command", "info", "spublish").Slice()
+	if err != nil {
+		return false, fmt.Errorf("rlock: asking the cluster whether it has sharded pub/sub: %w", err)
+	}
+	return len(info) == 1 && info[0] != nil, nil
 }
 
 // retryWindow bounds how long rdb may keep retrying one command: every

@@ -53,7 +53,7 @@ type FairMutex struct {
 // redisson_lock_queue:{name} and redisson_lock_timeout:{name}. An empty
 // name yields a FairMutex whose every operation returns ErrInvalidName.
 func (c *Client) NewFairMutex(name string) *FairMutex {
-	f := &FairMutex{q: queue.New(c.rdb, name, c.opts.fairWaitTimeout), waiting: make(chan struct{}, 1)}
+	f := &FairMutex{q: queue.New(c.rdb, name, c.opts.fairWaitTimeout, c.publish), waiting: make(chan struct{}, 1)}
 	f.init(c, name, func(ctx context.Context, lease time.Duration, _ string) (scripts.Release, error) {
 		return f.q.Release(ctx, f.id, lease)
 	})

@@ -29,6 +29,7 @@ type options struct {
 	fairWaitTimeout time.Duration
 	replicas        int // WithReplicaAck; 0: do not wait
 	replicaTimeout  time.Duration
+	sharded         *bool // WithShardedPubSub; nil: decide by the server
 }
 
 func defaultOptions() options {
@@ -134,6 +135,22 @@ func WithReplicaAck(replicas int, timeout time.Duration) Option {
 			return fmt.Errorf("rlock: WithReplicaAck(%d, %v): want at least one replica and a timeout not negative", replicas, timeout)
 		}
 		o.replicas, o.replicaTimeout = replicas, timeout
+		return nil
+	}
+}
+
+// WithShardedPubSub chooses between classic pub/sub (SUBSCRIBE, PUBLISH)
+// and Redis 7's sharded pub/sub (SSUBSCRIBE, SPUBLISH) for unlock
+// messages. By default a Client uses sharded pub/sub on a Redis Cluster
+// whose servers have it (Redis 7 or later) and classic pub/sub otherwise,
+// as Redisson's default (AUTO) does; every client of a lock, Go or Java,
+// must use the same kind. Sharded pub/sub needs a *redis.ClusterClient: a
+// release is then published on the lock's master alone, instead of being
+// broadcast to every node, and each master with waiters gets its own
+// subscription connection.
+func WithShardedPubSub(on bool) Option {
+	return func(o *options) error {
+		o.sharded = &on
 		return nil
 	}
 }

@@ -353,7 +353,7 @@ func (o *owner) unlock(ctx context.Context) error {
 // release runs the release script of a reentrant lock for one Unlock
 // request (not for fair locks, whose queue has its own).
 func (o *owner) release(ctx context.Context, lease time.Duration, latch string) (scripts.Release, error) {
-	return scripts.ReleaseHold(ctx, o.c.rdb, o.name, o.channel, latch, keys.UnlockMessage, o.id, lease, o.c.latchTTL, scripts.Publish)
+	return scripts.ReleaseHold(ctx, o.c.rdb, o.name, o.channel, latch, keys.UnlockMessage, o.id, lease, o.c.latchTTL, o.c.publish)
 }
 
 // forceRelease deletes a reentrant lock whoever holds it and wakes a waiter.
@@ -361,7 +361,7 @@ func (o *owner) forceRelease(ctx context.Context) (bool, error) {
 	if err := o.usable(); err != nil {
 		return false, err
 	}
-	return scripts.ForceRelease(ctx, o.c.rdb, o.name, o.channel, keys.UnlockMessage, scripts.Publish)
+	return scripts.ForceRelease(ctx, o.c.rdb, o.name, o.channel, keys.UnlockMessage, o.c.publish)
 }
 
 // acquireFunc is a handle's acquisition: see Mutex.TryLock for its results.

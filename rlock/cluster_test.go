@@ -1,0 +1,139 @@
+package rlock
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/scripts"
+)
+
+// startCluster starts a 3-master Redis Cluster for the test and returns it
+// with a client of it.
+func startCluster(t *testing.T) (*redistest.Cluster, *redis.ClusterClient) {
+	t.Helper()
+	c, err := redistest.StartCluster(3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c, c.Client(t)
+}
+
+// namesOnEveryMaster returns lock names whose keys live on different masters.
+func namesOnEveryMaster(t *testing.T, cluster *redistest.Cluster) []string {
+	t.Helper()
+	seen := map[string]string{}
+	for i := 0; len(seen) < 3 && i < 1000; i++ {
+		name := fmt.Sprintf("lock-%d", i)
+		if addr := cluster.MasterOf(name); seen[addr] == "" {
+			seen[addr] = name
+		}
+	}
+	var names []string
+	for _, name := range seen {
+		names = append(names, name)
+	}
+	if len(names) < 3 {
+		t.Fatalf("names on %d masters, want 3", len(names))
+	}
+	return append(names, "{tagged}:lock")
+}
+
+func TestClusterEveryLockKindWakesWaitersOnEverySlot(t *testing.T) {
+	cluster, rdb := startCluster(t)
+	for _, sharded := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sharded=%v", sharded), func(t *testing.T) {
+			testClusterWakeUps(t, cluster, rdb, sharded)
+		})
+	}
+}
+
+func testClusterWakeUps(t *testing.T, cluster *redistest.Cluster, rdb *redis.ClusterClient, sharded bool) {
+	ctx := ctxT(t)
+	holderClient := newClient(t, rdb, WithWatchdogTimeout(300*time.Millisecond), WithShardedPubSub(sharded))
+	waiterClient := newClient(t, rdb, WithShardedPubSub(sharded))
+	if sharded {
+		if auto := newClient(t, rdb); auto.publish != scripts.SPublish {
+			t.Fatal("a Client on Redis 7 Cluster did not choose sharded pub/sub by default")
+		}
+	}
+	type handle struct {
+		lock   func(context.Context) error
+		unlock func(context.Context) error
+	}
+	kinds := map[string]func(c *Client, name string) handle{
+		"mutex": func(c *Client, name string) handle {
+			m := c.NewMutex(name)
+			return handle{m.Lock, m.Unlock}
+		},
+		"fair": func(c *Client, name string) handle {
+			m := c.NewFairMutex(name)
+			return handle{m.Lock, m.Unlock}
+		},
+		"fenced": func(c *Client, name string) handle {
+			m := c.NewFencedMutex(name)
+			return handle{func(ctx context.Context) error { _, err := m.Lock(ctx); return err }, m.Unlock}
+		},
+	}
+	for kind, newHandle := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			for _, name := range namesOnEveryMaster(t, cluster) {
+				name = kind + ":" + name
+				holder := newHandle(holderClient, name)
+				if err := holder.lock(ctx); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				done := make(chan error, 1)
+				go func() {
+					w := newHandle(waiterClient, name)
+					err := w.lock(ctx)
+					if err == nil {
+						err = w.unlock(ctx)
+					}
+					done <- err
+				}()
+				eventually(t, 5*time.Second, "waiter asleep", func() bool { return waiterClient.hub.Stats().Sleeping == 1 })
+				if sharded {
+					// Subscribed on the lock's own master, with SSUBSCRIBE.
+					master := redis.NewClient(&redis.Options{Addr: cluster.MasterOf(name)})
+					chans := master.PubSubShardChannels(ctx, keys.Channel(name)+"*").Val()
+					master.Close()
+					if len(chans) != 1 {
+						t.Fatalf("%s: shard channels on its master = %v, want its one channel", name, chans)
+					}
+				}
+				// Held well past the holder's lease: the watchdog renews it
+				// on its slot.
+				time.Sleep(400 * time.Millisecond) // time is the subject
+				select {
+				case err := <-done:
+					t.Fatalf("%s: waiter finished while the lock was held: %v", name, err)
+				default:
+				}
+				if err := holder.unlock(ctx); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				select {
+				case err := <-done:
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+				case <-time.After(5 * time.Second):
+					t.Fatalf("%s: waiter not woken by the unlock", name)
+				}
+			}
+		})
+	}
+}
+
+func TestShardedPubSubNeedsACluster(t *testing.T) {
+	if _, err := New(srv.Client(t), WithShardedPubSub(true)); err == nil {
+		t.Fatal("sharded pub/sub accepted on a single-node client")
+	}
+}
