@@ -1,0 +1,272 @@
+package rlock
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/leakcheck"
+	"github.com/relock-go/relock/scripts"
+)
+
+// The Redis ACL a relock user needs: its lock names (here those starting
+// with "lock:"), the auxiliary keys and channels of every lock, and the
+// commands below. Redis 7 checks every command a script runs, with its
+// keys and channels, against the user running the script; it also checks
+// a script's KEYS, among which the scripts pass the unlock channel. The
+// README documents this ACL (aclLine): keep the two in step.
+
+// aclKeys are the key patterns: the lock names, Redisson's lock_* keys
+// (fair queue and deadlines, token counter, and the unlock channel, which
+// the scripts name among their KEYS), and the unlock latches.
+var aclKeys = []string{"~lock:*", "~redisson_lock_*", "~redisson_unlock_latch:*"}
+
+// aclChannels are the channel patterns: the unlock channels, and the fair
+// lock's per-waiter channels that extend them.
+var aclChannels = []string{"&redisson_lock__channel:*"}
+
+// aclCommands are the commands the library sends.
+var aclCommands = []string{
+	// Scripts, with EVALSHA and, after the server lost its script cache, EVAL.
+	"evalsha", "eval",
+	// Commands the scripts run (scripts/*.lua, queue/*.lua).
+	"exists", "hexists", "hget", "hincrby", "hset", "hdel", "pexpire", "pttl", "del",
+	"get", "set", "incr", "time", "publish",
+	"lindex", "lpos", "lpush", "rpush", "lpop", "lrange", "lrem",
+	"zadd", "zrem", "zscore",
+	// Commands of the Go code: HoldCount, IsLocked, IsHeld, TTL,
+	// FencedMutex.Token (hget, exists, hexists, pttl, get), WithReplicaAck.
+	"wait",
+	// The subscriptions of waiters, their health check, and their count of
+	// subscribers.
+	"subscribe", "unsubscribe", "ping", "pubsub|numsub",
+	// go-redis also sends CLIENT SETINFO on every new connection and
+	// ignores a refusal. Redis 7.0, which the tests run, has no such
+	// subcommand; on 7.2+ grant +client|setinfo too, or the ACL log fills
+	// with its refusals.
+}
+
+// aclLine is the ACL SETUSER command for a relock user with password pass.
+func aclLine(user, pass string) []string {
+	rules := []string{"on", ">" + pass, "resetkeys", "resetchannels", "-@all"}
+	rules = append(rules, aclKeys...)
+	rules = append(rules, aclChannels...)
+	for _, c := range aclCommands {
+		rules = append(rules, "+"+c)
+	}
+	return append([]string{"ACL", "SETUSER", user}, rules...)
+}
+
+// aclUser creates the restricted user on the test server, deleted when the
+// test ends, and returns the options of a go-redis client logged in as it.
+func aclUser(t *testing.T, admin *redis.Client) *redis.Options {
+	t.Helper()
+	ctx := context.Background()
+	const user, pass = "relock-acl-test", "relock-acl-test-password"
+	line := aclLine(user, pass)
+	args := make([]any, len(line))
+	for i, a := range line {
+		args[i] = a
+	}
+	if err := admin.Do(ctx, args...).Err(); err != nil {
+		t.Fatalf("%s: %v", strings.Join(line, " "), err)
+	}
+	t.Cleanup(func() { _ = admin.ACLDelUser(context.Background(), user).Err() })
+	if err := admin.ACLLogReset(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	return &redis.Options{Addr: srv.Addr, Username: user, Password: pass}
+}
+
+// aclClient returns a go-redis client with opts, closed when the test ends.
+func aclClient(t *testing.T, opts *redis.Options) *redis.Client {
+	t.Helper()
+	rdb := redis.NewClient(opts)
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
+}
+
+// aclDenials returns the server's ACL log: what was refused, to whom.
+func aclDenials(t *testing.T, admin *redis.Client) []*redis.ACLLogEntry {
+	t.Helper()
+	log, err := admin.ACLLog(context.Background(), 100).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return log
+}
+
+func TestLocksWorkUnderRestrictedACLUser(t *testing.T) {
+	leakcheck.Check(t)
+	admin := newRedis(t)
+	ctx := ctxT(t)
+	// Long leases and fair heartbeats: a waiter wakes within the test's
+	// deadline only by the unlock message. A short health check pings the
+	// idle subscription connections.
+	opts := []Option{WithWatchdogTimeout(time.Minute), WithFairWaitTimeout(time.Minute), WithHealthCheck(50 * time.Millisecond)}
+	user := aclUser(t, admin)
+	c1 := newClient(t, aclClient(t, user), opts...)
+	c2 := newClient(t, aclClient(t, user), opts...)
+
+	t.Run("Mutex", func(t *testing.T) {
+		const name = "lock:acl:mutex"
+		handOver(ctx, t, admin, c1.NewMutex(name), c2.NewMutex(name), c2)
+		m := c1.NewMutex(name)
+		if err := m.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		locked, err1 := m.IsLocked(ctx)
+		held, err2 := m.IsHeld(ctx)
+		ttl, err3 := m.TTL(ctx)
+		if err := errors.Join(err1, err2, err3); err != nil || !locked || !held || ttl <= 0 {
+			t.Fatalf("IsLocked, IsHeld, TTL = %v, %v, %v, %v", locked, held, ttl, err)
+		}
+		// A waiter woken by a force-unlock.
+		done := make(chan error, 1)
+		go func() { done <- c2.NewMutex(name).Lock(ctx) }()
+		eventually(t, 5*time.Second, "the waiter sleeps", func() bool { return c2.hub.Stats().Sleeping == 1 })
+		if ok, err := c1.NewMutex(name).ForceUnlock(ctx); !ok || err != nil {
+			t.Fatalf("ForceUnlock = %v, %v", ok, err)
+		}
+		if err := <-done; err != nil {
+			t.Fatalf("waiter after ForceUnlock: %v", err)
+		}
+	})
+
+	t.Run("FairMutex", func(t *testing.T) {
+		const name = "lock:acl:fair"
+		handOver(ctx, t, admin, c1.NewFairMutex(name), c2.NewFairMutex(name), c2)
+		f := c1.NewFairMutex(name)
+		if err := f.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// A waiter that gives up leaves the queue.
+		if ok, err := c2.NewFairMutex(name).TryLock(ctx, 20*time.Millisecond, 0); ok || err != nil {
+			t.Fatalf("TryLock of a held fair lock = %v, %v; want false, nil", ok, err)
+		}
+		if ok, err := f.ForceUnlock(ctx); !ok || err != nil {
+			t.Fatalf("ForceUnlock = %v, %v", ok, err)
+		}
+		assertNoFairKeys(t, admin, name)
+	})
+
+	t.Run("FencedMutex", func(t *testing.T) {
+		f := c1.NewFencedMutex("lock:acl:fenced")
+		token, err := f.Lock(ctx)
+		if err != nil || token != 1 {
+			t.Fatalf("Lock = %d, %v; want token 1", token, err)
+		}
+		if got, err := f.Token(ctx); got != token || err != nil {
+			t.Fatalf("Token = %d, %v; want %d", got, err, token)
+		}
+		if err := f.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("watchdog", func(t *testing.T) {
+		c3 := newClient(t, c1.rdb, WithWatchdogTimeout(300*time.Millisecond))
+		m := c3.NewMutex("lock:acl:watchdog")
+		if err := m.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// A renewal shows as the TTL going up between two reads.
+		prev := admin.PTTL(ctx, m.Name()).Val()
+		eventually(t, 5*time.Second, "a renewal re-arms the lease", func() bool {
+			cur := admin.PTTL(ctx, m.Name()).Val()
+			renewed := cur > prev
+			prev = cur
+			return renewed
+		})
+		select {
+		case <-m.Lost():
+			t.Fatal("lock lost under the watchdog")
+		default:
+		}
+		if err := m.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	if t.Failed() {
+		return
+	}
+	// Nothing the library sent was refused, not even a command whose error
+	// is ignored.
+	for _, e := range aclDenials(t, admin) {
+		t.Errorf("refused to %s: %s %q (%s)", e.Username, e.Reason, e.Object, e.Context)
+	}
+}
+
+func TestRestrictedACLUserIsRefusedTheRest(t *testing.T) {
+	admin := newRedis(t)
+	ctx := ctxT(t)
+	rdb := aclClient(t, aclUser(t, admin))
+	c := newClient(t, rdb)
+
+	// A lock outside the user's key patterns.
+	if _, err := c.NewMutex("orders:1").TryLock(ctx, 0, 0); err == nil || !strings.Contains(err.Error(), "NOPERM") {
+		t.Errorf("TryLock of a key outside the ACL = %v, want NOPERM", err)
+	}
+	if n := admin.Exists(ctx, "orders:1").Val(); n != 0 {
+		t.Errorf("lock outside the ACL was created")
+	}
+	// A command outside the set, and a channel outside the patterns.
+	if err := rdb.FlushAll(ctx).Err(); err == nil || !strings.Contains(err.Error(), "NOPERM") {
+		t.Errorf("FLUSHALL = %v, want NOPERM", err)
+	}
+	if err := rdb.Publish(ctx, "news", "x").Err(); err == nil || !strings.Contains(err.Error(), "NOPERM") {
+		t.Errorf("PUBLISH news = %v, want NOPERM", err)
+	}
+
+	var got []string
+	for _, e := range aclDenials(t, admin) {
+		got = append(got, e.Reason+" "+e.Object)
+	}
+	for _, want := range []string{"key orders:1", "command flushall", "channel news"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("ACL log %q lacks %q", got, want)
+		}
+	}
+}
+
+// TestACLCoversScriptCommands fails when a script calls a command that the
+// ACL does not grant: update aclCommands and the README's ACL line.
+func TestACLCoversScriptCommands(t *testing.T) {
+	files, err := filepath.Glob("../scripts/*.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fair, err := filepath.Glob("../queue/*.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, fair...)
+	if len(files) < 5 {
+		t.Fatalf("found only the scripts %v", files)
+	}
+	call := regexp.MustCompile(`redis\.p?call\(\s*['"]([A-Za-z]+)['"]`)
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range call.FindAllStringSubmatch(string(src), -1) {
+			if cmd := strings.ToLower(m[1]); !slices.Contains(aclCommands, cmd) {
+				t.Errorf("%s calls %s, which the ACL does not grant", f, cmd)
+			}
+		}
+	}
+	// The publish command reaches the scripts as an argument.
+	if !slices.Contains(aclCommands, scripts.Publish) {
+		t.Errorf("the ACL does not grant %s", scripts.Publish)
+	}
+}
