@@ -3,14 +3,13 @@ package chaos
 import (
 	"context"
 	"os"
-	"runtime"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/faultproxy"
+	"github.com/relock-go/relock/internal/leakcheck"
 	"github.com/relock-go/relock/internal/redistest"
 	"github.com/relock-go/relock/rlock"
 )
@@ -18,7 +17,9 @@ import (
 // srv is this package's own redis-server: tests may restart it.
 var srv *redistest.Server
 
-func TestMain(m *testing.M) { os.Exit(redistest.Main(m, &srv)) }
+func TestMain(m *testing.M) {
+	os.Exit(leakcheck.Main(func() int { return redistest.Main(m, &srv) }))
+}
 
 // within bounds every wait for an event that should come: generous, so a
 // loaded machine never fails a test that is merely slow.
@@ -28,12 +29,12 @@ const within = 10 * time.Second
 // proxy: a command lost in a fault fails after it, and go-redis retries it.
 const cmdTimeout = 250 * time.Millisecond
 
-// fresh empties the server and registers, first so that it runs last, a
-// check that no goroutine of the library outlives the test.
+// fresh empties the server and checks, after the test's other cleanups,
+// that no goroutine of the module outlives the test.
 func fresh(t *testing.T) {
 	t.Helper()
+	leakcheck.Check(t)
 	srv.Reset(t)
-	t.Cleanup(func() { checkNoLibraryGoroutines(t) })
 }
 
 // startProxy starts a proxy to the server, closed when the test ends.
@@ -112,45 +113,4 @@ func lostWithin(t *testing.T, lost <-chan struct{}, d time.Duration, what string
 	case <-time.After(d):
 		t.Fatalf("%s: Lost did not fire within %v", what, d)
 	}
-}
-
-// checkNoLibraryGoroutines fails the test if a goroutine running the
-// library's code (not this package's) is left once its Clients are closed.
-func checkNoLibraryGoroutines(t *testing.T) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		left := libraryGoroutines()
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d goroutines of the library left after the test:\n%s", len(left), strings.Join(left, "\n\n"))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-// libraryGoroutines returns the stacks of goroutines that run code of
-// rlock, pubsub, queue, scripts or faultproxy.
-func libraryGoroutines() []string {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	var left []string
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		for _, pkg := range []string{"rlock.", "pubsub.", "queue.", "scripts.", "internal/faultproxy."} {
-			if strings.Contains(g, "github.com/relock-go/relock/"+pkg) {
-				left = append(left, g)
-				break
-			}
-		}
-	}
-	return left
 }

@@ -1,0 +1,45 @@
+package chaos
+
+import (
+	"testing"
+	"time"
+
+	"github.com/relock-go/relock/rlock"
+)
+
+func TestReentryDoesNotWaitBehindWaitersOfItsClient(t *testing.T) {
+	skipKnownBug(t, "a reentrant Lock joins behind the sleeping waiters of its own Client (owner.acquireWith calls "+
+		"waitBehind before trying) and sleeps until they retry: up to a whole lease while it holds the lock")
+	fresh(t)
+	ctx := ctxT(t)
+	const lease = 2 * time.Second
+	c := newClient(t, direct(t), rlock.WithWatchdogTimeout(lease))
+	holder, waiter := c.NewMutex("reentry"), c.NewMutex("reentry")
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waiting := acquireAsync(ctx, waiter)
+	admin := direct(t)
+	eventually(t, within, "the other owner waits", func() bool {
+		n, err := admin.PubSubNumSub(ctx, "redisson_lock__channel:{reentry}").Result()
+		return err == nil && n["redisson_lock__channel:{reentry}"] == 1
+	})
+	start := time.Now()
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > lease/4 {
+		t.Fatalf("reentrant Lock took %v while another owner of the Client waited (lease %v)", d, lease)
+	}
+	for range 2 {
+		if err := holder.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-waiting; err != nil {
+		t.Fatal(err)
+	}
+	if err := waiter.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
