@@ -33,3 +33,9 @@ redis-server:
 	  else \
 	    echo "redis-server is missing: install it (Debian/Ubuntu: sudo apt-get install -y redis-server) and run make test again"; exit 1; \
 	  fi; }
+
+# Many Clients with faults switching on and off, every critical section
+# checked; bounded in time (SOAKFLAGS="-duration 10m -clients 16").
+.PHONY: soak
+soak: redis-server
+	$(GO) run ./internal/cmd/soak $(SOAKFLAGS)

@@ -18,7 +18,9 @@ import (
 var srv *redistest.Server
 
 func TestMain(m *testing.M) {
-	os.Exit(leakcheck.Main(func() int { return redistest.Main(m, &srv) }))
+	code := leakcheck.Main(func() int { return redistest.Main(m, &srv) })
+	removeHolder()
+	os.Exit(code)
 }
 
 // within bounds every wait for an event that should come: generous, so a
