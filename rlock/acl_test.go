@@ -3,6 +3,7 @@ package rlock
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -54,24 +55,36 @@ var aclCommands = []string{
 	// with its refusals.
 }
 
-// aclLine is the ACL SETUSER command for a relock user with password pass.
-func aclLine(user, pass string) []string {
+// aclClusterCommands are the commands the library and go-redis's cluster
+// client send to a Redis Cluster in addition: the slot map, the command
+// table (for key positions), and sharded pub/sub.
+var aclClusterCommands = []string{
+	"cluster|slots", "command",
+	"ssubscribe", "sunsubscribe", "spublish", "pubsub|shardnumsub",
+}
+
+// aclLine is the ACL SETUSER command for a relock user with password pass,
+// granted aclCommands and the extra commands.
+func aclLine(user, pass string, extra ...string) []string {
 	rules := []string{"on", ">" + pass, "resetkeys", "resetchannels", "-@all"}
 	rules = append(rules, aclKeys...)
 	rules = append(rules, aclChannels...)
-	for _, c := range aclCommands {
+	for _, c := range append(slices.Clip(aclCommands), extra...) {
 		rules = append(rules, "+"+c)
 	}
 	return append([]string{"ACL", "SETUSER", user}, rules...)
 }
 
-// aclUser creates the restricted user on the test server, deleted when the
-// test ends, and returns the options of a go-redis client logged in as it.
-func aclUser(t *testing.T, admin *redis.Client) *redis.Options {
+// The restricted user of the tests.
+const aclTestUser, aclTestPassword = "relock-acl-test", "relock-acl-test-password"
+
+// setACLUser creates the restricted user, with the extra commands, on the
+// server of admin, deletes it when the test ends, and empties the server's
+// ACL log.
+func setACLUser(t *testing.T, admin *redis.Client, extra ...string) {
 	t.Helper()
 	ctx := context.Background()
-	const user, pass = "relock-acl-test", "relock-acl-test-password"
-	line := aclLine(user, pass)
+	line := aclLine(aclTestUser, aclTestPassword, extra...)
 	args := make([]any, len(line))
 	for i, a := range line {
 		args[i] = a
@@ -79,11 +92,18 @@ func aclUser(t *testing.T, admin *redis.Client) *redis.Options {
 	if err := admin.Do(ctx, args...).Err(); err != nil {
 		t.Fatalf("%s: %v", strings.Join(line, " "), err)
 	}
-	t.Cleanup(func() { _ = admin.ACLDelUser(context.Background(), user).Err() })
+	t.Cleanup(func() { _ = admin.ACLDelUser(context.Background(), aclTestUser).Err() })
 	if err := admin.ACLLogReset(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
-	return &redis.Options{Addr: srv.Addr, Username: user, Password: pass}
+}
+
+// aclUser creates the restricted user on the test server and returns the
+// options of a go-redis client logged in as it.
+func aclUser(t *testing.T, admin *redis.Client) *redis.Options {
+	t.Helper()
+	setACLUser(t, admin)
+	return &redis.Options{Addr: srv.Addr, Username: aclTestUser, Password: aclTestPassword}
 }
 
 // aclClient returns a go-redis client with opts, closed when the test ends.
@@ -203,6 +223,44 @@ func TestLocksWorkUnderRestrictedACLUser(t *testing.T) {
 	// is ignored.
 	for _, e := range aclDenials(t, admin) {
 		t.Errorf("refused to %s: %s %q (%s)", e.Username, e.Reason, e.Object, e.Context)
+	}
+}
+
+func TestLocksWorkUnderRestrictedACLUserOnCluster(t *testing.T) {
+	leakcheck.Check(t)
+	cluster, _ := startCluster(t)
+	ctx := ctxT(t)
+	var nodes []*redis.Client
+	for _, addr := range cluster.Addrs() {
+		node := redis.NewClient(&redis.Options{Addr: addr})
+		t.Cleanup(func() { _ = node.Close() })
+		setACLUser(t, node, aclClusterCommands...)
+		nodes = append(nodes, node)
+	}
+	user := &redis.ClusterOptions{Addrs: cluster.Addrs(), Username: aclTestUser, Password: aclTestPassword}
+	admin := cluster.Client(t)
+	for _, sharded := range []bool{true, false} {
+		t.Run(fmt.Sprintf("sharded=%v", sharded), func(t *testing.T) {
+			var cs [2]*Client
+			for i := range cs {
+				rdb := redis.NewClusterClient(user)
+				t.Cleanup(func() { _ = rdb.Close() })
+				cs[i] = newClient(t, rdb, WithWatchdogTimeout(time.Minute), WithFairWaitTimeout(time.Minute), WithShardedPubSub(sharded))
+			}
+			for _, name := range namesOnEveryMaster(t, cluster) {
+				name = "lock:{" + name + "}" // on the master of name
+				handOver(ctx, t, admin, cs[0].NewMutex(name), cs[1].NewMutex(name), cs[1])
+				handOver(ctx, t, admin, cs[0].NewFairMutex(name), cs[1].NewFairMutex(name), cs[1])
+			}
+		})
+	}
+	if t.Failed() {
+		return
+	}
+	for i, node := range nodes {
+		for _, e := range aclDenials(t, node) {
+			t.Errorf("node %d refused to %s: %s %q (%s)", i, e.Username, e.Reason, e.Object, e.Context)
+		}
 	}
 }
 

@@ -109,7 +109,7 @@ type fuzzLock interface {
 // handOver has holder lock name twice, checks the lock hash at exactly the
 // name, then has waiter (of the Client wc) wait for it, unlocks twice so
 // the unlock message wakes the waiter, and releases the waiter's hold.
-func handOver(ctx context.Context, t *testing.T, admin *redis.Client, holder, waiter fuzzLock, wc *Client) {
+func handOver(ctx context.Context, t *testing.T, admin redis.Cmdable, holder, waiter fuzzLock, wc *Client) {
 	t.Helper()
 	name := holder.Name()
 	for want := 1; want <= 2; want++ {
