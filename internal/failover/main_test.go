@@ -1,0 +1,92 @@
+package failover
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/leakcheck"
+	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/rlock"
+)
+
+// TestMain fails the package if a goroutine of the module outlives its
+// tests. Each test starts its own Sentinel group: a failover changes the
+// group for good.
+func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m.Run)) }
+
+// within bounds every wait for something that should happen: generous, so
+// that a loaded machine fails no test that is merely slow.
+const within = 30 * time.Second
+
+// startGroup starts a master with replicas replicas and three Sentinels,
+// stopped when the test ends.
+func startGroup(t *testing.T, replicas int) *redistest.Sentinel {
+	t.Helper()
+	begin := time.Now()
+	s, err := redistest.StartSentinel(replicas, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("close sentinel group: %v", err)
+		}
+	})
+	t.Logf("master, %d replica(s) and 3 sentinels started in %v", replicas, time.Since(begin).Round(time.Millisecond))
+	return s
+}
+
+// newClient returns an rlock Client on rdb, closed when the test ends.
+func newClient(t *testing.T, rdb redis.UniversalClient, opts ...rlock.Option) *rlock.Client {
+	t.Helper()
+	c, err := rlock.New(rdb, opts...)
+	if err != nil {
+		t.Fatalf("rlock.New: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// direct returns a plain go-redis client of the server at addr, closed when
+// the test ends: the test's own view of one server, whatever its role.
+func direct(t *testing.T, addr string) *redis.Client {
+	t.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
+}
+
+// ctxT returns a context that ends after within, or with the test.
+func ctxT(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// eventually fails the test unless cond holds within d, checking every few
+// milliseconds: for server-side states that no event announces.
+func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %v: %s", d, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// subscribers is how many connections the server behind rdb has subscribed
+// to channel; -1 when it cannot tell.
+func subscribers(ctx context.Context, rdb *redis.Client, channel string) int64 {
+	n, err := rdb.PubSubNumSub(ctx, channel).Result()
+	if err != nil {
+		return -1
+	}
+	return n[channel]
+}

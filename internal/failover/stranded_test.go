@@ -1,0 +1,69 @@
+package failover
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/relock-go/relock/internal/keys"
+)
+
+// reproEnv names the environment variable that runs
+// TestWaiterWokenByReleaseAfterPlannedFailover, which fails until the
+// subscriptions follow a planned failover.
+const reproEnv = "RELOCK_FAILOVER_REPRO"
+
+// After a planned failover, a waiter must be woken by the next release, on
+// the new master, as before it: within a few milliseconds, not when the
+// lock's TTL (30 s here) runs out or when Sentinel demotes the former
+// master (about 10 s later).
+//
+// It fails today: go-redis's failover client closes the connections of its
+// command pools to the former master on +switch-master, but not those of
+// its pub/sub pool, and the former master keeps answering the health
+// check's PING, so the waiter sleeps on a channel that no release reaches.
+func TestWaiterWokenByReleaseAfterPlannedFailover(t *testing.T) {
+	if os.Getenv(reproEnv) == "" {
+		t.Skipf("reproduces an open finding (subscriptions stay on the former master after a planned failover); run with %s=1", reproEnv)
+	}
+	t.Parallel()
+	s := startGroup(t, 1)
+	ctx := ctxT(t)
+	holder := newClient(t, s.FailoverClient(t)).NewMutex("stranded")
+	waiter := newClient(t, s.FailoverClient(t)).NewMutex("stranded")
+	view := s.FailoverClient(t)
+
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan error, 1)
+	go func() { got <- waiter.Lock(ctx) }()
+	eventually(t, 10*time.Second, "waiter subscribed", func() bool {
+		return subscribers(ctx, view, keys.Channel("stranded")) == 1
+	})
+	old, now, err := plannedFailover(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The holder's Unlock goes to the new master, once its client
+	// switched; the hold was replicated long before the failover.
+	released := time.Now()
+	if err := holder.Unlock(ctx); err != nil {
+		t.Fatalf("Unlock after the failover: %v", err)
+	}
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("waiter took the lock %v after the release", time.Since(released).Round(time.Millisecond))
+	case <-time.After(3 * time.Second):
+		t.Errorf("waiter not woken within 3s of a release after the failover %s → %s; subscribers on the new master %d, on the former master %d",
+			old, now, subscribers(ctx, direct(t, now), keys.Channel("stranded")), subscribers(ctx, direct(t, old), keys.Channel("stranded")))
+		err := <-got // the lease (30 s), or the former master's demotion, ends the wait
+		t.Logf("waiter took the lock %v after the release (%v)", time.Since(released).Round(time.Millisecond), err)
+	}
+	if err := waiter.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
