@@ -9,5 +9,8 @@
 //
 // The comparison of strategies under contention is the relock-bench
 // command (cmd/relock-bench, `make bench`). Both start their own
-// redis-server on a free loopback port unless REDIS_ADDR names one.
+// redis-server on a free loopback port (with the main module's
+// internal/redistest) unless REDIS_ADDR names one; relock-bench's cluster
+// scenario likewise starts a 3-master Redis Cluster unless
+// REDIS_CLUSTER_ADDRS names seed nodes of one.
 package bench

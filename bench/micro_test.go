@@ -11,39 +11,41 @@ import (
 	"github.com/bsm/redislock"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/bench/internal/redisserver"
+	"github.com/relock-go/relock/bench/internal/harness"
 	"github.com/relock-go/relock/rlock"
 )
 
 var (
 	srvOnce sync.Once
-	srv     *redisserver.Server
+	srvAddr string
+	srvStop func() error
 	srvErr  error
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if srv != nil {
-		_ = srv.Close()
+	if srvStop != nil {
+		_ = srvStop()
 	}
 	os.Exit(code)
 }
 
-// server returns the benchmarks' Redis server, started on first use.
-func server(b *testing.B) *redisserver.Server {
+// server returns the address of the benchmarks' Redis server, started on
+// first use.
+func server(b *testing.B) string {
 	b.Helper()
-	srvOnce.Do(func() { srv, srvErr = redisserver.Open() })
+	srvOnce.Do(func() { srvAddr, srvStop, srvErr = harness.Redis() })
 	if srvErr != nil {
 		b.Fatal(srvErr)
 	}
-	return srv
+	return srvAddr
 }
 
 // client returns a relock Client on its own go-redis client, closed when
 // the benchmark ends.
 func client(b *testing.B) *rlock.Client {
 	b.Helper()
-	rdb := redis.NewClient(&redis.Options{Addr: server(b).Addr})
+	rdb := redis.NewClient(&redis.Options{Addr: server(b)})
 	c, err := rlock.New(rdb)
 	if err != nil {
 		b.Fatal(err)
@@ -79,7 +81,7 @@ func BenchmarkLockUnlock(b *testing.B) {
 // BenchmarkRedislockObtainRelease is the same cycle with
 // github.com/bsm/redislock, for comparison.
 func BenchmarkRedislockObtainRelease(b *testing.B) {
-	rdb := redis.NewClient(&redis.Options{Addr: server(b).Addr})
+	rdb := redis.NewClient(&redis.Options{Addr: server(b)})
 	defer rdb.Close()
 	c := redislock.New(rdb)
 	name := lockName(b)

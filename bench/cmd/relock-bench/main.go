@@ -1,15 +1,19 @@
 // Command relock-bench compares relock's pub/sub waiting with spinning,
 // fair mode and the Go peers (redsync, redislock) on one Redis server, in
 // one run: uncontended latency, one hot lock under contention, many locks
-// with waiters, and the watchdog renewing many locks. It prints a table
-// and a check of the performance targets, and writes results.json, the
-// table and PNG/SVG plots into -out.
+// with waiters, and the watchdog renewing many locks. The cluster scenario
+// then runs many contended locks on a Redis Cluster with classic and with
+// sharded pub/sub, and counts the release messages each master handles. It
+// prints a table and a check of the performance targets, and writes
+// results.json, the table and PNG/SVG plots into -out.
 //
 // It starts its own redis-server on a free loopback port unless REDIS_ADDR
-// names a server (which must be one it may write bench:* keys to).
+// names a server (which must be one it may write bench:* keys to), and for
+// the cluster scenario its own 3-master Redis Cluster unless
+// REDIS_CLUSTER_ADDRS names seed nodes of one.
 //
 //	go run ./cmd/relock-bench            # default run, under 3 minutes
-//	go run ./cmd/relock-bench -quick     # smoke run, about 20 seconds
+//	go run ./cmd/relock-bench -quick     # smoke run, about 25 seconds
 //	go run ./cmd/relock-bench -scenarios contention -strategies relock,redsync -goroutines 64
 package main
 
@@ -24,7 +28,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/relock-go/relock/bench/internal/redisserver"
+	"github.com/relock-go/relock/bench/internal/harness"
 	"github.com/relock-go/relock/bench/internal/strategy"
 )
 
@@ -43,12 +47,12 @@ func main() {
 }
 
 func run(ctx context.Context, cfg config) error {
-	srv, err := redisserver.Open()
+	addr, stop, err := harness.Redis()
 	if err != nil {
 		return err
 	}
-	defer srv.Close()
-	rep, err := cfg.bench(ctx, srv.Addr, os.Stderr)
+	defer stop()
+	rep, err := cfg.bench(ctx, addr, os.Stderr)
 	if err != nil {
 		return err
 	}
@@ -75,15 +79,24 @@ type config struct {
 	wdLocks     int
 	wdTimeout   time.Duration
 	wdPeriods   int
+	cluster     clusterConfig
 	out         string
 }
 
+// clusterConfig is the cluster scenario's settings.
+type clusterConfig struct {
+	masters int
+	locks   int
+	waiters int
+	hold    time.Duration
+}
+
 // scenarioNames lists the scenarios in the order they run.
-var scenarioNames = []string{"uncontended", "contention", "many", "watchdog"}
+var scenarioNames = []string{"uncontended", "contention", "many", "watchdog", "cluster"}
 
 func parseFlags(args []string) (config, error) {
 	fs := flag.NewFlagSet("relock-bench", flag.ContinueOnError)
-	quick := fs.Bool("quick", false, "smoke run of about 20 s: G=8,64, short runs, 1 000 locks (explicit flags still win)")
+	quick := fs.Bool("quick", false, "smoke run of about 25 s: G=8,64, short runs, 1 000 locks, 100 cluster locks (explicit flags still win)")
 	scenarios := fs.String("scenarios", strings.Join(scenarioNames, ","), "scenarios to run: "+strings.Join(scenarioNames, ","))
 	strategies := fs.String("strategies", strings.Join(strategy.Names(strategy.All()), ","), "strategies of the uncontended and contention scenarios")
 	many := fs.String("many-strategies", "relock", "strategies of the many-locks scenario, e.g. relock,relock-fair (fair and polling ones load Redis heavily there and take minutes at 10 000 locks)")
@@ -99,6 +112,10 @@ func parseFlags(args []string) (config, error) {
 	wdLocks := fs.Int("watchdog-locks", 10000, "locks the watchdog scenario holds")
 	wdTimeout := fs.Duration("watchdog-timeout", 3*time.Second, "watchdog timeout of the watchdog scenario (renewal every third)")
 	wdPeriods := fs.Int("watchdog-periods", 3, "renewal periods the watchdog scenario watches")
+	clMasters := fs.Int("cluster-masters", 3, "masters of the Redis Cluster the cluster scenario starts")
+	clLocks := fs.Int("cluster-locks", 300, "locks of the cluster scenario, spread over the masters")
+	clWaiters := fs.Int("cluster-waiters", 3, "goroutines contending for each lock of the cluster scenario, over the -clients Clients")
+	clHold := fs.Duration("cluster-hold", time.Millisecond, "critical section of the cluster scenario")
 	out := fs.String("out", "out", "directory for results.json, results.txt and the plots")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -107,7 +124,7 @@ func parseFlags(args []string) (config, error) {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *quick {
 		for name, v := range map[string]string{"goroutines": "8,64", "duration": "700ms", "warmup": "150ms", "uncontended": "200ms",
-			"locks": "1000", "idle": "500ms", "watchdog-locks": "1000", "watchdog-timeout": "1500ms", "watchdog-periods": "2"} {
+			"locks": "1000", "idle": "500ms", "cluster-locks": "100", "watchdog-locks": "1000", "watchdog-timeout": "1500ms", "watchdog-periods": "2"} {
 			if !set[name] {
 				if err := fs.Set(name, v); err != nil {
 					return config{}, err
@@ -120,6 +137,7 @@ func parseFlags(args []string) (config, error) {
 		scenarios: map[string]bool{}, clients: *clients, hold: *hold, duration: *duration, warmup: *warmup,
 		uncontended: *uncontended, locks: *locks, waiters: *waiters, idle: *idle,
 		wdLocks: *wdLocks, wdTimeout: *wdTimeout, wdPeriods: *wdPeriods, out: *out,
+		cluster: clusterConfig{masters: *clMasters, locks: *clLocks, waiters: *clWaiters, hold: *clHold},
 	}
 	for _, s := range split(*scenarios) {
 		if !slices.Contains(scenarioNames, s) {
@@ -144,6 +162,9 @@ func parseFlags(args []string) (config, error) {
 	}
 	if c.clients < 1 || c.locks < 1 || c.waiters < 0 || c.wdLocks < 1 || c.wdPeriods < 1 {
 		return c, fmt.Errorf("-clients, -locks, -watchdog-locks and -watchdog-periods must be positive")
+	}
+	if cl := c.cluster; cl.masters < 1 || cl.locks < 1 || cl.waiters < 1 {
+		return c, fmt.Errorf("-cluster-masters, -cluster-locks and -cluster-waiters must be positive")
 	}
 	return c, nil
 }

@@ -9,19 +9,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/relock-go/relock/bench/internal/redisserver"
+	"github.com/relock-go/relock/bench/internal/harness"
 	"github.com/relock-go/relock/bench/internal/report"
 )
 
-// TestTinyRunEndToEnd runs every scenario briefly on a real redis-server and
-// checks that the exclusion checker saw no violation, that no operation
+// TestTinyRunEndToEnd runs every scenario briefly on a real redis-server
+// (and a real Redis Cluster) and checks that the exclusion checker saw no violation, that no operation
 // failed, and that the JSON, the table and the plots are written.
 func TestTinyRunEndToEnd(t *testing.T) {
-	srv, err := redisserver.Open()
+	addr, stop, err := harness.Redis()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Close() })
+	t.Cleanup(func() { _ = stop() })
 	out := t.TempDir()
 	cfg, err := parseFlags([]string{
 		"-strategies", "relock,relock-fair,spin-const-1ms,redsync-5ms,redislock-1ms",
@@ -29,6 +29,7 @@ func TestTinyRunEndToEnd(t *testing.T) {
 		"-goroutines", "6", "-clients", "3", "-duration", "400ms", "-warmup", "50ms", "-uncontended", "30ms",
 		"-locks", "40", "-waiters", "2", "-idle", "100ms",
 		"-watchdog-locks", "40", "-watchdog-timeout", "600ms", "-watchdog-periods", "1",
+		"-cluster-locks", "12", "-cluster-waiters", "2",
 		"-out", out,
 	})
 	if err != nil {
@@ -36,7 +37,7 @@ func TestTinyRunEndToEnd(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	rep, err := cfg.bench(ctx, srv.Addr, io.Discard)
+	rep, err := cfg.bench(ctx, addr, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,6 +61,19 @@ func TestTinyRunEndToEnd(t *testing.T) {
 	if wd := rep.Watchdog; wd == nil || wd.Lost != 0 || wd.Expired != 0 {
 		t.Errorf("watchdog result %+v: want locks neither lost nor expired", wd)
 	}
+	if got, want := len(rep.Cluster), 2; got != want {
+		t.Fatalf("%d cluster results, want %d (classic, sharded)", got, want)
+	}
+	for _, x := range rep.Cluster {
+		if x.Violations != 0 || x.Errors != 0 || x.Acquisitions == 0 {
+			t.Errorf("cluster %s: %d violations, %d errors (%s), %d acquisitions; want 0, 0, > 0", x.PubSub, x.Violations, x.Errors, x.FirstError, x.Acquisitions)
+		}
+		// Classic PUBLISH crosses the cluster bus to every other master;
+		// SPUBLISH stays on the lock's master.
+		if broadcast := x.BusPublishes > 0; broadcast != (x.PubSub == "classic") {
+			t.Errorf("cluster %s: %d publishes over the cluster bus", x.PubSub, x.BusPublishes)
+		}
+	}
 
 	b, err := os.ReadFile(filepath.Join(out, "results.json"))
 	if err != nil {
@@ -72,7 +86,7 @@ func TestTinyRunEndToEnd(t *testing.T) {
 	if len(back.Contention) != len(rep.Contention) || len(back.Targets) == 0 {
 		t.Errorf("results.json holds %d contention results and %d targets", len(back.Contention), len(back.Targets))
 	}
-	for _, f := range []string{"results.txt", "contention.png", "contention.svg"} {
+	for _, f := range []string{"results.txt", "contention.png", "contention.svg", "cluster.png", "cluster.svg"} {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s not written: %v", f, err)
 		}

@@ -94,6 +94,11 @@ func (c config) bench(ctx context.Context, addr string, progress io.Writer) (*re
 		}
 		rep.Watchdog = &wd
 	}
+	if c.scenarios["cluster"] {
+		if err := c.runCluster(ctx, rep, show); err != nil {
+			return nil, err
+		}
+	}
 	rep.Seconds = time.Since(rep.Started).Seconds()
 	rep.CheckTargets()
 	fmt.Fprintf(progress, "done in %s\n", time.Since(rep.Started).Round(time.Second))
@@ -115,7 +120,37 @@ func (c config) steps() int {
 	if c.scenarios["watchdog"] {
 		n++
 	}
+	if c.scenarios["cluster"] {
+		n += 3
+	}
 	return n
+}
+
+// runCluster starts (or finds) the Redis Cluster and runs the cluster
+// scenario on it with classic, then sharded pub/sub.
+func (c config) runCluster(ctx context.Context, rep *report.Report, show func(string, ...any)) error {
+	cl := c.cluster
+	rep.Config.ClusterLocks, rep.Config.ClusterWaiters, rep.Config.ClusterHoldMs = cl.locks, cl.waiters, float64(cl.hold)/float64(time.Millisecond)
+	show("cluster      start %d masters", cl.masters)
+	addrs, stop, err := harness.RedisCluster(cl.masters)
+	if err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	defer stop()
+	for _, sharded := range []bool{false, true} {
+		s := harness.ClusterLocks{
+			Addrs: addrs, Sharded: sharded, Locks: cl.locks, Waiters: cl.waiters, Clients: c.clients,
+			Hold: cl.hold, Warmup: c.warmup, Duration: c.duration,
+		}
+		mode := map[bool]string{false: "classic", true: "sharded"}[sharded]
+		show("cluster      %-7s pub/sub, %d locks × %d goroutines, K=%d", mode, cl.locks, cl.waiters, c.clients)
+		x, err := s.Run(ctx)
+		if err != nil {
+			return fmt.Errorf("cluster %s: %w", mode, err)
+		}
+		rep.Cluster = append(rep.Cluster, x)
+	}
+	return nil
 }
 
 // write stores the JSON, the table and the plots in c.out.

@@ -109,7 +109,7 @@ func (c Contention) Run(ctx context.Context, admin *redis.Client) (ContentionRes
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c.loop(runCtx, rec, l, g, client)
+			lockLoop(runCtx, rec, l, g, client, c.Hold)
 		}()
 	}
 
@@ -138,8 +138,9 @@ func (c Contention) Run(ctx context.Context, admin *redis.Client) (ContentionRes
 	return c.result(rec, cli1.Sub(cli0), srv1.Sub(srv0)), nil
 }
 
-// loop is one goroutine: lock, hold, unlock, again, until the run ends.
-func (c Contention) loop(ctx context.Context, rec *recorder, l strategy.Locker, g, client int) {
+// lockLoop is one goroutine g of client client, recorded by rec: lock,
+// hold, unlock, again, until ctx ends.
+func lockLoop(ctx context.Context, rec *recorder, l strategy.Locker, g, client int, hold time.Duration) {
 	for ctx.Err() == nil {
 		rec.waiting(g)
 		if err := l.Lock(ctx); err != nil {
@@ -149,11 +150,11 @@ func (c Contention) loop(ctx context.Context, rec *recorder, l strategy.Locker, 
 			}
 			rec.failed(err)
 			rec.cutOff(g)
-			time.Sleep(c.Hold)
+			time.Sleep(hold)
 			continue
 		}
 		since := rec.acquired(g, client)
-		time.Sleep(c.Hold)
+		time.Sleep(hold)
 		rec.releasing(g, since)
 		if err := l.Unlock(context.Background()); err != nil {
 			rec.failed(err)

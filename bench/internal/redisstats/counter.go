@@ -74,3 +74,14 @@ func NewClient(addr string) (*redis.Client, *Counter) {
 	rdb.AddHook(c)
 	return rdb, c
 }
+
+// NewClusterClient returns a go-redis cluster client seeded with addrs,
+// with a fresh Counter hooked into each of its node clients: a command
+// routed by the cluster client and one sent to a node it hands out
+// (ForEachShard, MasterForKey) are both counted, each once.
+func NewClusterClient(addrs []string) (*redis.ClusterClient, *Counter) {
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
+	c := &Counter{}
+	rdb.OnNewNode(func(node *redis.Client) { node.AddHook(c) })
+	return rdb, c
+}

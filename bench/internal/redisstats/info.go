@@ -11,7 +11,8 @@ import (
 )
 
 // Commands the benchmark's own bookkeeping sends, left out of ServerCalls.
-var bookkeeping = map[string]bool{"info": true, "config|resetstat": true, "config": true, "ping": true, "flushall": true, "memory|usage": true}
+var bookkeeping = map[string]bool{"info": true, "config|resetstat": true, "config": true, "ping": true, "flushall": true, "memory|usage": true,
+	"cluster|info": true, "cluster|slots": true, "client|list": true}
 
 // Calls is the number of times the server ran each command, by lower-case
 // name ("evalsha", "publish", ...), including commands run inside scripts.
@@ -76,13 +77,51 @@ func Info(ctx context.Context, rdb redis.UniversalClient, sections ...string) (m
 	if err != nil {
 		return nil, err
 	}
+	return numericFields(info), nil
+}
+
+// ClusterInfo reads the numeric fields of a cluster node's CLUSTER INFO,
+// by field name: cluster_stats_messages_publish_sent and the like (Redis
+// leaves out the counters of message types never sent or received).
+func ClusterInfo(ctx context.Context, node *redis.Client) (map[string]float64, error) {
+	info, err := node.ClusterInfo(ctx).Result()
+	if err != nil {
+		return nil, err
+	}
+	return numericFields(info), nil
+}
+
+// SubscribedConnections counts the server's client connections that
+// subscribe to at least one channel, pattern or shard channel (the sub,
+// psub and ssub fields of CLIENT LIST).
+func SubscribedConnections(ctx context.Context, rdb *redis.Client) (int, error) {
+	list, err := rdb.ClientList(ctx).Result()
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, line := range strings.Split(list, "\n") {
+		for _, field := range strings.Fields(line) {
+			name, v, _ := strings.Cut(field, "=")
+			if (name == "sub" || name == "psub" || name == "ssub") && v != "0" {
+				n++
+				break
+			}
+		}
+	}
+	return n, nil
+}
+
+// numericFields returns the name:value lines of an INFO-style reply whose
+// values are numbers.
+func numericFields(info string) map[string]float64 {
 	out := make(map[string]float64)
 	for name, v := range infoFields(info) {
 		if f, err := strconv.ParseFloat(v, 64); err == nil {
 			out[name] = f
 		}
 	}
-	return out, nil
+	return out
 }
 
 // infoFields returns the name:value lines of an INFO reply.

@@ -34,13 +34,31 @@ var contentionPanels = []panel{
 	{"Largest Client's share of acquisitions", "%", false, func(x harness.ContentionResult) float64 { return 100 * slices.Max(append(x.ClientShares, 0)) }},
 }
 
-// WritePlots writes the contention figure (four charts against G, one line
-// per strategy) as contention.png and contention.svg into dir, and returns
-// the files written.
+// WritePlots writes the figures of the run into dir, as PNG and SVG: the
+// contention figure (four charts against G, one line per strategy) and the
+// cluster figure (classic against sharded pub/sub). It returns the files
+// written.
 func (r *Report) WritePlots(dir string) ([]string, error) {
-	if len(r.Contention) == 0 {
-		return nil, nil
+	var files []string
+	if len(r.Contention) > 0 {
+		f, err := r.writeContentionPlots(dir)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f...)
 	}
+	if len(r.Cluster) > 0 {
+		f, err := r.writeClusterPlots(dir)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f...)
+	}
+	return files, nil
+}
+
+// writeContentionPlots writes contention.png and contention.svg.
+func (r *Report) writeContentionPlots(dir string) ([]string, error) {
 	var gs []int
 	var names []string
 	for _, x := range r.Contention {
@@ -61,26 +79,30 @@ func (r *Report) WritePlots(dir string) ([]string, error) {
 		}
 		plots[i/2][i%2] = p
 	}
+	title := fmt.Sprintf("One hot lock, hold %.0f ms, K=%d Clients, PING RTT %.0f µs, %d CPUs", r.Config.HoldMs, r.Config.Clients, r.Ping.P50*1000, r.Machine.CPUs)
+	return writeFigure(filepath.Join(dir, "contention"), plots, 30*vg.Centimeter, 22*vg.Centimeter, title)
+}
 
+// writeFigure draws plots, a grid of rows, on a w × h page under title,
+// and writes it as base.png and base.svg.
+func writeFigure(base string, plots [][]*plot.Plot, w, h vg.Length, title string) ([]string, error) {
 	var files []string
-	const w, h = 30 * vg.Centimeter, 22 * vg.Centimeter
 	for _, format := range []string{"png", "svg"} {
 		c, err := draw.NewFormattedCanvas(w, h, format)
 		if err != nil {
 			return nil, err
 		}
 		dc := draw.New(c)
-		tiles := draw.Tiles{Rows: 2, Cols: 2, PadX: vg.Centimeter, PadY: vg.Centimeter, PadTop: vg.Millimeter * 5, PadBottom: vg.Millimeter * 3, PadLeft: vg.Millimeter * 3, PadRight: vg.Millimeter * 3}
+		tiles := draw.Tiles{Rows: len(plots), Cols: len(plots[0]), PadX: vg.Centimeter, PadY: vg.Centimeter, PadTop: vg.Millimeter * 8, PadBottom: vg.Millimeter * 3, PadLeft: vg.Millimeter * 3, PadRight: vg.Millimeter * 3}
 		canvases := plot.Align(plots, tiles, dc)
 		for i := range plots {
 			for j := range plots[i] {
 				plots[i][j].Draw(canvases[i][j])
 			}
 		}
-		title := fmt.Sprintf("One hot lock, hold %.0f ms, K=%d Clients, PING RTT %.0f µs, %d CPUs", r.Config.HoldMs, r.Config.Clients, r.Ping.P50*1000, r.Machine.CPUs)
 		dc.FillText(draw.TextStyle{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(12)), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter},
 			vg.Point{X: w / 2, Y: h - vg.Millimeter*4}, title)
-		path := filepath.Join(dir, "contention."+format)
+		path := base + "." + format
 		f, err := os.Create(path)
 		if err != nil {
 			return nil, err

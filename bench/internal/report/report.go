@@ -34,6 +34,9 @@ type Config struct {
 	ManyWaiters     int      `json:"many_waiters_per_lock"`
 	WatchdogLocks   int      `json:"watchdog_locks"`
 	WatchdogTimeout float64  `json:"watchdog_timeout_seconds"`
+	ClusterLocks    int      `json:"cluster_locks,omitempty"`
+	ClusterWaiters  int      `json:"cluster_waiters_per_lock,omitempty"`
+	ClusterHoldMs   float64  `json:"cluster_hold_ms,omitempty"`
 }
 
 // Report is everything one run measured.
@@ -47,6 +50,7 @@ type Report struct {
 	Contention  []harness.ContentionResult  `json:"contention,omitempty"`
 	ManyLocks   []harness.ManyLocksResult   `json:"many_locks,omitempty"`
 	Watchdog    *harness.WatchdogResult     `json:"watchdog,omitempty"`
+	Cluster     []harness.ClusterResult     `json:"cluster,omitempty"`
 	Targets     []Target                    `json:"targets,omitempty"`
 }
 

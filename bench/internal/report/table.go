@@ -77,6 +77,10 @@ func (r *Report) WriteTable(w io.Writer) error {
 			wd.RoundTripsPerPeriod, wd.ClientCmdsPerPeriod, wd.ServerCmdsPerPeriod, wd.Lost, wd.Expired)
 	}
 
+	if err := r.writeCluster(w); err != nil {
+		return err
+	}
+
 	if len(r.Targets) > 0 {
 		fmt.Fprintf(w, "\nTargets\n")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -97,4 +101,39 @@ func shares(s []float64) string {
 		parts[i] = fmt.Sprintf("%.0f", 100*v)
 	}
 	return strings.Join(parts, "/")
+}
+
+// writeCluster prints the cluster scenario: one line per pub/sub kind, then
+// one per master and kind.
+func (r *Report) writeCluster(w io.Writer) error {
+	if len(r.Cluster) == 0 {
+		return nil
+	}
+	c := r.Config
+	fmt.Fprintf(w, "\nRedis Cluster: %d masters, %d locks spread by slot, %d goroutines each over K=%d Clients, hold %.0f ms, re-lock right after unlock, %.1f s per run\n",
+		len(r.Cluster[0].Nodes), c.ClusterLocks, c.ClusterWaiters, c.Clients, c.ClusterHoldMs, c.RunSeconds)
+	fmt.Fprintf(w, "recv = release messages a master handled: the PUBLISH/SPUBLISH it ran plus the publishes the cluster bus brought it;\n")
+	fmt.Fprintf(w, "bus = publish messages sent over the cluster bus; sub conns = connections holding subscriptions (mid-run)\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "pub/sub\tacq/s\twait p50\tp99\tmax\tcut\tstarved\trewin%\tcli cmd/acq\tsub cmd/acq\tsrv cmd/acq\tpublishes\tbus\trecv\trecv/acq\tsub conns\tviol\terr\t")
+	for _, x := range r.Cluster {
+		fmt.Fprintf(tw, "%s\t%.0f\t%.1f\t%.1f\t%.0f\t%d\t%d\t%.0f\t%.2f\t%.2f\t%.1f\t%d\t%d\t%d\t%.2f\t%d\t%d\t%d\t\n",
+			x.PubSub, x.PerSecond, x.Wait.P50, x.Wait.P99, x.Wait.Max, x.WaitsCut, x.Starved, 100*x.Rewins,
+			x.ClientCmdsPer, x.SubscribesPer, x.ServerCmdsPer, x.Publishes, x.BusPublishes, x.Received, x.ReceivedPer,
+			x.SubscriptionConns, x.Violations, x.Errors)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "per master (recv/acq: messages the master handled per acquisition in the whole cluster)\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "pub/sub\tmaster\tslots\tlocks\tacq\trewin%\tstarved\tpublish\tspublish\tbus sent\tbus recv\trecv\trecv/acq\tout KiB/s\tsub conns\t")
+	for _, x := range r.Cluster {
+		for _, n := range x.Nodes {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.0f\t%d\t%d\t%d\t%d\t%d\t%d\t%.2f\t%.0f\t%d\t\n",
+				x.PubSub, n.Addr, n.Slots, n.Locks, n.Acquisitions, 100*n.Rewins, n.Starved, n.Publish, n.SPublish, n.BusSent, n.BusReceived,
+				n.Received, n.ReceivedPer, n.OutputKiBPerSec, n.SubscriptionConns)
+		}
+	}
+	return tw.Flush()
 }

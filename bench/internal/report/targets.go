@@ -113,12 +113,37 @@ func (r *Report) CheckTargets() {
 	}
 
 	// Exclusion, everywhere.
-	if len(r.Contention) > 0 {
+	if runs := len(r.Contention) + len(r.Cluster); runs > 0 {
 		var v int64
 		for _, x := range r.Contention {
 			v += x.Violations
 		}
-		add("mutual exclusion: 0 violations", yes(v == 0), "%d violations over %d runs", v, len(r.Contention))
+		for _, x := range r.Cluster {
+			v += x.Violations
+		}
+		add("mutual exclusion: 0 violations", yes(v == 0), "%d violations over %d runs (cluster runs included)", v, runs)
+	}
+
+	// Cluster: sharded pub/sub keeps each release on its lock's master.
+	var classic, sharded *harness.ClusterResult
+	for i := range r.Cluster {
+		switch x := &r.Cluster[i]; x.PubSub {
+		case "classic":
+			classic = x
+		case "sharded":
+			sharded = x
+		}
+	}
+	if classic != nil && sharded != nil && len(classic.Nodes) == len(sharded.Nodes) {
+		fewer := sharded.BusPublishes == 0
+		var per []string
+		for i, n := range sharded.Nodes {
+			fewer = fewer && n.ReceivedPer < classic.Nodes[i].ReceivedPer
+			per = append(per, fmt.Sprintf("%.2f→%.2f", classic.Nodes[i].ReceivedPer, n.ReceivedPer))
+		}
+		add("cluster sharded: no broadcast, fewer messages per master", yes(fewer),
+			"bus publishes %d→%d; per master recv/acq classic→sharded %s; acq/s %.0f→%.0f (%+.0f%%)",
+			classic.BusPublishes, sharded.BusPublishes, strings.Join(per, ", "), classic.PerSecond, sharded.PerSecond, 100*(sharded.PerSecond/classic.PerSecond-1))
 	}
 
 	if wd := r.Watchdog; wd != nil {
