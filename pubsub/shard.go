@@ -33,6 +33,12 @@ type shard struct {
 	entries map[string]*entry
 	queue   []command     // commands for the writer, in order
 	kick    chan struct{} // tells the writer the queue is not empty
+	// pending counts confirmations still to come on ps; progress is when
+	// the last one came, or when the first of them was asked for. A
+	// connection that stays behind longer than healthCheck has lost them
+	// and is replaced.
+	pending  int
+	progress time.Time
 }
 
 // command is a SUBSCRIBE or UNSUBSCRIBE for the writer to send, or a
@@ -120,6 +126,10 @@ func (s *shard) unsubscribe(e *entry) {
 
 // send queues a command on the current connection. Called with mu held.
 func (s *shard) send(unsub bool, channels ...string) {
+	if s.pending == 0 {
+		s.progress = time.Now()
+	}
+	s.pending += len(channels)
 	s.queue = append(s.queue, command{ps: s.ps, gen: s.gen, unsub: unsub, channels: channels})
 	select {
 	case s.kick <- struct{}{}:
@@ -268,31 +278,40 @@ func (s *shard) readLoop() {
 		if ctx.Err() != nil {
 			return
 		}
-		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() && !pinged {
-				pinged = ps.Ping(ctx) == nil
-				if pinged {
-					continue
-				}
+		var ne net.Error
+		switch {
+		case err == nil:
+			pinged, failures = false, 0
+			s.dispatch(gen, msg)
+			if !s.lagging() {
+				continue
 			}
-			// Silent after a ping, or broken: start a new generation.
-			pinged = false
-			s.replace(gen)
-			if failures > 0 {
-				select {
-				case <-time.After(backoff.Exponential(10*time.Millisecond, time.Second, failures-1)):
-				case <-ctx.Done():
-					return
-				}
+		case errors.As(err, &ne) && ne.Timeout() && !pinged && !s.lagging():
+			if pinged = ps.Ping(ctx) == nil; pinged {
+				continue
 			}
-			failures++
-			continue
 		}
+		// Broken, silent after a ping, or its confirmations lost: start a
+		// new generation, after a backoff when failures repeat.
 		pinged = false
-		failures = 0
-		s.dispatch(gen, msg)
+		s.replace(gen)
+		if failures > 0 {
+			select {
+			case <-time.After(backoff.Exponential(10*time.Millisecond, time.Second, failures-1)):
+			case <-ctx.Done():
+				return
+			}
+		}
+		failures++
 	}
+}
+
+// lagging reports whether confirmations have been awaited for longer than
+// the health check allows.
+func (s *shard) lagging() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pending > 0 && time.Since(s.progress) > s.healthCheck
 }
 
 // replace retires connection generation gen: a new connection subscribes,
@@ -306,6 +325,7 @@ func (s *shard) replace(gen uint64) {
 	old := s.ps
 	s.gen++
 	s.ps, s.live = s.newPubSub(), make(chan struct{})
+	s.pending = 0
 	var wanted []string
 	for ch, e := range s.entries {
 		if e.refs == 0 {
@@ -335,6 +355,12 @@ func (s *shard) dispatch(gen uint64, msg any) {
 	switch m := msg.(type) {
 	case *redis.Subscription:
 		e := s.entries[m.Channel]
+		if m.Kind != "sunsubscribe" || e == nil || e.state != subscribed {
+			// The answer to one of our commands (an unasked SUNSUBSCRIBE
+			// is the server's: a slot moved).
+			s.pending = max(s.pending-1, 0)
+			s.progress = time.Now()
+		}
 		if e == nil {
 			return
 		}

@@ -16,12 +16,15 @@
 --                       wait timeout), and it goes back to the head
 -- ARGV[5]  unlock message
 -- ARGV[6]  publish command: "publish" or "spublish"
+-- ARGV[7]  holds the owner had before this acquisition, as it knows them
 --
 -- Returns {1} when the owner now holds the lock (acquired, or re-entered;
 -- the lease re-armed either way). Otherwise {0, pttl, position}: the lock's
 -- PTTL (-2 when free, -1 when it never expires) and the owner's 0-based
 -- place in the queue (-1 in 'try' mode). A queued owner's deadline is set
--- to now + (position + 1) * wait timeout: each attempt keeps it fresh.
+-- to now + (position + 1) * wait timeout: each attempt keeps it fresh. A
+-- re-entry does not count when the hold count already is ARGV[7] + 1: it
+-- is a retry of an acquisition whose reply was lost.
 local lock, queue, timeouts, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local lease, owner, wait, mode = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local now = now_ms()
@@ -49,10 +52,15 @@ if redis.call('exists', lock) == 0 then
   if evicted then
     wake_head(queue, channel, ARGV[5], ARGV[6], owner)
   end
-elseif redis.call('hexists', lock, owner) == 1 then
-  redis.call('hincrby', lock, owner, 1)
-  redis.call('pexpire', lock, lease)
-  return {1}
+else
+  local holds = redis.call('hget', lock, owner)
+  if holds then
+    if tonumber(holds) ~= tonumber(ARGV[7]) + 1 then
+      redis.call('hincrby', lock, owner, 1)
+    end
+    redis.call('pexpire', lock, lease)
+    return {1}
+  end
 end
 
 local pttl = redis.call('pttl', lock)

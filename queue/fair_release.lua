@@ -4,17 +4,25 @@
 -- KEYS[2]  queue LIST
 -- KEYS[3]  deadline ZSET
 -- KEYS[4]  unlock channel
+-- KEYS[5]  unlock latch of this release request
 -- ARGV[1]  unlock message
 -- ARGV[2]  lease in milliseconds, re-armed while holds remain
 -- ARGV[3]  owner id
 -- ARGV[4]  publish command
+-- ARGV[5]  latch time to live in milliseconds
 --
 -- Stale waiters are evicted from the head first. Returns nil when the owner
 -- does not hold the lock (when the lock is gone altogether, the head waiter
 -- is woken all the same, as Redisson does: an expired lock announces
 -- nothing); 0 when holds remain (lease re-armed); 1 when this was the last
 -- hold: the field is removed, the key with it, and the head waiter alone is
--- woken on its own channel.
+-- woken on its own channel. The outcome of a release is kept in the latch,
+-- so a retry of the same request gets the same answer and releases nothing
+-- twice.
+local done = redis.call('get', KEYS[5])
+if done ~= false then
+  return tonumber(done)
+end
 evict_stale(KEYS[2], KEYS[3], now_ms())
 if redis.call('exists', KEYS[1]) == 0 then
   wake_head(KEYS[2], KEYS[4], ARGV[1], ARGV[4], nil)
@@ -25,10 +33,12 @@ if redis.call('hexists', KEYS[1], ARGV[3]) == 0 then
 end
 if redis.call('hincrby', KEYS[1], ARGV[3], -1) > 0 then
   redis.call('pexpire', KEYS[1], ARGV[2])
+  redis.call('set', KEYS[5], 0, 'px', ARGV[5])
   return 0
 end
 redis.call('hdel', KEYS[1], ARGV[3])
 if redis.call('exists', KEYS[1]) == 0 then
   wake_head(KEYS[2], KEYS[4], ARGV[1], ARGV[4], nil)
 end
+redis.call('set', KEYS[5], 1, 'px', ARGV[5])
 return 1

@@ -88,16 +88,18 @@ const (
 
 // TryAcquire takes or re-enters the lock for owner if it can right now:
 // the lock is free and nobody waits, or owner is the head of the queue, or
-// owner holds it already. It never queues the owner. The script runs on
+// owner holds it already (holds is how many holds it had before, as it
+// knows them, so that a retried request is not counted twice). It never
+// queues the owner. The script runs on
 // rdb: the queue's client, or one connection of it when the caller must
 // wait for replicas on that connection.
-func (q *Queue) TryAcquire(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration) (Attempt, error) {
-	return q.attempt(ctx, rdb, owner, lease, try)
+func (q *Queue) TryAcquire(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, holds int) (Attempt, error) {
+	return q.attempt(ctx, rdb, owner, lease, holds, try)
 }
 
-func (q *Queue) attempt(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, m mode) (Attempt, error) {
+func (q *Queue) attempt(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, holds int, m mode) (Attempt, error) {
 	vals, err := acquire.Run(ctx, rdb, q.keys, scripts.Millis(lease), owner, scripts.Millis(q.wait), string(m),
-		keys.UnlockMessage, q.pub).Int64Slice()
+		keys.UnlockMessage, q.pub, holds).Int64Slice()
 	if err != nil {
 		return Attempt{}, fmt.Errorf("fair acquire %q: %w", q.name, err)
 	}
@@ -120,9 +122,10 @@ func (q *Queue) attempt(ctx context.Context, rdb redis.Scripter, owner string, l
 // Release releases one hold of owner, re-arming lease while holds remain;
 // the last release deletes the lock and wakes the head waiter. When the
 // lock is gone (expired, force-unlocked) it reports NotHeld and still wakes
-// the head, whose turn it is.
-func (q *Queue) Release(ctx context.Context, owner string, lease time.Duration) (scripts.Release, error) {
-	n, err := release.Run(ctx, q.rdb, q.keys, keys.UnlockMessage, scripts.Millis(lease), owner, q.pub).Int64()
+// the head, whose turn it is. The outcome is kept at latch for latchTTL, so
+// a retry of this request (same latch) is not applied twice.
+func (q *Queue) Release(ctx context.Context, owner string, lease time.Duration, latch string, latchTTL time.Duration) (scripts.Release, error) {
+	n, err := release.Run(ctx, q.rdb, append(q.keys[:4:4], latch), keys.UnlockMessage, scripts.Millis(lease), owner, q.pub, scripts.Millis(latchTTL)).Int64()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return scripts.NotHeld, nil
@@ -162,12 +165,12 @@ func (q *Queue) Waiter(owner string) *Waiter { return &Waiter{q: q, owner: owner
 // queues the owner at the tail, or keeps the owner's place, refreshing its
 // deadline. An owner that was queued and found itself evicted goes back to
 // the head (see the package doc).
-func (w *Waiter) Attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration) (Attempt, error) {
+func (w *Waiter) Attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (Attempt, error) {
 	m := join
 	if w.queued {
 		m = stay
 	}
-	a, err := w.q.attempt(ctx, rdb, w.owner, lease, m)
+	a, err := w.q.attempt(ctx, rdb, w.owner, lease, holds, m)
 	// After an error the owner may or may not be queued: Leave finds out.
 	w.queued = err != nil || !a.Acquired
 	return a, err

@@ -54,8 +54,8 @@ type FairMutex struct {
 // name yields a FairMutex whose every operation returns ErrInvalidName.
 func (c *Client) NewFairMutex(name string) *FairMutex {
 	f := &FairMutex{q: queue.New(c.rdb, name, c.opts.fairWaitTimeout, c.publish), waiting: make(chan struct{}, 1)}
-	f.init(c, name, func(ctx context.Context, lease time.Duration, _ string) (scripts.Release, error) {
-		return f.q.Release(ctx, f.id, lease)
+	f.init(c, name, func(ctx context.Context, lease time.Duration, latch string) (scripts.Release, error) {
+		return f.q.Release(ctx, f.id, lease, latch, c.latchTTL)
 	})
 	return f
 }
@@ -98,8 +98,8 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (ok 
 	if wait > 0 {
 		deadline = time.Now().Add(wait)
 	}
-	ok, _, err = m.attemptWith(ctx, lease, func(ctx context.Context, rdb redis.Scripter, lease time.Duration, _ int) (bool, time.Duration, error) {
-		a, err := f.q.TryAcquire(ctx, rdb, m.id, lease)
+	ok, _, err = m.attemptWith(ctx, lease, func(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (bool, time.Duration, error) {
+		a, err := f.q.TryAcquire(ctx, rdb, m.id, lease, holds)
 		return a.Acquired, a.TTL, err
 	})
 	if ok || err != nil || wait == 0 {
@@ -134,9 +134,9 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (ok 
 	}()
 	for {
 		var a queue.Attempt
-		ok, _, err = m.attemptWith(ctx, lease, func(ctx context.Context, rdb redis.Scripter, lease time.Duration, _ int) (bool, time.Duration, error) {
+		ok, _, err = m.attemptWith(ctx, lease, func(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (bool, time.Duration, error) {
 			var err error
-			a, err = qw.Attempt(ctx, rdb, lease)
+			a, err = qw.Attempt(ctx, rdb, lease, holds)
 			return a.Acquired, a.TTL, err
 		})
 		if ok || err != nil {

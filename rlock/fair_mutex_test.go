@@ -115,7 +115,7 @@ func TestFairMutexNoBargingWhileHeadHasNotClaimed(t *testing.T) {
 	}
 	// A waiter that queues and then neither claims nor leaves.
 	stuck := queue.New(rdb, name, time.Minute, scripts.Publish).Waiter("stuck:1")
-	if a, err := stuck.Attempt(ctx, rdb, time.Second); err != nil || a.Position != 0 {
+	if a, err := stuck.Attempt(ctx, rdb, time.Second, 0); err != nil || a.Position != 0 {
 		t.Fatalf("stuck waiter: %+v %v", a, err)
 	}
 	mustUnlock(t, holder)

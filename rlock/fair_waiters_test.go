@@ -28,7 +28,7 @@ func TestFairMutexEvictsDeadWaiter(t *testing.T) {
 		t.Fatal(err)
 	}
 	dead := queue.New(rdb, name, wait, scripts.Publish).Waiter("dead-client:1")
-	if a, err := dead.Attempt(ctx, rdb, time.Second); err != nil || a.Position != 0 {
+	if a, err := dead.Attempt(ctx, rdb, time.Second, 0); err != nil || a.Position != 0 {
 		t.Fatalf("dead waiter: %+v %v", a, err)
 	}
 	queuedDead := time.Now()
@@ -119,7 +119,7 @@ func TestFairMutexNoBusyRetryWhileHeadHasNotClaimed(t *testing.T) {
 	// A waiter with the same wait timeout that does not claim the lock for
 	// now: its deadline is a minute away.
 	slow := queue.New(rdb, name, wait, scripts.Publish).Waiter("slow-client:1")
-	if _, err := slow.Attempt(ctx, rdb, time.Second); err != nil {
+	if _, err := slow.Attempt(ctx, rdb, time.Second, 0); err != nil {
 		t.Fatal(err)
 	}
 	later := float64(time.Now().Add(time.Minute).UnixMilli())

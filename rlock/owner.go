@@ -31,6 +31,9 @@ type owner struct {
 	releases uint64 // release requests made, numbering their latches
 	// releaseScript releases one hold, in the handle's kind of lock.
 	releaseScript releaseFunc
+	// retryLatch is the latch of an Unlock that failed without an answer,
+	// reused by the next Unlock, which retries it.
+	retryLatch string
 }
 
 // init sets the owner up for a new handle whose release script is release
@@ -119,6 +122,14 @@ func (o *owner) TTL(ctx context.Context) (time.Duration, error) {
 		return 0, err
 	}
 	return time.Duration(ms) * time.Millisecond, nil
+}
+
+// holding reports whether this owner believes it holds the lock: then an
+// acquisition re-enters it and must not wait behind anyone.
+func (o *owner) holding() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.hold != nil && !o.c.wd.isLost(o.hold)
 }
 
 // tryFunc runs one acquire script on rdb with lease, for an owner that has
@@ -246,7 +257,7 @@ func (o *owner) acquireWith(ctx context.Context, wait, lease time.Duration, try 
 	}
 	var w waiter
 	var sleep time.Duration // before the next attempt
-	if wait != 0 {
+	if wait != 0 && !o.holding() {
 		w, sleep = o.c.waitBehind(o.channel)
 	}
 	if w == nil {
@@ -308,6 +319,16 @@ func (o *owner) nextLatch() string {
 	return keys.UnlockLatch(o.name, o.id+":"+strconv.FormatUint(o.releases, 10))
 }
 
+// unlockLatch is the latch of an Unlock request: the one of the previous
+// Unlock if that failed without an answer (the caller is retrying it, and
+// it may have been applied), else a new one. Called with mu held.
+func (o *owner) unlockLatch() string {
+	if o.retryLatch == "" {
+		o.retryLatch = o.nextLatch()
+	}
+	return o.retryLatch
+}
+
 // unlock releases one acquisition and updates the hold by the outcome.
 func (o *owner) unlock(ctx context.Context) error {
 	if err := o.usable(); err != nil {
@@ -323,10 +344,12 @@ func (o *owner) unlock(ctx context.Context) error {
 		defer wd.releasing(h, false)
 	}
 	sent := time.Now()
-	res, err := o.releaseScript(ctx, lease, o.nextLatch())
+	res, err := o.releaseScript(ctx, lease, o.unlockLatch())
 	if err != nil {
+		// Outcome unknown: a retry of this Unlock is the same request.
 		return err
 	}
+	o.retryLatch = ""
 	switch res {
 	case scripts.StillHeld:
 		o.count--

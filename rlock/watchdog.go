@@ -59,7 +59,7 @@ func (wd *watchdog) add(key, owner string, lease time.Duration, renew bool, sent
 		close(h.lost)
 		return h
 	}
-	h.timer = time.AfterFunc(lease, func() { wd.expire(h) })
+	h.timer = time.AfterFunc(time.Until(h.deadline), func() { wd.expire(h) })
 	wd.holds[h] = struct{}{}
 	return h
 }
