@@ -56,4 +56,13 @@
 // longer than its lease, or a Redis failover that loses a write, can let
 // two owners in. Use Lost to stop work, and fencing at the storage layer
 // where that matters.
+//
+// # Several locks at once
+//
+// NewMultiLock holds a set of locks (of any kind, on any Clients and Redis
+// servers) all at once or not at all. It takes them in one order, by name,
+// each waiting through its own pub/sub, so overlapping sets cannot
+// deadlock, and releases what it took when one cannot be had. NewRedLock
+// is held with a majority of locks on independent masters (Redlock); its
+// doc states the timing assumptions it rests on.
 package rlock

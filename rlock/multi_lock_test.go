@@ -1,0 +1,492 @@
+package rlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/internal/redistest"
+)
+
+// extraServer starts another redis-server for the test, stopped when it
+// ends.
+func extraServer(t *testing.T) *redistest.Server {
+	t.Helper()
+	s, err := redistest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// stoppedServer returns the address of a redis-server that was started
+// and stopped: nothing listens there.
+func stoppedServer(t *testing.T) string {
+	t.Helper()
+	s, err := redistest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return s.Addr
+}
+
+// quickRedis returns a go-redis client of addr that fails fast when the
+// server is down: no retries, short timeouts. It is closed when the test
+// ends.
+func quickRedis(t *testing.T, addr string) *redis.Client {
+	t.Helper()
+	rdb := redis.NewClient(&redis.Options{
+		Addr:          addr,
+		MaxRetries:    -1,
+		DialerRetries: 1,
+		DialTimeout:   time.Second,
+		ReadTimeout:   time.Second,
+		WriteTimeout:  time.Second,
+	})
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
+}
+
+// holders returns the owners of the lock name in rdb and their hold counts.
+func holders(t *testing.T, rdb redis.UniversalClient, name string) map[string]string {
+	t.Helper()
+	h, err := rdb.HGetAll(context.Background(), name).Result()
+	if err != nil {
+		t.Fatalf("HGETALL %s: %v", name, err)
+	}
+	return h
+}
+
+// wantHolders fails the test unless the lock name in rdb is held exactly by
+// owners (none: the key is absent).
+func wantHolders(t *testing.T, rdb redis.UniversalClient, name string, owners ...string) {
+	t.Helper()
+	h := holders(t, rdb, name)
+	if len(h) != len(owners) {
+		t.Fatalf("lock %q held by %v, want %v", name, h, owners)
+	}
+	for _, o := range owners {
+		if _, ok := h[o]; !ok {
+			t.Fatalf("lock %q held by %v, want %v", name, h, owners)
+		}
+	}
+}
+
+// subscribed waits until someone listens on the unlock channel of name in
+// rdb.
+func subscribed(t *testing.T, rdb redis.UniversalClient, name string) {
+	t.Helper()
+	ch := keys.Channel(name)
+	eventually(t, 5*time.Second, "a waiter on "+ch, func() bool {
+		return rdb.PubSubNumSub(context.Background(), ch).Val()[ch] >= 1
+	})
+}
+
+// twoServers returns the shared test server and another one, each with a
+// Client.
+func twoServers(t *testing.T) (rdb1, rdb2 *redis.Client, c1, c2 *Client) {
+	t.Helper()
+	rdb1 = newRedis(t)
+	rdb2 = extraServer(t).Client(t)
+	return rdb1, rdb2, newClient(t, rdb1), newClient(t, rdb2)
+}
+
+func TestMultiLockHoldsEveryMemberAcrossServers(t *testing.T) {
+	rdb1, rdb2, c1, c2 := twoServers(t)
+	ctx := ctxT(t)
+	a, b, c := c1.NewMutex("a"), c2.NewMutex("b"), c1.NewFairMutex("c")
+	d := c2.NewFencedMutex("d").Member()
+	l := NewMultiLock(d, c, b, a)
+	if err := l.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wantHolders(t, rdb1, "a", a.Owner())
+	wantHolders(t, rdb2, "b", b.Owner())
+	wantHolders(t, rdb1, "c", c.Owner())
+	wantHolders(t, rdb2, "d", d.Owner())
+	if d.Token() <= 0 {
+		t.Fatalf("fenced member token = %d, want a grant", d.Token())
+	}
+	if l.Lost() == nil {
+		t.Fatal("Lost is nil while the set is held")
+	}
+	if ok, err := NewMultiLock(c2.NewMutex("b")).TryLock(ctx, 0, 0); ok || err != nil {
+		t.Fatalf("another set took a held member: %v, %v", ok, err)
+	}
+	if err := l.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []struct {
+		rdb  *redis.Client
+		name string
+	}{{rdb1, "a"}, {rdb2, "b"}, {rdb1, "c"}, {rdb2, "d"}} {
+		wantHolders(t, k.rdb, k.name)
+	}
+	if l.Lost() != nil {
+		t.Fatal("Lost is not nil after the last Unlock")
+	}
+	if err := l.Unlock(ctx); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Unlock of a set not held = %v, want ErrNotHeld", err)
+	}
+}
+
+func TestMultiLockIsReentrantThroughItsMembers(t *testing.T) {
+	_, _, c1, c2 := twoServers(t)
+	ctx := ctxT(t)
+	a, b := c1.NewMutex("a"), c2.NewMutex("b")
+	l := NewMultiLock(a, b)
+	wantCounts := func(n int) {
+		t.Helper()
+		for _, m := range []*Mutex{a, b} {
+			if got, err := m.HoldCount(ctx); got != n || err != nil {
+				t.Fatalf("%s HoldCount = %d, %v; want %d", m.Name(), got, err, n)
+			}
+		}
+	}
+	for range 2 {
+		if ok, err := l.TryLock(ctx, 0, 0); !ok || err != nil {
+			t.Fatalf("TryLock = %v, %v", ok, err)
+		}
+	}
+	wantCounts(2)
+	for n := 1; n >= 0; n-- {
+		if err := l.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		wantCounts(n)
+	}
+}
+
+func TestMultiLockIsAllOrNothing(t *testing.T) {
+	for _, blocked := range []string{"a", "b", "c"} {
+		for _, wait := range []time.Duration{0, 100 * time.Millisecond} {
+			t.Run(fmt.Sprintf("%s held elsewhere, wait %v", blocked, wait), func(t *testing.T) {
+				rdb1, rdb2, c1, c2 := twoServers(t)
+				ctx := ctxT(t)
+				// a and c on the first server, b on the second.
+				rdbOf := map[string]*redis.Client{"a": rdb1, "b": rdb2, "c": rdb1}
+				other := newClient(t, rdbOf[blocked]).NewMutex(blocked)
+				if err := other.Lock(ctx); err != nil {
+					t.Fatal(err)
+				}
+				l := NewMultiLock(c1.NewMutex("a"), c2.NewMutex("b"), c1.NewMutex("c"))
+				start := time.Now()
+				ok, err := l.TryLock(ctx, wait, 0)
+				if ok || err != nil {
+					t.Fatalf("TryLock = %v, %v; want false, nil", ok, err)
+				}
+				if took := time.Since(start); took < wait || took > wait+2*time.Second {
+					t.Fatalf("TryLock gave up after %v, want about %v", took, wait)
+				}
+				for name, rdb := range rdbOf {
+					if name == blocked {
+						wantHolders(t, rdb, name, other.Owner())
+					} else {
+						wantHolders(t, rdb, name)
+					}
+				}
+				if l.Lost() != nil {
+					t.Fatal("Lost is not nil for a set not held")
+				}
+			})
+		}
+	}
+}
+
+func TestMultiLockWakesWhenTheLastBlockingMemberIsReleased(t *testing.T) {
+	rdb1, rdb2, c1, c2 := twoServers(t)
+	ctx := ctxT(t)
+	// The blockers' leases (watchdog, 30s) outlast the set's wait (10s):
+	// only the members' unlock messages can wake it in time.
+	blockA, blockC := newClient(t, rdb1).NewMutex("a"), newClient(t, rdb2).NewMutex("c")
+	for _, m := range []*Mutex{blockA, blockC} {
+		if err := m.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b, c := c1.NewMutex("a"), c1.NewMutex("b"), c2.NewMutex("c")
+	l := NewMultiLock(c, b, a)
+	type result struct {
+		ok  bool
+		err error
+		at  time.Time
+	}
+	done := make(chan result, 1)
+	go func() {
+		ok, err := l.TryLock(ctx, 10*time.Second, 0)
+		done <- result{ok, err, time.Now()}
+	}()
+
+	subscribed(t, rdb1, "a")
+	if err := blockA.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// In order: a, then b (free), then a wait on c, holding a and b.
+	subscribed(t, rdb2, "c")
+	wantHolders(t, rdb1, "a", a.Owner())
+	wantHolders(t, rdb1, "b", b.Owner())
+	before := evalCalls(t, rdb2)
+	released := time.Now()
+	if err := blockC.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if !r.ok || r.err != nil {
+		t.Fatalf("TryLock = %v, %v", r.ok, r.err)
+	}
+	if took := r.at.Sub(released); took > 2*time.Second {
+		t.Fatalf("set acquired %v after the release: not woken by it", took)
+	}
+	// The release, one retry after subscribing, the attempt it woke.
+	if n := evalCalls(t, rdb2) - before; n > 3 {
+		t.Fatalf("%d scripts ran on c's server while the set waited: polling", n)
+	}
+	wantHolders(t, rdb2, "c", c.Owner())
+	if err := l.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMultiLockSetsInOppositeOrdersNeverDeadlockOrOverlap(t *testing.T) {
+	_, rdb2, _, _ := twoServers(t)
+	rdb1 := srv.Client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	// Two processes, each with a Client on both servers. One set is given
+	// as a, b, c, the other as d, c, a: they share a and c, in opposite
+	// orders, on different servers.
+	type process struct{ c1, c2 *Client }
+	procs := []process{{newClient(t, rdb1), newClient(t, rdb2)}, {newClient(t, rdb1), newClient(t, rdb2)}}
+	sets := []func(p process) *MultiLock{
+		func(p process) *MultiLock {
+			return NewMultiLock(p.c1.NewMutex("a"), p.c2.NewMutex("b"), p.c2.NewMutex("c"))
+		},
+		func(p process) *MultiLock {
+			return NewMultiLock(p.c1.NewMutex("d"), p.c2.NewMutex("c"), p.c1.NewMutex("a"))
+		},
+	}
+	var inUse sync.Map // name -> *atomic.Int32
+	for _, n := range []string{"a", "b", "c", "d"} {
+		inUse.Store(n, new(atomic.Int32))
+	}
+	enter := func(l *MultiLock, delta int32) error {
+		for _, m := range l.members {
+			v, _ := inUse.Load(m.Name())
+			if n := v.(*atomic.Int32).Add(delta); n > 1 {
+				return fmt.Errorf("%q held by %d sets at once", m.Name(), n)
+			}
+		}
+		return nil
+	}
+	var g errgroup.Group
+	var rounds atomic.Int64
+	for _, p := range procs {
+		for _, set := range sets {
+			for range 3 {
+				g.Go(func() error {
+					l := set(p)
+					for range 15 {
+						if err := l.Lock(ctx); err != nil {
+							return fmt.Errorf("Lock: %w", err)
+						}
+						err := enter(l, 1)
+						_ = enter(l, -1)
+						if err != nil {
+							return err
+						}
+						rounds.Add(1)
+						if err := l.Unlock(ctx); err != nil {
+							return fmt.Errorf("Unlock: %w", err)
+						}
+					}
+					return nil
+				})
+			}
+		}
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d critical sections", rounds.Load())
+}
+
+func TestMultiLockEqualNamesOnTwoServersNeverDeadlock(t *testing.T) {
+	_, rdb2, _, _ := twoServers(t)
+	rdb1 := srv.Client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	// "x" on both servers: client ids, random per process, order the two.
+	var inside atomic.Int32
+	var g errgroup.Group
+	for range 3 {
+		c1, c2 := newClient(t, rdb1), newClient(t, rdb2)
+		for range 2 {
+			g.Go(func() error {
+				l := NewMultiLock(c1.NewMutex("x"), c2.NewMutex("x"))
+				for range 10 {
+					if err := l.Lock(ctx); err != nil {
+						return fmt.Errorf("Lock: %w", err)
+					}
+					if n := inside.Add(1); n != 1 {
+						return fmt.Errorf("%d sets inside at once", n)
+					}
+					inside.Add(-1)
+					if err := l.Unlock(ctx); err != nil {
+						return fmt.Errorf("Unlock: %w", err)
+					}
+				}
+				return nil
+			})
+		}
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMultiLockCancelledMidWaitLeavesNothingHeld(t *testing.T) {
+	rdb1, rdb2, c1, c2 := twoServers(t)
+	ctx := ctxT(t)
+	blocker := newClient(t, rdb2).NewMutex("c")
+	if err := blocker.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a, b := c1.NewMutex("a"), c1.NewFairMutex("b")
+	l := NewMultiLock(a, b, c2.NewMutex("c"))
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- l.Lock(wctx) }()
+
+	// Waiting for c while holding a and b.
+	subscribed(t, rdb2, "c")
+	wantHolders(t, rdb1, "a", a.Owner())
+	wantHolders(t, rdb1, "b", b.Owner())
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Lock = %v, want context.Canceled", err)
+	}
+	wantHolders(t, rdb1, "a")
+	wantHolders(t, rdb1, "b")
+	wantHolders(t, rdb2, "c", blocker.Owner())
+	ch := keys.Channel("c")
+	eventually(t, 5*time.Second, "waiter unsubscribed", func() bool {
+		return rdb2.PubSubNumSub(ctx, ch).Val()[ch] == 0
+	})
+	if err := l.Unlock(ctx); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Unlock after a cancelled Lock = %v, want ErrNotHeld", err)
+	}
+}
+
+func TestMultiLockMemberErrorReleasesTheOthers(t *testing.T) {
+	rdb := newRedis(t)
+	ctx := ctxT(t)
+	dead := quickRedis(t, stoppedServer(t))
+	a := newClient(t, rdb).NewMutex("a")
+	l := NewMultiLock(a, newClient(t, dead).NewMutex("z"))
+	for _, wait := range []time.Duration{0, time.Second} {
+		ok, err := l.TryLock(ctx, wait, 0)
+		if ok || err == nil {
+			t.Fatalf("TryLock with a member down = %v, %v; want its error", ok, err)
+		}
+		wantHolders(t, rdb, "a")
+	}
+}
+
+func TestMultiLockUnlockReportsEveryMemberError(t *testing.T) {
+	rdb := newRedis(t)
+	ctx := ctxT(t)
+	c := newClient(t, rdb)
+	a, b, x := c.NewMutex("a"), c.NewMutex("b"), c.NewMutex("c")
+	l := NewMultiLock(a, b, x)
+	if err := l.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "c"} {
+		if ok, err := c.NewMutex(name).ForceUnlock(ctx); !ok || err != nil {
+			t.Fatalf("ForceUnlock %s = %v, %v", name, ok, err)
+		}
+	}
+	err := l.Unlock(ctx)
+	if !errors.Is(err, ErrNotHeld) || !strings.Contains(err.Error(), `"a"`) || !strings.Contains(err.Error(), `"c"`) {
+		t.Fatalf("Unlock = %v, want ErrNotHeld for a and c", err)
+	}
+	wantHolders(t, rdb, "b")
+}
+
+func TestMultiLockLostWhenAMemberLeaseRunsOut(t *testing.T) {
+	rdb1, rdb2, c1, c2 := twoServers(t)
+	ctx := ctxT(t)
+	l := NewMultiLock(c1.NewMutex("a"), c2.NewMutex("b"))
+	if err := l.LockWithLease(ctx, 200*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-l.Lost():
+	case <-time.After(5 * time.Second):
+		t.Fatal("Lost not closed after the lease ran out")
+	}
+	// Lost closes no later than Redis expires the members.
+	eventually(t, 5*time.Second, "members expired", func() bool {
+		return rdb1.Exists(ctx, "a").Val()+rdb2.Exists(ctx, "b").Val() == 0
+	})
+	if err := l.Unlock(ctx); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Unlock of a lost set = %v, want ErrNotHeld", err)
+	}
+}
+
+func TestMultiLockRejectsUnusableSets(t *testing.T) {
+	rdb := newRedis(t)
+	ctx := ctxT(t)
+	c, other := newClient(t, rdb), newClient(t, rdb)
+	var nilMutex *Mutex
+	var nilFenced *FencedMutex
+	for name, tc := range map[string]struct {
+		l    *MultiLock
+		want error
+	}{
+		"empty":                   {NewMultiLock(), ErrInvalidSet},
+		"nil":                     {NewMultiLock(c.NewMutex("a"), nil), ErrInvalidSet},
+		"nil pointer":             {NewMultiLock(c.NewMutex("a"), nilMutex), ErrInvalidSet},
+		"nil fenced":              {NewMultiLock(nilFenced.Member()), ErrInvalidSet},
+		"empty name":              {NewMultiLock(c.NewMutex("a"), c.NewMutex("")), ErrInvalidName},
+		"one name twice":          {NewMultiLock(c.NewMutex("a"), c.NewFairMutex("a")), ErrInvalidSet},
+		"one name on one Redis":   {NewMultiLock(c.NewMutex("a"), other.NewMutex("a")), ErrInvalidSet},
+		"red lock on one Redis":   {NewRedLock(c.NewMutex("a"), other.NewMutex("b"), c.NewMutex("c")), ErrInvalidSet},
+		"red lock with no member": {NewRedLock(), ErrInvalidSet},
+	} {
+		for op, err := range map[string]error{
+			"Lock":          tc.l.Lock(ctx),
+			"TryLock":       second(tc.l.TryLock(ctx, 0, 0)),
+			"LockWithLease": tc.l.LockWithLease(ctx, time.Second),
+			"Unlock":        tc.l.Unlock(ctx),
+		} {
+			if !errors.Is(err, tc.want) {
+				t.Errorf("%s: %s = %v, want %v", name, op, err, tc.want)
+			}
+		}
+	}
+	l := NewMultiLock(c.NewMutex("a"))
+	if _, err := l.TryLock(ctx, -time.Second, 0); err == nil {
+		t.Error("negative wait accepted")
+	}
+	if err := l.LockWithLease(ctx, 0); err == nil {
+		t.Error("zero fixed lease accepted")
+	}
+	if n, _ := rdb.Exists(ctx, "a").Result(); n != 0 {
+		t.Error("an unusable set took a lock")
+	}
+}
