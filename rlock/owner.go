@@ -32,7 +32,8 @@ type owner struct {
 	// releaseScript releases one hold, in the handle's kind of lock.
 	releaseScript releaseFunc
 	// retryLatch is the latch of an Unlock that failed without an answer,
-	// reused by the next Unlock, which retries it.
+	// reused by the next Unlock, which retries it, unless an acquisition
+	// came between.
 	retryLatch string
 }
 
@@ -177,6 +178,9 @@ func (o *owner) attemptWith(ctx context.Context, lease time.Duration, try tryFun
 		o.hold = wd.add(o.name, o.id, lease, renew, sent)
 	}
 	o.count++
+	// An Unlock that failed before is not retried by the next one: the
+	// owner locked again instead.
+	o.retryLatch = ""
 	return true, 0, nil
 }
 

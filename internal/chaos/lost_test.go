@@ -85,8 +85,6 @@ func TestFixedLeaseLostBeforeAnotherOwnerAcquires(t *testing.T) {
 	const lease, latency = 400 * time.Millisecond, 80 * time.Millisecond
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
-			skipKnownBug(t, "watchdog.add arms the Lost timer for lease from when the acquire's reply "+
-				"arrived, not from when it was sent, so Lost fires a round trip after Redis expired the lock")
 			fresh(t)
 			ctx := ctxT(t)
 			p := startProxy(t)

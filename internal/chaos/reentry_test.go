@@ -8,8 +8,6 @@ import (
 )
 
 func TestReentryDoesNotWaitBehindWaitersOfItsClient(t *testing.T) {
-	skipKnownBug(t, "a reentrant Lock joins behind the sleeping waiters of its own Client (owner.acquireWith calls "+
-		"waitBehind before trying) and sleeps until they retry: up to a whole lease while it holds the lock")
 	fresh(t)
 	ctx := ctxT(t)
 	const lease = 2 * time.Second

@@ -61,16 +61,10 @@ func lostReply(t *testing.T, p *faultproxy.Proxy, op func() error) error {
 	return err
 }
 
-// fairNoLatch is the bug behind the FairMutex failures of the unlock tests.
-const fairNoLatch = "the fair release (queue/fair_release.lua) has no unlock latch, so a retried " +
-	"release is applied twice (two holds released, or ErrNotHeld after the lock passed on)"
 
 func TestUnlockWhoseReplyIsLostIsAppliedOnce(t *testing.T) {
 	for _, k := range kinds {
 		t.Run(k.name+"/go-redis retries an inner unlock", func(t *testing.T) {
-			if k.name == "FairMutex" {
-				skipKnownBug(t, fairNoLatch)
-			}
 			fresh(t)
 			ctx := ctxT(t)
 			p := startProxy(t)
@@ -95,9 +89,6 @@ func TestUnlockWhoseReplyIsLostIsAppliedOnce(t *testing.T) {
 		})
 
 		t.Run(k.name+"/go-redis retries the last unlock after another owner took over", func(t *testing.T) {
-			if k.name == "FairMutex" {
-				skipKnownBug(t, fairNoLatch)
-			}
 			fresh(t)
 			ctx := ctxT(t)
 			p := startProxy(t)
@@ -120,8 +111,6 @@ func TestUnlockWhoseReplyIsLostIsAppliedOnce(t *testing.T) {
 		})
 
 		t.Run(k.name+"/caller retries a failed inner unlock", func(t *testing.T) {
-			skipKnownBug(t, "every Unlock call takes a new request number (owner.unlockWith: o.releases++), "+
-				"so a caller repeating an Unlock that failed without an answer releases a second hold")
 			fresh(t)
 			ctx := ctxT(t)
 			p := startProxy(t)
@@ -158,10 +147,6 @@ func TestAcquireWhoseReplyIsLostIsCountedOnce(t *testing.T) {
 			{"caller retries a failed reentrant acquisition", 1, true},
 		} {
 			t.Run(k.name+"/"+tc.name, func(t *testing.T) {
-				if k.name == "FairMutex" {
-					skipKnownBug(t, "the fair acquire script takes no holds argument (queue/fair_acquire.lua "+
-						"increments the owner's field on every call), so a retried acquisition is counted twice")
-				}
 				fresh(t)
 				ctx := ctxT(t)
 				p := startProxy(t)

@@ -112,8 +112,6 @@ func TestWaitersAcquireSoonAfterTheirSubscriptionFails(t *testing.T) {
 }
 
 func TestSubscribeCompletesWhenItsConfirmationIsLost(t *testing.T) {
-	skipKnownBug(t, "a SUBSCRIBE whose confirmation never comes stays pending while the connection "+
-		"answers pings: Subscribe (and so every waiter of that lock in the Client) blocks until its ctx ends")
 	fresh(t)
 	ctx := ctxT(t)
 	p := startProxy(t)
