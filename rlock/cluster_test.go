@@ -2,6 +2,7 @@ package rlock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -129,6 +130,25 @@ func testClusterWakeUps(t *testing.T, cluster *redistest.Cluster, rdb *redis.Clu
 				}
 			}
 		})
+	}
+}
+
+func TestClusterRejectsNamesWhoseKeysSpanSlots(t *testing.T) {
+	_, rdb := startCluster(t)
+	ctx := ctxT(t)
+	c := newClient(t, rdb)
+	for _, name := range []string{"a}b", "a{b", "a{}b", "}x"} {
+		if err := c.NewMutex(name).Lock(ctx); !errors.Is(err, ErrInvalidName) {
+			t.Errorf("Lock(%q) on a cluster = %v, want ErrInvalidName", name, err)
+		}
+	}
+	// The same names are fine on a single node.
+	m := newClient(t, newRedis(t)).NewMutex("a}b")
+	if err := m.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Unlock(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -12,8 +12,10 @@ var (
 	// waits that Close interrupted.
 	ErrClosed = errors.New("rlock: client closed")
 
-	// ErrInvalidName is returned by every operation of a Mutex whose name is
-	// empty.
+	// ErrInvalidName is returned by every operation of a lock whose name is
+	// empty, or, on Redis Cluster, has braces without a hash tag ("a}b",
+	// "a{b", "a{}b"): Redisson's naming rule would put its channel and keys
+	// in another slot than the lock.
 	ErrInvalidName = errors.New("rlock: lock name must not be empty")
 
 	// ErrNotReplicated is returned by an acquisition that WithReplicaAck

@@ -22,6 +22,7 @@ type owner struct {
 	name    string
 	id      string // "<client id>:<seq>": the lock hash's field
 	channel string // the lock's unlock channel
+	nameErr error  // why name cannot be used with this Client, if it cannot
 
 	// mu serialises this owner's commands that change the lock, so that the
 	// local view (hold, count) follows Redis in the same order.
@@ -41,6 +42,11 @@ type owner struct {
 // (nil: the reentrant lock's, owner.release).
 func (o *owner) init(c *Client, name string, release releaseFunc) {
 	o.c, o.name, o.id, o.channel = c, name, c.ids.Next(), keys.Channel(name)
+	if _, cluster := c.rdb.(*redis.ClusterClient); cluster && keys.Slot(o.channel) != keys.Slot(name) {
+		// Redisson's naming rule gives such a name's auxiliary keys another
+		// slot, and a script cannot touch keys of two slots.
+		o.nameErr = fmt.Errorf("%w: %q has braces but no hash tag, so on Redis Cluster its channel and keys would land in another slot than the lock", ErrInvalidName, name)
+	}
 	o.releaseScript = release
 	if release == nil {
 		o.releaseScript = o.release
@@ -59,6 +65,8 @@ func (o *owner) usable() error {
 	switch {
 	case o.name == "":
 		return ErrInvalidName
+	case o.nameErr != nil:
+		return o.nameErr
 	case o.c.closed():
 		return ErrClosed
 	}
