@@ -9,7 +9,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/keys"
 )
 
 // ErrClosed is returned by Subscribe and Wait once the Hub is closed.
@@ -37,6 +40,7 @@ type Options struct {
 type Hub struct {
 	rdb redis.UniversalClient
 	opt Options
+	id  string // names the probe channels
 
 	mu     sync.Mutex
 	closed bool
@@ -59,7 +63,7 @@ func New(rdb redis.UniversalClient, opt Options) *Hub {
 		opt.HealthCheck = 3 * time.Second
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &Hub{rdb: rdb, opt: opt, ctx: ctx, cancel: cancel, nodes: make(map[string]*shard)}
+	h := &Hub{rdb: rdb, opt: opt, id: uuid.NewString(), ctx: ctx, cancel: cancel, nodes: make(map[string]*shard)}
 	if !opt.Sharded {
 		for range opt.Connections {
 			h.start("")
@@ -139,6 +143,17 @@ func (h *Hub) nodeOf(ctx context.Context, channel string) (string, error) {
 	return master.Options().Addr, nil
 }
 
+// probeChannel names the probe channel of a new classic shard ("" in
+// sharded mode). It lies under the lock channels' prefix, so a Redis user
+// limited to those channels may use it. Called with mu held, or before the
+// Hub is shared.
+func (h *Hub) probeChannel(node string) string {
+	if node != "" {
+		return ""
+	}
+	return fmt.Sprintf("%s:%s:%d", keys.Channel("relock-probe"), h.id, len(h.shards))
+}
+
 // allShards returns the shards started so far.
 func (h *Hub) allShards() []*shard {
 	h.mu.Lock()
@@ -190,8 +205,11 @@ func (h *Hub) Stats() Stats {
 	st := Stats{Connections: len(shards)}
 	for _, s := range shards {
 		s.mu.Lock()
-		st.Channels += len(s.entries)
 		for _, e := range s.entries {
+			if e.channel == s.probe {
+				continue
+			}
+			st.Channels++
 			st.Waiters += e.refs
 			st.Sleeping += e.sleepers.Len()
 		}

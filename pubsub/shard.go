@@ -39,6 +39,17 @@ type shard struct {
 	// and is replaced.
 	pending  int
 	progress time.Time
+
+	// probe is a channel of this connection's own on which the reader
+	// publishes, through the ordinary client, every health-check interval;
+	// a probe that does not come back means the connection hears another
+	// server than the one releases are published on (a failover client
+	// whose pub/sub connection stayed on the former master) or hears
+	// nothing, and it is replaced. Empty in sharded mode, which pings.
+	// probeSent and probing belong to the reader goroutine.
+	probe     string
+	probeSent time.Time
+	probing   bool
 }
 
 // command is a SUBSCRIBE or UNSUBSCRIBE for the writer to send, or a
@@ -53,6 +64,7 @@ type command struct {
 
 func newShard(h *Hub, node string) *shard {
 	s := &shard{
+		probe:       h.probeChannel(node),
 		hub:         h,
 		rdb:         h.rdb,
 		healthCheck: h.opt.HealthCheck,
@@ -93,6 +105,12 @@ func (s *shard) join(channel string) (*entry, <-chan struct{}, error) {
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, nil, ErrClosed
+	}
+	if s.probe != "" && s.entries[s.probe] == nil {
+		p := newEntry(s.probe)
+		p.refs = 1 // the shard's own, for good
+		s.entries[s.probe] = p
+		s.send(false, s.probe)
 	}
 	e := s.entries[channel]
 	if e == nil {
@@ -283,10 +301,10 @@ func (s *shard) readLoop() {
 		case err == nil:
 			pinged, failures = false, 0
 			s.dispatch(gen, msg)
-			if !s.lagging() {
+			if !s.lagging() && s.probed(ctx) {
 				continue
 			}
-		case errors.As(err, &ne) && ne.Timeout() && !pinged && !s.lagging():
+		case errors.As(err, &ne) && ne.Timeout() && !pinged && !s.lagging() && s.probed(ctx):
 			if pinged = ps.Ping(ctx) == nil; pinged {
 				continue
 			}
@@ -304,6 +322,29 @@ func (s *shard) readLoop() {
 		}
 		failures++
 	}
+}
+
+// probed sends a probe when one is due and reports false when the last one
+// did not come back within the health-check interval. Reader only.
+func (s *shard) probed(ctx context.Context) bool {
+	if s.probe == "" {
+		return true
+	}
+	s.mu.Lock()
+	p := s.entries[s.probe]
+	ready := p != nil && p.state == subscribed
+	s.mu.Unlock()
+	if !ready || time.Since(s.probeSent) < s.healthCheck {
+		return true
+	}
+	if s.probing {
+		return false
+	}
+	s.probing, s.probeSent = true, time.Now()
+	pctx, cancel := context.WithTimeout(ctx, s.healthCheck)
+	defer cancel()
+	_ = s.rdb.Publish(pctx, s.probe, "probe").Err()
+	return true
 }
 
 // lagging reports whether confirmations have been awaited for longer than
@@ -326,6 +367,7 @@ func (s *shard) replace(gen uint64) {
 	s.gen++
 	s.ps, s.live = s.newPubSub(), make(chan struct{})
 	s.pending = 0
+	s.probing, s.probeSent = false, time.Now()
 	var wanted []string
 	for ch, e := range s.entries {
 		if e.refs == 0 {
@@ -380,6 +422,10 @@ func (s *shard) dispatch(gen uint64, msg any) {
 			s.unsubscribed(e)
 		}
 	case *redis.Message:
+		if m.Channel == s.probe {
+			s.probing = false
+			return
+		}
 		e := s.entries[m.Channel]
 		if e == nil || e.state != subscribed {
 			return
