@@ -61,7 +61,6 @@ func lostReply(t *testing.T, p *faultproxy.Proxy, op func() error) error {
 	return err
 }
 
-
 func TestUnlockWhoseReplyIsLostIsAppliedOnce(t *testing.T) {
 	for _, k := range kinds {
 		t.Run(k.name+"/go-redis retries an inner unlock", func(t *testing.T) {
