@@ -44,6 +44,14 @@ type FairMutex struct {
 	// take turns, so that one giving up or being served cannot leave
 	// another believing it still has the place.
 	waiting chan struct{}
+
+	// linger is the confirmed subscription of this owner's last wait, kept
+	// for a heartbeat after it got the lock: an owner that locks again soon
+	// joins the queue at once, without a first attempt and a new
+	// subscription. It is closed when its timer fires unused.
+	lingerMu    sync.Mutex
+	linger      waiter
+	lingerTimer *time.Timer
 }
 
 // NewFairMutex returns a new owner of the fair lock called name: each call
@@ -98,12 +106,18 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (ok 
 	if wait > 0 {
 		deadline = time.Now().Add(wait)
 	}
-	ok, _, err = m.attemptWith(ctx, lease, func(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (bool, time.Duration, error) {
-		a, err := f.q.TryAcquire(ctx, rdb, m.id, lease, holds)
-		return a.Acquired, a.TTL, err
-	})
-	if ok || err != nil || wait == 0 {
-		return ok, err
+	// Still subscribed from a recent wait: join the queue at once (the
+	// join attempt takes a free lock nobody waits for, as TryAcquire does).
+	// A holder re-entering takes the short way below.
+	lingering := wait != 0 && !m.holding() && f.hasLinger()
+	if !lingering {
+		ok, _, err = m.attemptWith(ctx, lease, func(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (bool, time.Duration, error) {
+			a, err := f.q.TryAcquire(ctx, rdb, m.id, lease, holds)
+			return a.Acquired, a.TTL, err
+		})
+		if ok || err != nil || wait == 0 {
+			return ok, err
+		}
 	}
 
 	if !f.takeWaiting(ctx, deadline) {
@@ -119,11 +133,19 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (ok 
 
 	// Listen first: the release that makes this owner's turn is published
 	// once, on its own channel, possibly right after it joins the queue.
-	w, err := m.c.newWaiter(ctx, deadline, f.q.Channel(m.id))
-	if err != nil || w == nil {
-		return false, err
+	w := f.takeLinger()
+	if w == nil {
+		if w, err = m.c.newWaiter(ctx, deadline, f.q.Channel(m.id)); err != nil || w == nil {
+			return false, err
+		}
 	}
-	defer w.close()
+	defer func() {
+		if ok {
+			f.keepLinger(w)
+		} else {
+			w.close()
+		}
+	}()
 	qw := f.q.Waiter(m.id)
 	defer func() {
 		if !ok {
@@ -156,6 +178,49 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (ok 
 		if err = ctx.Err(); err != nil {
 			return false, err
 		}
+	}
+}
+
+// hasLinger reports whether a subscription of a recent wait is kept.
+func (f *FairMutex) hasLinger() bool {
+	f.lingerMu.Lock()
+	defer f.lingerMu.Unlock()
+	return f.linger != nil
+}
+
+// takeLinger hands over the kept subscription, if any, to a new wait.
+func (f *FairMutex) takeLinger() waiter {
+	f.lingerMu.Lock()
+	defer f.lingerMu.Unlock()
+	w := f.linger
+	f.linger = nil
+	if f.lingerTimer != nil {
+		f.lingerTimer.Stop()
+	}
+	return w
+}
+
+// keepLinger keeps w, the subscription of a wait that got the lock, for a
+// heartbeat.
+func (f *FairMutex) keepLinger(w waiter) {
+	f.lingerMu.Lock()
+	defer f.lingerMu.Unlock()
+	if f.linger != nil || f.c.closed() {
+		w.close()
+		return
+	}
+	f.linger = w
+	if f.lingerTimer == nil {
+		f.lingerTimer = time.AfterFunc(f.q.Heartbeat(), f.dropLinger)
+	} else {
+		f.lingerTimer.Reset(f.q.Heartbeat())
+	}
+}
+
+// dropLinger closes the kept subscription, unused for a heartbeat.
+func (f *FairMutex) dropLinger() {
+	if w := f.takeLinger(); w != nil {
+		w.close()
 	}
 }
 
