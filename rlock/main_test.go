@@ -42,25 +42,12 @@ func newClient(t *testing.T, rdb redis.UniversalClient, opts ...Option) *Client 
 }
 
 // ctxT returns a context that ends with a generous bound on the test.
-func ctxT(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+func ctxT(t *testing.T) context.Context { return redistest.Context(t, 20*time.Second) }
 
-// eventually fails the test unless cond holds within d; it checks every
-// few milliseconds. For states with no event to wait on (server-side
-// counters, a goroutine's exit).
+// eventually is redistest.Eventually.
 func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %v: %s", d, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	redistest.Eventually(t, d, what, cond)
 }
 
 // libraryGoroutines lists the stacks of goroutines running this module's

@@ -61,24 +61,12 @@ func direct(t *testing.T, addr string) *redis.Client {
 }
 
 // ctxT returns a context that ends after within, or with the test.
-func ctxT(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), within)
-	t.Cleanup(cancel)
-	return ctx
-}
+func ctxT(t *testing.T) context.Context { return redistest.Context(t, within) }
 
-// eventually fails the test unless cond holds within d, checking every few
-// milliseconds: for server-side states that no event announces.
+// eventually is redistest.Eventually.
 func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %v: %s", d, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	redistest.Eventually(t, d, what, cond)
 }
 
 // subscribers is how many connections the server behind rdb has subscribed
