@@ -3,7 +3,6 @@ package rlock
 import (
 	"context"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -48,19 +47,4 @@ func ctxT(t *testing.T) context.Context { return redistest.Context(t, 20*time.Se
 func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 	t.Helper()
 	redistest.Eventually(t, d, what, cond)
-}
-
-// libraryGoroutines lists the stacks of goroutines running this module's
-// code, other than tests, that are blocked. A runnable one may be on its way
-// out: Close returns once each goroutine has signalled its exit, which is
-// just before it returns. TestMain's leak check catches any that stays.
-func libraryGoroutines() []string {
-	var blocked []string
-	for _, g := range leakcheck.Goroutines() {
-		header, _, _ := strings.Cut(g, "\n")
-		if !strings.Contains(header, "[runnable") && !strings.Contains(header, "[running") {
-			blocked = append(blocked, g)
-		}
-	}
-	return blocked
 }

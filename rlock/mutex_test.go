@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/internal/leakcheck"
 	"github.com/relock-go/relock/internal/redistest"
 )
 
@@ -488,7 +489,7 @@ func TestWaitersSurviveKilledSubscriptionConnection(t *testing.T) {
 func TestCloseStopsWaitersAndGoroutines(t *testing.T) {
 	rdb := newRedis(t)
 	ctx := ctxT(t)
-	base := len(libraryGoroutines())
+	base := len(leakcheck.Blocked())
 	for _, spin := range []bool{false, true} {
 		t.Run(fmt.Sprintf("spin=%v", spin), func(t *testing.T) {
 			var opts []Option
@@ -517,7 +518,7 @@ func TestCloseStopsWaitersAndGoroutines(t *testing.T) {
 			case <-time.After(2 * time.Second):
 				t.Fatal("blocked Lock did not return after Close")
 			}
-			if gs := libraryGoroutines(); len(gs) > base {
+			if gs := leakcheck.Blocked(); len(gs) > base {
 				t.Fatalf("%d library goroutines outlive Close:\n%s", len(gs)-base, strings.Join(gs, "\n\n"))
 			}
 			m := c.NewMutex(name)

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -113,59 +112,26 @@ func isReset(err error) bool {
 // check gives those a moment to finish.
 func checkNoProxyGoroutines(t *testing.T) {
 	t.Helper()
-	for _, g := range proxyGoroutines() {
-		if !returning(g) {
-			t.Fatalf("proxy goroutine still blocked after Close:\n%s", g)
-		}
+	if blocked := proxyStacks(leakcheck.Blocked()); len(blocked) > 0 {
+		t.Fatalf("proxy goroutine still blocked after Close:\n%s", blocked[0])
 	}
-	deadline := time.Now().Add(within)
-	for {
-		left := proxyGoroutines()
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d proxy goroutines left after Close:\n%s", len(left), strings.Join(left, "\n\n"))
-		}
-		time.Sleep(time.Millisecond)
-	}
+	redistest.Eventually(t, within, "no proxy goroutine left after Close", func() bool {
+		return len(proxyStacks(leakcheck.Goroutines())) == 0
+	})
 }
 
-// returning reports whether the goroutine whose stack is g is in a state a
-// goroutine can be in while it returns: not waiting on anything.
-func returning(g string) bool {
-	header, _, _ := strings.Cut(g, "\n")
-	for _, state := range []string{"[running", "[runnable", "[preempted", "[copystack"} {
-		if strings.Contains(header, state) {
-			return true
-		}
-	}
-	return false
-}
-
-// proxyGoroutines returns the stack of every goroutine running code of the
-// package outside its tests, each starting with its "goroutine N [state]:"
-// line.
-func proxyGoroutines() []string {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	var left []string
-	for _, g := range strings.Split(string(buf), "\n\n") {
+// proxyStacks keeps the stacks that run code of the proxy itself.
+func proxyStacks(stacks []string) []string {
+	var ours []string
+	for _, g := range stacks {
 		for _, line := range strings.Split(g, "\n") {
 			if strings.Contains(line, "/internal/faultproxy/") && !strings.Contains(line, "_test.go:") {
-				left = append(left, g)
+				ours = append(ours, g)
 				break
 			}
 		}
 	}
-	return left
+	return ours
 }
 
 func TestPassThrough(t *testing.T) {

@@ -102,6 +102,23 @@ func Goroutines() []string {
 	return stacks
 }
 
+// Blocked returns, as Goroutines, the stacks of the module's goroutines
+// that are waiting on something (a channel, a lock, I/O, a timer) rather
+// than running or about to. After a Close that waits until its goroutines
+// signal their exit, none of them may be blocked, though one may still be
+// returning.
+func Blocked() []string {
+	var blocked []string
+	for _, g := range Goroutines() {
+		header, _, _ := strings.Cut(g, "\n")
+		if !strings.Contains(header, "[running") && !strings.Contains(header, "[runnable") &&
+			!strings.Contains(header, "[preempted") && !strings.Contains(header, "[copystack") {
+			blocked = append(blocked, g)
+		}
+	}
+	return blocked
+}
+
 // goroutine is one goroutine's entry in a dump of all stacks.
 type goroutine struct {
 	id    int64

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/relock-go/relock/internal/faultproxy"
+	"github.com/relock-go/relock/internal/redistest"
 )
 
 func TestMain(m *testing.M) { os.Exit(Main(m.Run)) }
@@ -212,4 +213,18 @@ func TestGoroutinesSeesLiveGoroutinesButNotTheCaller(t *testing.T) {
 		t.Fatalf("got %d goroutines, want the proxy's accept loop:\n%s", len(gs), strings.Join(gs, "\n\n"))
 	}
 	_ = p.Close()
+}
+
+func TestBlockedSeesAWaitingGoroutine(t *testing.T) {
+	p := startProxy(t)
+	// The proxy's accept loop waits for connections: blocked, not running.
+	redistest.Eventually(t, 5*time.Second, "accept loop blocked", func() bool {
+		gs := Blocked()
+		return len(gs) == 1 && strings.Contains(gs[0], proxyGoroutine)
+	})
+	_ = p.Close()
+	redistest.Eventually(t, 5*time.Second, "no goroutine after Close", func() bool { return len(Goroutines()) == 0 })
+	if gs := Blocked(); len(gs) != 0 {
+		t.Fatalf("blocked goroutines after Close:\n%s", strings.Join(gs, "\n\n"))
+	}
 }
