@@ -130,6 +130,25 @@ func (h *Hub) shardFor(ctx context.Context, channel string) (*shard, error) {
 	return h.start(node), nil
 }
 
+// existingShard returns the shard that carries channel if it has been
+// started; in sharded mode, without asking the cluster where the channel
+// lives: any shard that has an entry for it.
+func (h *Hub) existingShard(channel string) *shard {
+	if !h.opt.Sharded {
+		s, _ := h.shardFor(h.ctx, channel)
+		return s
+	}
+	for _, s := range h.allShards() {
+		s.mu.Lock()
+		_, ok := s.entries[channel]
+		s.mu.Unlock()
+		if ok {
+			return s
+		}
+	}
+	return nil
+}
+
 // nodeOf is the address of the master that serves channel's slot.
 func (h *Hub) nodeOf(ctx context.Context, channel string) (string, error) {
 	cc, ok := h.rdb.(*redis.ClusterClient)
@@ -226,8 +245,8 @@ func (h *Hub) Stats() Stats {
 // will have retried, or ok == false (and no Subscription) if there is
 // nobody to wait behind.
 func (h *Hub) JoinBehind(channel string) (sub *Subscription, due time.Time, ok bool) {
-	s, err := h.shardFor(h.ctx, channel)
-	if err != nil {
+	s := h.existingShard(channel)
+	if s == nil {
 		return nil, time.Time{}, false
 	}
 	s.mu.Lock()
