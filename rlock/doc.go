@@ -32,9 +32,29 @@
 // then sleeps until an unlock message wakes it or the lock's TTL (capped by
 // its remaining wait) passes, and retries again. All waiters of one lock
 // name in one Client share one subscription, and one message wakes one of
-// them (package pubsub). A lost message, or an expiry, which publishes
-// nothing, costs a waiter at most the lock's TTL. WithSpin replaces this
-// with polling, for comparison.
+// them (package pubsub), in arrival order: a newcomer, or an owner that
+// just unlocked, queues behind the Client's waiters instead of racing
+// them. Between Clients, one that has won more than its share of recent
+// hand-offs lets the others retry first, for up to a millisecond. A lost
+// message, or an expiry, which publishes nothing, costs a waiter at most
+// the lock's TTL. WithSpin replaces this with polling, for comparison.
+//
+// # Kinds of lock
+//
+// Mutex is Redisson's RLock. FairMutex (RFairLock) grants the lock in
+// arrival order through a queue in Redis, each waiter woken on its own
+// channel. FencedMutex (RFencedLock) returns with every acquisition a token
+// that only grows, for storage to reject a stale holder's writes. All three
+// are reentrant, owned by the handle, and kept by the same watchdog.
+//
+// # Retries, replicas and clusters
+//
+// Acquire and unlock are safe for go-redis to resend after a lost reply:
+// acquire carries the owner's known hold count and unlock Redisson's unlock
+// latch, so neither applies twice. WithReplicaAck makes each acquisition
+// wait for replicas (WAIT) and undoes it when too few acknowledge. On Redis
+// Cluster every script touches one slot, and Redis 7's sharded pub/sub is
+// used by default, as Redisson does (WithShardedPubSub).
 //
 // # Leases and the watchdog
 //
