@@ -273,15 +273,18 @@ func (o *owner) acquireWith(ctx context.Context, wait, lease time.Duration, try 
 		w, sleep = o.c.waitBehind(o.channel)
 	}
 	if w == nil {
-		ok, _, err := o.attemptWith(ctx, lease, try)
+		ok, ttl, err := o.attemptWith(ctx, lease, try)
 		if ok || err != nil || wait == 0 {
 			return ok, err
 		}
 		if w, err = o.c.newWaiter(ctx, deadline, o.channel); err != nil || w == nil {
 			return false, err
 		}
-		// Retry at once: the lock may have been released before the
-		// subscription.
+		// A subscriber retries at once: the lock may have been released
+		// before the subscription. A spinner has nothing to catch up on.
+		if o.c.hub == nil {
+			sleep = o.sleepFor(ttl)
+		}
 	}
 	defer w.close()
 	for {
@@ -307,16 +310,21 @@ func (o *owner) acquireWith(ctx context.Context, wait, lease time.Duration, try 
 		if ok || err != nil {
 			return ok, err
 		}
-		switch {
-		case ttl > 0:
-			sleep = ttl
-		case ttl == 0:
-			// Expiring within the millisecond.
-			sleep = time.Millisecond
-		default:
-			// No TTL on the key: not one of ours; check again after a lease.
-			sleep = o.c.opts.watchdogTimeout
-		}
+		sleep = o.sleepFor(ttl)
+	}
+}
+
+// sleepFor is how long a waiter may sleep, unless woken, after an attempt
+// that found the lock with time to live ttl.
+func (o *owner) sleepFor(ttl time.Duration) time.Duration {
+	switch {
+	case ttl > 0:
+		return ttl
+	case ttl == 0:
+		return time.Millisecond // expiring within the millisecond
+	default:
+		// No TTL on the key: not one of ours; check again after a lease.
+		return o.c.opts.watchdogTimeout
 	}
 }
 
