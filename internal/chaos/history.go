@@ -165,6 +165,7 @@ func (r Report) Violations() int {
 	return r.Overlaps + r.TokenRegressions + r.DuplicateTokens + r.RejectedWhileHeld + r.NotHeldWithoutLost
 }
 
+// String summarises the report in one line: counts, then violations by kind.
 func (r Report) String() string {
 	return fmt.Sprintf("sections %d (lost %d, lost at start %d), steps %d, rejected writes %d, unlock not-held %d, unlock failed %d; "+
 		"violations %d (overlaps %d, token regressions %d, duplicate tokens %d, rejected while held %d, not-held without Lost %d)",
