@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -15,8 +16,14 @@ import (
 	"github.com/relock-go/relock/internal/keys"
 )
 
-// ErrClosed is returned by Subscribe and Wait once the Hub is closed.
-var ErrClosed = errors.New("pubsub: hub closed")
+var (
+	// ErrClosed is returned by Subscribe and Wait once the Hub is closed.
+	ErrClosed = errors.New("pubsub: hub closed")
+	// ErrMoved is returned by Wait when the channel's slot moved to another
+	// master (sharded pub/sub): the Subscription hears nothing more, and
+	// the caller should close it and subscribe again.
+	ErrMoved = errors.New("pubsub: the channel moved to another master; subscribe again")
+)
 
 // Options tune a Hub. The zero value selects the defaults.
 type Options struct {
@@ -46,6 +53,9 @@ type Hub struct {
 	closed bool
 	shards []*shard          // classic: fixed; sharded: one per master, in creation order
 	nodes  map[string]*shard // sharded: by master address
+	slots  []redis.ClusterSlot
+	moved  atomic.Bool       // a sharded subscription was told its slot moved
+	left   map[string]string // channel -> the node it was told to leave
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -63,7 +73,7 @@ func New(rdb redis.UniversalClient, opt Options) *Hub {
 		opt.HealthCheck = 3 * time.Second
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &Hub{rdb: rdb, opt: opt, id: uuid.NewString(), ctx: ctx, cancel: cancel, nodes: make(map[string]*shard)}
+	h := &Hub{rdb: rdb, opt: opt, id: uuid.NewString(), ctx: ctx, cancel: cancel, nodes: make(map[string]*shard), left: make(map[string]string)}
 	if !opt.Sharded {
 		for range opt.Connections {
 			h.start("")
@@ -149,17 +159,74 @@ func (h *Hub) existingShard(channel string) *shard {
 	return nil
 }
 
-// nodeOf is the address of the master that serves channel's slot.
+// nodeOf is the address of the master that serves channel's slot, from
+// the Hub's own copy of the cluster's slot map: fetched with CLUSTER SLOTS
+// when first needed and again after a subscription was told its slot
+// moved, so that a channel is subscribed again on its new master even
+// while go-redis's own map is still the old one.
 func (h *Hub) nodeOf(ctx context.Context, channel string) (string, error) {
 	cc, ok := h.rdb.(*redis.ClusterClient)
 	if !ok {
 		return "", fmt.Errorf("pubsub: sharded pub/sub needs a *redis.ClusterClient, not %T", h.rdb)
 	}
-	master, err := cc.MasterForKey(ctx, channel)
-	if err != nil {
-		return "", fmt.Errorf("pubsub: master of %q: %w", channel, err)
+	h.mu.Lock()
+	slots, left := h.slots, h.left[channel]
+	delete(h.left, channel)
+	h.mu.Unlock()
+	slot := keys.Slot(channel)
+	for attempt := 0; ; attempt++ {
+		if slots == nil || h.moved.Load() || attempt > 0 {
+			h.moved.Store(false)
+			fresh, err := cc.ClusterSlots(ctx).Result()
+			if err != nil {
+				return "", fmt.Errorf("pubsub: cluster slots: %w", err)
+			}
+			h.mu.Lock()
+			h.slots, slots = fresh, fresh
+			h.mu.Unlock()
+		}
+		master := ""
+		for _, r := range slots {
+			if r.Start <= slot && slot <= r.End && len(r.Nodes) > 0 {
+				master = r.Nodes[0].Addr
+			}
+		}
+		// The node the channel just left is not its master any more, even
+		// if the cluster's view has not caught up yet: ask again a little
+		// later, for a while.
+		if master != "" && (master != left || attempt >= 20) {
+			return master, nil
+		}
+		if master == "" && attempt >= 20 {
+			return "", fmt.Errorf("pubsub: no master serves the slot of %q", channel)
+		}
+		select {
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
 	}
-	return master.Options().Addr, nil
+}
+
+// nodeClient is go-redis's client of the cluster node at addr, on which a
+// shard subscribes so that its connection goes to that node whatever
+// go-redis's slot map says; nil if go-redis does not know the node (yet).
+func (h *Hub) nodeClient(ctx context.Context, addr string) *redis.Client {
+	cc, ok := h.rdb.(*redis.ClusterClient)
+	if !ok {
+		return nil
+	}
+	var mu sync.Mutex
+	var found *redis.Client
+	_ = cc.ForEachShard(ctx, func(_ context.Context, c *redis.Client) error {
+		if c.Options().Addr == addr {
+			mu.Lock()
+			found = c
+			mu.Unlock()
+		}
+		return nil
+	})
+	return found
 }
 
 // probeChannel names the probe channel of a new classic shard ("" in
@@ -274,13 +341,18 @@ type Subscription struct {
 
 // Wait sleeps until a message on the channel wakes this waiter, or d has
 // passed; either way it returns nil and the caller retries. It returns
-// ctx.Err() when ctx ends first and ErrClosed when the Hub closes.
+// ctx.Err() when ctx ends first, ErrClosed when the Hub closes, and
+// ErrMoved when the channel must be subscribed again elsewhere.
 //
 // Waiters sleep in turn: a message wakes the one that has waited longest,
 // and a waiter whose retry after a wake-up failed keeps its turn.
 func (sub *Subscription) Wait(ctx context.Context, d time.Duration) error {
 	s, e := sub.shard, sub.entry
 	s.mu.Lock()
+	if e.state == orphaned {
+		s.mu.Unlock()
+		return ErrMoved
+	}
 	front, behind := sub.woken, sub.behind
 	sub.woken, sub.behind = false, false
 	if e.permits > 0 && !behind {

@@ -81,10 +81,15 @@ func newShard(h *Hub, node string) *shard {
 // of that command's channel: the reader waits for that (live) before it
 // reads.
 func (s *shard) newPubSub() *redis.PubSub {
-	if s.node != "" {
-		return s.rdb.SSubscribe(s.hub.ctx)
+	if s.node == "" {
+		return s.rdb.Subscribe(s.hub.ctx)
 	}
-	return s.rdb.Subscribe(s.hub.ctx)
+	ctx, cancel := context.WithTimeout(s.hub.ctx, s.healthCheck)
+	defer cancel()
+	if node := s.hub.nodeClient(ctx, s.node); node != nil {
+		return node.SSubscribe(s.hub.ctx)
+	}
+	return s.rdb.SSubscribe(s.hub.ctx)
 }
 
 // sharded reports whether this shard uses sharded pub/sub.
@@ -460,6 +465,10 @@ func (s *shard) subscribed(e *entry) {
 // sleep by their timers only; the channel is no longer subscribed here.
 // Called with mu held.
 func (s *shard) orphan(e *entry) {
+	s.hub.moved.Store(true)
+	s.hub.mu.Lock()
+	s.hub.left[e.channel] = s.node
+	s.hub.mu.Unlock()
 	delete(s.entries, e.channel)
 	e.state = orphaned
 	e.releaseAll()

@@ -157,3 +157,65 @@ func TestShardedPubSubNeedsACluster(t *testing.T) {
 		t.Fatal("sharded pub/sub accepted on a single-node client")
 	}
 }
+
+func TestClusterWaiterFollowsAFailoverOfItsMaster(t *testing.T) {
+	for _, sharded := range []bool{true, false} {
+		t.Run(fmt.Sprintf("sharded=%v", sharded), func(t *testing.T) {
+			c, err := redistest.StartCluster(3, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = c.Close() })
+			ctx := ctxT(t)
+			name := fmt.Sprintf("failover-%v", sharded)
+			holder := newClient(t, c.Client(t), WithShardedPubSub(sharded)).NewMutex(name)
+			waiterClient := newClient(t, c.Client(t), WithShardedPubSub(sharded), WithHealthCheck(500*time.Millisecond))
+			if err := holder.Lock(ctx); err != nil {
+				t.Fatal(err)
+			}
+			got := make(chan error, 1)
+			go func() {
+				w := waiterClient.NewMutex(name)
+				err := w.Lock(ctx)
+				if err == nil {
+					err = w.Unlock(ctx)
+				}
+				got <- err
+			}()
+			eventually(t, 5*time.Second, "waiter asleep", func() bool { return waiterClient.hub.Stats().Sleeping == 1 })
+
+			// Promote the replica of the lock's master.
+			old := c.MasterOf(name)
+			admin := c.Client(t)
+			var replica string
+			eventually(t, 10*time.Second, "a replica of the lock's master", func() bool {
+				for _, s := range admin.ClusterSlots(ctx).Val() {
+					if len(s.Nodes) > 1 && s.Nodes[0].Addr == old {
+						replica = s.Nodes[1].Addr
+					}
+				}
+				return replica != ""
+			})
+			r := redis.NewClient(&redis.Options{Addr: replica})
+			defer r.Close()
+			if err := r.Do(ctx, "cluster", "failover").Err(); err != nil {
+				t.Fatal(err)
+			}
+			eventually(t, 10*time.Second, "replica promoted", func() bool { return c.MasterOf(name) == replica })
+
+			released := time.Now()
+			redistest.Eventually(t, 10*time.Second, "holder unlocks on the new master", func() bool {
+				return holder.Unlock(ctx) == nil
+			})
+			select {
+			case err := <-got:
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("waiter took the lock %v after the release", time.Since(released).Round(time.Millisecond))
+			case <-time.After(10 * time.Second):
+				t.Fatal("waiter not woken after a failover of its master (the lease is 30s)")
+			}
+		})
+	}
+}

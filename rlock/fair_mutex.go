@@ -2,6 +2,7 @@ package rlock
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -140,9 +141,11 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (ok 
 		}
 	}
 	defer func() {
-		if ok {
+		switch {
+		case w == nil:
+		case ok:
 			f.keepLinger(w)
-		} else {
+		default:
 			w.close()
 		}
 	}()
@@ -172,7 +175,15 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (ok 
 			}
 			sleep = min(sleep, left)
 		}
-		if err = w.wait(ctx, sleep); err != nil {
+		err = w.wait(ctx, sleep)
+		if errors.Is(err, errMoved) {
+			// Subscribe again, on the channel's new master; the retry that
+			// follows catches a wake-up missed meanwhile.
+			if w, err = m.c.rewait(ctx, w, deadline, f.q.Channel(m.id)); w == nil {
+				return false, err
+			}
+		}
+		if err != nil {
 			return false, err
 		}
 		if err = ctx.Err(); err != nil {

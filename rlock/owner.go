@@ -286,7 +286,11 @@ func (o *owner) acquireWith(ctx context.Context, wait, lease time.Duration, try 
 			sleep = o.sleepFor(ttl)
 		}
 	}
-	defer w.close()
+	defer func() {
+		if w != nil {
+			w.close()
+		}
+	}()
 	for {
 		if !deadline.IsZero() {
 			left := time.Until(deadline)
@@ -296,7 +300,14 @@ func (o *owner) acquireWith(ctx context.Context, wait, lease time.Duration, try 
 			sleep = min(sleep, left)
 		}
 		if sleep > 0 {
-			if err := w.wait(ctx, sleep); err != nil {
+			err := w.wait(ctx, sleep)
+			if errors.Is(err, errMoved) {
+				w, err = o.c.rewait(ctx, w, deadline, o.channel)
+				if w == nil {
+					return false, err
+				}
+			}
+			if err != nil {
 				return false, err
 			}
 			if err := ctx.Err(); err != nil {

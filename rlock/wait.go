@@ -64,10 +64,25 @@ type subscription struct{ sub *pubsub.Subscription }
 
 func (s subscription) wait(ctx context.Context, d time.Duration) error {
 	err := s.sub.Wait(ctx, d)
-	if errors.Is(err, pubsub.ErrClosed) {
+	switch {
+	case errors.Is(err, pubsub.ErrClosed):
 		return ErrClosed
+	case errors.Is(err, pubsub.ErrMoved):
+		return errMoved
 	}
 	return err
+}
+
+// errMoved tells a wait loop that its subscription hears nothing any more
+// (its slot moved to another master): it must subscribe again.
+var errMoved = errors.New("rlock: subscription moved")
+
+// rewait replaces w after errMoved with a new subscription to channel and
+// returns it, or nil and the error (nil when the deadline passed) that ends
+// the wait.
+func (c *Client) rewait(ctx context.Context, w waiter, deadline time.Time, channel string) (waiter, error) {
+	w.close()
+	return c.newWaiter(ctx, deadline, channel)
 }
 
 func (s subscription) won() { s.sub.Won() }
