@@ -384,13 +384,7 @@ func (sub *Subscription) Wait(ctx context.Context, d time.Duration) error {
 		if delay > 0 {
 			// Other clients go first (see entry.yieldDelay).
 			t.Reset(delay)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				err = ctx.Err()
-			case <-s.hub.ctx.Done():
-				err = ErrClosed
-			}
+			err = s.hub.pause(ctx, t.C)
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -437,6 +431,19 @@ func (sub *Subscription) Won() {
 	if now := time.Now(); now.Sub(e.peersAt) > peersMaxAge {
 		e.peersAt = now
 		s.countPeers(e.channel)
+	}
+}
+
+// pause waits until c fires (nil), ctx ends (ctx.Err()) or the Hub closes
+// (ErrClosed).
+func (h *Hub) pause(ctx context.Context, c <-chan time.Time) error {
+	select {
+	case <-c:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-h.ctx.Done():
+		return ErrClosed
 	}
 }
 

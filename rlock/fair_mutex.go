@@ -97,15 +97,9 @@ func (f *FairMutex) TryLock(ctx context.Context, wait, lease time.Duration) (boo
 // unless it got the lock.
 func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (ok bool, err error) {
 	m := &f.owner
-	if err := m.usable(); err != nil {
+	deadline, err := m.begin(ctx, wait)
+	if err != nil {
 		return false, err
-	}
-	if err := ctx.Err(); err != nil {
-		return false, err
-	}
-	var deadline time.Time
-	if wait > 0 {
-		deadline = time.Now().Add(wait)
 	}
 	// Still subscribed from a recent wait: join the queue at once (the
 	// join attempt takes a free lock nobody waits for, as TryAcquire does).

@@ -257,15 +257,9 @@ func (r *replicated) withWait(ctx context.Context, call func(redis.Pipeliner) *r
 // behind them, so that within a Client the lock goes in arrival order and
 // an owner that just unlocked does not take it straight back.
 func (o *owner) acquireWith(ctx context.Context, wait, lease time.Duration, try tryFunc) (bool, error) {
-	if err := o.usable(); err != nil {
+	deadline, err := o.begin(ctx, wait)
+	if err != nil {
 		return false, err
-	}
-	if err := ctx.Err(); err != nil {
-		return false, err
-	}
-	var deadline time.Time
-	if wait > 0 {
-		deadline = time.Now().Add(wait)
 	}
 	var w waiter
 	var sleep time.Duration // before the next attempt
@@ -323,6 +317,21 @@ func (o *owner) acquireWith(ctx context.Context, wait, lease time.Duration, try 
 		}
 		sleep = o.sleepFor(ttl)
 	}
+}
+
+// begin checks that an acquisition may start and returns the deadline of
+// its wait (zero when it has none).
+func (o *owner) begin(ctx context.Context, wait time.Duration) (time.Time, error) {
+	if err := o.usable(); err != nil {
+		return time.Time{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return time.Time{}, err
+	}
+	if wait > 0 {
+		return time.Now().Add(wait), nil
+	}
+	return time.Time{}, nil
 }
 
 // sleepFor is how long a waiter may sleep, unless woken, after an attempt
