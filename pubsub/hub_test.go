@@ -3,11 +3,14 @@ package pubsub
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/redistest"
 )
 
 func newHub(t *testing.T) (*Hub, *miniredis.Miniredis, *redis.Client) {
@@ -39,13 +42,18 @@ func waitAsync(sub *Subscription, d time.Duration) <-chan error {
 // untilSleeping waits until n waiters of h sleep.
 func untilSleeping(t *testing.T, h *Hub, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for h.Stats().Sleeping != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("sleeping = %d, want %d", h.Stats().Sleeping, n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	redistest.Eventually(t, 5*time.Second, fmt.Sprintf("%d waiters asleep", n), func() bool {
+		return h.Stats().Sleeping == n
+	})
+}
+
+// untilUnsubscribed waits until h and the server hold no subscription of
+// channel.
+func untilUnsubscribed(t *testing.T, h *Hub, mr *miniredis.Miniredis, channel string) {
+	t.Helper()
+	redistest.Eventually(t, 5*time.Second, channel+" unsubscribed", func() bool {
+		return h.Stats().Channels == 0 && mr.PubSubNumSub(channel)[channel] == 0
+	})
 }
 
 func TestSubscribeIsConfirmedAndShared(t *testing.T) {
@@ -65,13 +73,7 @@ func TestSubscribeIsConfirmedAndShared(t *testing.T) {
 		t.Fatalf("NUMSUB = %d after one of two left, want 1", n)
 	}
 	b.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for h.Stats().Channels != 0 || mr.PubSubNumSub("ch")["ch"] != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("last waiter left but the channel stays subscribed")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	untilUnsubscribed(t, h, mr, "ch")
 }
 
 func TestMessageWakesOneSleeperInArrivalOrder(t *testing.T) {
@@ -175,13 +177,7 @@ func TestSubscribeCancelledLeavesNothing(t *testing.T) {
 	if _, err := h.Subscribe(ctx, "ch"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Subscribe = %v, want context.Canceled", err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for h.Stats().Channels != 0 || mr.PubSubNumSub("ch")["ch"] != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("cancelled Subscribe left %+v, NUMSUB %d", h.Stats(), mr.PubSubNumSub("ch")["ch"])
-		}
-		time.Sleep(time.Millisecond)
-	}
+	untilUnsubscribed(t, h, mr, "ch")
 }
 
 func TestChannelsSpreadOverConnections(t *testing.T) {

@@ -60,17 +60,9 @@ func deadlineOf(t *testing.T, rdb *redis.Client, name, owner string) (ms float64
 // Redis is the only way to observe another goroutine's enqueueing.
 func awaitQueue(t *testing.T, rdb *redis.Client, name string, want ...string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		got := queueOf(t, rdb, name)
-		if fmt.Sprint(got) == fmt.Sprint(want) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("queue of %q: got %v, want %v", name, got, want)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	eventually(t, 5*time.Second, fmt.Sprintf("queue of %q = %v", name, want), func() bool {
+		return fmt.Sprint(queueOf(t, rdb, name)) == fmt.Sprint(want)
+	})
 }
 
 // assertNoFairKeys fails unless the lock, its queue and its deadlines are

@@ -504,9 +504,17 @@ func TestCloseStopsWaitersAndGoroutines(t *testing.T) {
 			if err := c.NewMutex(name).Lock(ctx); err != nil {
 				t.Fatal(err)
 			}
+			before := evalCalls(t, rdb)
 			done := make(chan error, 1)
 			go func() { done <- c.NewMutex(name).Lock(ctx) }()
-			time.Sleep(50 * time.Millisecond) // let the waiter block; either state is valid
+			// Close while the waiter is waiting: asleep on its subscription,
+			// or between attempts of its spin.
+			eventually(t, 5*time.Second, "waiter waiting", func() bool {
+				if spin {
+					return evalCalls(t, rdb)-before >= 2
+				}
+				return c.hub.Stats().Sleeping == 1
+			})
 			if err := c.Close(); err != nil {
 				t.Fatal(err)
 			}
