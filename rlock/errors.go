@@ -22,8 +22,4 @@ var (
 	// made wait for replicas, when too few acknowledged it in time. The
 	// acquisition was undone: the lock is not held by it.
 	ErrNotReplicated = errors.New("rlock: acquisition not acknowledged by enough replicas")
-
-	// ErrLockLost is the cause reported through Mutex.Lost: the lock stopped
-	// being held by its owner without Unlock (see Mutex.Lost).
-	ErrLockLost = errors.New("rlock: lock lost")
 )

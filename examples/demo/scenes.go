@@ -202,7 +202,7 @@ func (d *demo) holdLong(ctx context.Context, s *service, m *rlock.Mutex) error {
 		select {
 		case <-tick.C:
 		case <-m.Lost():
-			return fmt.Errorf("%s: %w while the watchdog should renew it", s.name, rlock.ErrLockLost)
+			return fmt.Errorf("%s: %w while the watchdog should renew it", s.name, errLockLost)
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -260,7 +260,7 @@ func cancelOnLost(ctx context.Context, m *rlock.Mutex) (context.Context, context
 	go func() {
 		select {
 		case <-lost:
-			cancel(rlock.ErrLockLost)
+			cancel(errLockLost)
 		case <-ctx.Done():
 		}
 	}()
