@@ -40,16 +40,16 @@ type Queue struct {
 	name string
 	keys []string // lock, queue, deadlines, unlock channel
 	wait time.Duration
-	pub  string // publish command for wake-ups: scripts.Publish or SPublish
+	pub  func() string // publish command for wake-ups: scripts.Publish or SPublish
 }
 
 // New returns the queue of the fair lock called name. wait is the wait
 // timeout: the deadline allowance of each place in the queue, about how
 // long a dead waiter can hold up the queue once it reaches the head. Live
 // waiters refresh their deadline every wait/3. Wake-ups are published with
-// the command pub: scripts.Publish, or scripts.SPublish for sharded
-// pub/sub.
-func New(rdb redis.Scripter, name string, wait time.Duration, pub string) *Queue {
+// the command pub returns when a script runs: scripts.Publish, or
+// scripts.SPublish for sharded pub/sub.
+func New(rdb redis.Scripter, name string, wait time.Duration, pub func() string) *Queue {
 	return &Queue{
 		rdb:  rdb,
 		name: name,
@@ -99,15 +99,15 @@ func (q *Queue) TryAcquire(ctx context.Context, rdb redis.Scripter, owner string
 
 func (q *Queue) attempt(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, holds int, m mode) (Attempt, error) {
 	vals, err := acquire.Run(ctx, rdb, q.keys, scripts.Millis(lease), owner, scripts.Millis(q.wait), string(m),
-		keys.UnlockMessage, q.pub, holds).Int64Slice()
+		keys.UnlockMessage, q.pub(), holds).Int64Slice()
 	if err != nil {
-		return Attempt{}, fmt.Errorf("fair acquire %q: %w", q.name, err)
+		return Attempt{}, err
 	}
 	if len(vals) == 1 && vals[0] == 1 {
 		return Attempt{Acquired: true, Position: -1}, nil
 	}
 	if len(vals) != 3 {
-		return Attempt{}, fmt.Errorf("fair acquire %q: unexpected reply %v", q.name, vals)
+		return Attempt{}, fmt.Errorf("unexpected fair acquire reply %v", vals)
 	}
 	a := Attempt{Position: int(vals[2])}
 	switch pttl := vals[1]; {
@@ -125,12 +125,12 @@ func (q *Queue) attempt(ctx context.Context, rdb redis.Scripter, owner string, l
 // the head, whose turn it is. The outcome is kept at latch for latchTTL, so
 // a retry of this request (same latch) is not applied twice.
 func (q *Queue) Release(ctx context.Context, owner string, lease time.Duration, latch string, latchTTL time.Duration) (scripts.Release, error) {
-	n, err := release.Run(ctx, q.rdb, append(q.keys[:4:4], latch), keys.UnlockMessage, scripts.Millis(lease), owner, q.pub, scripts.Millis(latchTTL)).Int64()
+	n, err := release.Run(ctx, q.rdb, append(q.keys[:4:4], latch), keys.UnlockMessage, scripts.Millis(lease), owner, q.pub(), scripts.Millis(latchTTL)).Int64()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return scripts.NotHeld, nil
 	case err != nil:
-		return scripts.NotHeld, fmt.Errorf("fair release %q: %w", q.name, err)
+		return scripts.NotHeld, err
 	case n == 0:
 		return scripts.StillHeld, nil
 	}
@@ -140,9 +140,9 @@ func (q *Queue) Release(ctx context.Context, owner string, lease time.Duration, 
 // ForceRelease deletes the lock whoever holds it and wakes the head waiter;
 // it reports whether there was a lock. The queue stays as it is.
 func (q *Queue) ForceRelease(ctx context.Context) (bool, error) {
-	n, err := forceRelease.Run(ctx, q.rdb, q.keys, keys.UnlockMessage, q.pub).Int64()
+	n, err := forceRelease.Run(ctx, q.rdb, q.keys, keys.UnlockMessage, q.pub()).Int64()
 	if err != nil {
-		return false, fmt.Errorf("fair force release %q: %w", q.name, err)
+		return false, err
 	}
 	return n == 1, nil
 }
@@ -195,9 +195,9 @@ func (w *Waiter) Leave(ctx context.Context) error {
 	if !w.queued {
 		return nil
 	}
-	err := leave.Run(ctx, w.q.rdb, w.q.keys, w.owner, scripts.Millis(w.q.wait), keys.UnlockMessage, w.q.pub).Err()
+	err := leave.Run(ctx, w.q.rdb, w.q.keys, w.owner, scripts.Millis(w.q.wait), keys.UnlockMessage, w.q.pub()).Err()
 	if err != nil {
-		return fmt.Errorf("fair leave %q: %w", w.q.name, err)
+		return err
 	}
 	w.queued = false
 	return nil

@@ -152,7 +152,7 @@ func TestLocksWorkUnderRestrictedACLUser(t *testing.T) {
 		// A waiter woken by a force-unlock.
 		done := make(chan error, 1)
 		go func() { done <- c2.NewMutex(name).Lock(ctx) }()
-		eventually(t, 5*time.Second, "the waiter sleeps", func() bool { return c2.hub.Stats().Sleeping == 1 })
+		eventually(t, 5*time.Second, "the waiter sleeps", func() bool { return hubOf(c2).Stats().Sleeping == 1 })
 		if ok, err := c1.NewMutex(name).ForceUnlock(ctx); !ok || err != nil {
 			t.Fatalf("ForceUnlock = %v, %v", ok, err)
 		}

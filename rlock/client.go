@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -23,57 +24,108 @@ type Client struct {
 	rdb  redis.UniversalClient
 	opts options
 	ids  *ownerid.Source
-	hub  *pubsub.Hub // nil in spin mode
 	wd   *watchdog
 	// latchTTL is how long a release outcome is kept for retries of its
 	// request: longer than rdb can take to give up on a command.
 	latchTTL time.Duration
-	// publish is the command that announces a release: scripts.Publish, or
-	// scripts.SPublish with sharded pub/sub.
-	publish string
+
+	// wire is how releases are announced and heard, once decided: at New,
+	// or on a Redis Cluster whose pub/sub kind New was not told, by the
+	// first operation that needs it, under that operation's ctx.
+	wire   atomic.Pointer[wire]
+	wireMu sync.Mutex // serialises deciding wire, and Close
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
 	once   sync.Once
 }
 
+// wire is the pub/sub of a Client: the command that announces a release,
+// and the Hub its waiters sleep on.
+type wire struct {
+	// publish is scripts.Publish, or scripts.SPublish with sharded pub/sub.
+	publish string
+	hub     *pubsub.Hub // nil in spin mode
+}
+
 // New returns a Client that keeps its locks in rdb, which may be a single
 // node, Sentinel or Cluster client. rdb stays the caller's: Close does not
 // close it.
+//
+// New sends nothing to Redis. On a *redis.ClusterClient without
+// WithShardedPubSub, whether the servers have sharded pub/sub is asked
+// once, by the first operation that publishes or waits, under that
+// operation's ctx; if the cluster cannot be reached, that operation fails
+// and the next one asks again.
 func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 	if rdb == nil {
-		return nil, errors.New("rlock: nil redis client")
+		return nil, opError("new client", "", errors.New("nil redis client"))
 	}
 	o := defaultOptions()
 	for _, opt := range opts {
 		if opt == nil {
-			return nil, errors.New("rlock: nil Option")
+			return nil, opError("new client", "", errors.New("nil Option"))
 		}
 		if err := opt(&o); err != nil {
-			return nil, err
+			return nil, opError("new client", "", err)
 		}
 	}
 	if o.replicas > 0 {
 		switch rdb.(type) {
 		case *redis.Client, *redis.ClusterClient:
 		default:
-			return nil, fmt.Errorf("rlock: WithReplicaAck needs a *redis.Client or *redis.ClusterClient, not %T", rdb)
+			return nil, opError("new client", "", fmt.Errorf("WithReplicaAck needs a *redis.Client or *redis.ClusterClient, not %T", rdb))
 		}
 	}
-	sharded, err := useSharded(rdb, o.sharded)
-	if err != nil {
-		return nil, err
+	_, cluster := rdb.(*redis.ClusterClient)
+	if o.sharded != nil && *o.sharded && !cluster {
+		return nil, opError("new client", "", fmt.Errorf("sharded pub/sub needs a *redis.ClusterClient, not %T", rdb))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Client{rdb: rdb, opts: o, ids: ownerid.NewSource(), latchTTL: retryWindow(rdb), publish: scripts.Publish, ctx: ctx, cancel: cancel}
-	if sharded {
-		c.publish = scripts.SPublish
-	}
-	if o.spin == nil {
-		c.hub = pubsub.New(rdb, pubsub.Options{Connections: o.subConns, HealthCheck: o.healthCheck, Sharded: sharded})
+	c := &Client{rdb: rdb, opts: o, ids: ownerid.NewSource(), latchTTL: retryWindow(rdb), ctx: ctx, cancel: cancel}
+	switch {
+	case o.sharded != nil:
+		c.setWire(*o.sharded)
+	case !cluster:
+		c.setWire(false)
 	}
 	c.wd = newWatchdog(ctx, rdb, o.watchdogTimeout)
 	return c, nil
+}
+
+// setWire decides the Client's pub/sub. Called once, before or with wireMu
+// held.
+func (c *Client) setWire(sharded bool) {
+	w := &wire{publish: scripts.Publish}
+	if sharded {
+		w.publish = scripts.SPublish
+	}
+	if c.opts.spin == nil {
+		w.hub = pubsub.New(c.rdb, pubsub.Options{Connections: c.opts.subConns, HealthCheck: c.opts.healthCheck, Sharded: sharded})
+	}
+	c.wire.Store(w)
+}
+
+// pubsub returns the Client's pub/sub, deciding it first on a Redis
+// Cluster (see New). It fails with ErrClosed once the Client is closed.
+func (c *Client) pubsub(ctx context.Context) (*wire, error) {
+	if w := c.wire.Load(); w != nil {
+		return w, nil
+	}
+	c.wireMu.Lock()
+	defer c.wireMu.Unlock()
+	if c.closed() {
+		return nil, ErrClosed
+	}
+	if w := c.wire.Load(); w != nil {
+		return w, nil
+	}
+	info, err := c.rdb.Do(ctx, "command", "info", "spublish").Slice()
+	if err != nil {
+		return nil, fmt.Errorf("asking the cluster whether it has sharded pub/sub: %w", err)
+	}
+	c.setWire(len(info) == 1 && info[0] != nil)
+	return c.wire.Load(), nil
 }
 
 // ID is the random client id that prefixes the owner id of every Mutex of
@@ -87,35 +139,15 @@ func (c *Client) ID() string { return c.ids.Client() }
 // returns, no goroutine of the Client is left. Closing twice is a no-op.
 func (c *Client) Close() error {
 	c.once.Do(func() {
+		c.wireMu.Lock()
 		c.cancel()
-		if c.hub != nil {
-			_ = c.hub.Close()
+		c.wireMu.Unlock()
+		if w := c.wire.Load(); w != nil && w.hub != nil {
+			_ = w.hub.Close()
 		}
 		c.wd.close()
 	})
 	return nil
-}
-
-// useSharded decides whether a Client on rdb uses sharded pub/sub: as
-// asked, or by default on a Redis Cluster whose servers know SPUBLISH.
-func useSharded(rdb redis.UniversalClient, asked *bool) (bool, error) {
-	cc, cluster := rdb.(*redis.ClusterClient)
-	if asked != nil {
-		if *asked && !cluster {
-			return false, fmt.Errorf("rlock: sharded pub/sub needs a *redis.ClusterClient, not %T", rdb)
-		}
-		return *asked, nil
-	}
-	if !cluster {
-		return false, nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	info, err := cc.Do(ctx, "command", "info", "spublish").Slice()
-	if err != nil {
-		return false, fmt.Errorf("rlock: asking the cluster whether it has sharded pub/sub: %w", err)
-	}
-	return len(info) == 1 && info[0] != nil, nil
 }
 
 // retryWindow bounds how long rdb may keep retrying one command: every
@@ -161,7 +193,17 @@ func (c *Client) master(ctx context.Context, key string) (*redis.Client, error) 
 	case *redis.ClusterClient:
 		return rdb.MasterForKey(ctx, key)
 	}
-	return nil, fmt.Errorf("rlock: no master client for %q in %T", key, c.rdb)
+	return nil, fmt.Errorf("no master client for %q in %T", key, c.rdb)
+}
+
+// publishCommand is the command that announces a release, once the
+// Client's pub/sub is decided (every operation that publishes decides it
+// first); classic PUBLISH before.
+func (c *Client) publishCommand() string {
+	if w := c.wire.Load(); w != nil {
+		return w.publish
+	}
+	return scripts.Publish
 }
 
 // closed reports whether Close has been called.

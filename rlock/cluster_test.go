@@ -60,7 +60,11 @@ func testClusterWakeUps(t *testing.T, cluster *redistest.Cluster, rdb *redis.Clu
 	holderClient := newClient(t, rdb, WithWatchdogTimeout(300*time.Millisecond), WithShardedPubSub(sharded))
 	waiterClient := newClient(t, rdb, WithShardedPubSub(sharded))
 	if sharded {
-		if auto := newClient(t, rdb); auto.publish != scripts.SPublish {
+		auto := newClient(t, rdb)
+		if auto.wire.Load() != nil {
+			t.Fatal("New on a Cluster decided its pub/sub without an operation's ctx")
+		}
+		if w, err := auto.pubsub(ctx); err != nil || w.publish != scripts.SPublish {
 			t.Fatal("a Client on Redis 7 Cluster did not choose sharded pub/sub by default")
 		}
 	}
@@ -99,7 +103,7 @@ func testClusterWakeUps(t *testing.T, cluster *redistest.Cluster, rdb *redis.Clu
 					}
 					done <- err
 				}()
-				eventually(t, 5*time.Second, "waiter asleep", func() bool { return waiterClient.hub.Stats().Sleeping == 1 })
+				eventually(t, 5*time.Second, "waiter asleep", func() bool { return hubOf(waiterClient).Stats().Sleeping == 1 })
 				if sharded {
 					// Subscribed on the lock's own master, with SSUBSCRIBE.
 					master := redis.NewClient(&redis.Options{Addr: cluster.MasterOf(name)})
@@ -182,7 +186,7 @@ func TestClusterWaiterFollowsAFailoverOfItsMaster(t *testing.T) {
 				}
 				got <- err
 			}()
-			eventually(t, 5*time.Second, "waiter asleep", func() bool { return waiterClient.hub.Stats().Sleeping == 1 })
+			eventually(t, 5*time.Second, "waiter asleep", func() bool { return hubOf(waiterClient).Stats().Sleeping == 1 })
 
 			// Promote the replica of the lock's master.
 			old := c.MasterOf(name)

@@ -8,7 +8,17 @@
 //	defer c.Close()
 //	m := c.NewMutex("orders:42")
 //	if err := m.Lock(ctx); err != nil { ... }
-//	defer m.Unlock(ctx)
+//	defer m.Unlock(ctx) // releases even after ctx has ended
+//	work, cancel := m.Context(ctx) // ends if the lock is lost
+//	defer cancel()
+//
+// Unlock is safe in a defer with a request's ctx: when ctx has ended it
+// still sends the release, detached and bounded (WithUnlockTimeout); when
+// Redis cannot be reached the lock is no longer renewed and expires within
+// its lease. Every error is an *Error naming the operation and the lock and
+// wrapping its cause; errors.Is finds the sentinels (ErrNotHeld, ErrClosed,
+// ErrInvalidName, ErrInvalidDuration, ErrWrongType, ...), ctx errors and
+// Redis errors.
 //
 // A Client is created once per process; each Client.NewMutex call is a new
 // owner. Ownership belongs to the *Mutex: calling Lock again on the same

@@ -1,25 +1,98 @@
 package rlock
 
-import "errors"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Error is the error every operation of this package returns: it names the
+// operation and the lock, and wraps the cause, so that errors.Is finds the
+// sentinels below, a ctx error (context.Canceled, context.DeadlineExceeded)
+// and a Redis error alike, and errors.As finds the lock's name. Its text is
+// `rlock: OP "NAME": CAUSE`, or `rlock: OP: CAUSE` for an operation on no
+// single lock.
+type Error struct {
+	Op   string // what was asked: "lock", "unlock", "extend", "new client", ...
+	Name string // the lock's name; empty for an operation on no single lock
+	Err  error  // the cause
+}
+
+func (e *Error) Error() string {
+	if e.Name == "" {
+		return "rlock: " + e.Op + ": " + e.Err.Error()
+	}
+	return "rlock: " + e.Op + " " + strconv.Quote(e.Name) + ": " + e.Err.Error()
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
 
 var (
-	// ErrNotHeld is returned by Unlock when the Mutex's owner does not hold
-	// the lock: it was never locked, already fully unlocked, expired, or
-	// force-unlocked. Nothing was changed in Redis.
-	ErrNotHeld = errors.New("rlock: lock not held by this owner")
+	// ErrNotHeld is the cause of an Unlock, Extend or Context of an owner
+	// that does not hold the lock: it never did, already fully unlocked it,
+	// or lost it (expiry, force-unlock). Nothing was changed in Redis.
+	ErrNotHeld = errors.New("lock not held by this owner")
 
-	// ErrClosed is returned by every operation after Client.Close, and by
+	// ErrLost is the cause (context.Cause) of a hold's Context ending
+	// because the hold was lost without Unlock: see Mutex.Lost.
+	ErrLost = errors.New("lock lost")
+
+	// ErrClosed is the cause of every operation after Client.Close, and of
 	// waits that Close interrupted.
-	ErrClosed = errors.New("rlock: client closed")
+	ErrClosed = errors.New("client closed")
 
-	// ErrInvalidName is returned by every operation of a lock whose name is
-	// empty, or, on Redis Cluster, has braces without a hash tag ("a}b",
-	// "a{b", "a{}b"): Redisson's naming rule would put its channel and keys
-	// in another slot than the lock.
-	ErrInvalidName = errors.New("rlock: lock name must not be empty")
+	// ErrInvalidName is the cause of every operation of a lock whose name
+	// cannot be used: empty, or, on Redis Cluster, with braces but no hash
+	// tag ("a}b", "a{b", "a{}b"), which Redisson's naming rule would put in
+	// another slot than the lock. The error's text says which.
+	ErrInvalidName = errors.New("invalid lock name")
 
-	// ErrNotReplicated is returned by an acquisition that WithReplicaAck
+	// ErrInvalidDuration is the cause of an operation or Option given a
+	// duration it cannot use: a negative wait, a lease or timeout below one
+	// millisecond (the resolution of Redis expiries), and so on. The error's
+	// text says which duration and why.
+	ErrInvalidDuration = errors.New("invalid duration")
+
+	// ErrWrongType is the cause of an operation on a lock whose name holds a
+	// Redis value that is not a lock (a string, a list, ...): the lock cannot
+	// be used until that key is removed. The Redis error is wrapped too.
+	ErrWrongType = errors.New("key holds a value that is not a lock")
+
+	// ErrNotReplicated is the cause of an acquisition that WithReplicaAck
 	// made wait for replicas, when too few acknowledged it in time. The
 	// acquisition was undone: the lock is not held by it.
-	ErrNotReplicated = errors.New("rlock: acquisition not acknowledged by enough replicas")
+	ErrNotReplicated = errors.New("acquisition not acknowledged by enough replicas")
 )
+
+// opError wraps err, the outcome of operation op on the lock called name,
+// in an *Error. An error that already is one (or joins them) is returned
+// as it is, so that no text says "rlock:" twice; a Redis WRONGTYPE error
+// also wraps ErrWrongType.
+func opError(op, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	if isWrongType(err) {
+		err = fmt.Errorf("%w: %w", ErrWrongType, err)
+	}
+	return &Error{Op: op, Name: name, Err: err}
+}
+
+// isWrongType reports whether err is Redis's WRONGTYPE, alone or as the
+// failure of a script's command.
+func isWrongType(err error) bool {
+	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) &&
+		strings.Contains(err.Error(), "WRONGTYPE")
+}
+
+// invalidDuration is the cause of a bad duration called what.
+func invalidDuration(what string, d any, rule string) error {
+	return fmt.Errorf("%w: %s %v %s", ErrInvalidDuration, what, d, rule)
+}

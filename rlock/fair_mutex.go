@@ -60,9 +60,10 @@ type FairMutex struct {
 // and locking again through the same *FairMutex re-enters the lock. The
 // name is the lock's Redis key; the queue and the deadlines live in
 // redisson_lock_queue:{name} and redisson_lock_timeout:{name}. An empty
-// name yields a FairMutex whose every operation returns ErrInvalidName.
+// name yields a FairMutex whose every operation returns an error wrapping
+// ErrInvalidName.
 func (c *Client) NewFairMutex(name string) *FairMutex {
-	f := &FairMutex{q: queue.New(c.rdb, name, c.opts.fairWaitTimeout, c.publish), waiting: make(chan struct{}, 1)}
+	f := &FairMutex{q: queue.New(c.rdb, name, c.opts.fairWaitTimeout, c.publishCommand), waiting: make(chan struct{}, 1)}
 	f.init(c, name, func(ctx context.Context, lease time.Duration, latch string) (scripts.Release, error) {
 		return f.q.Release(ctx, f.id, lease, latch, c.latchTTL)
 	})
@@ -72,12 +73,12 @@ func (c *Client) NewFairMutex(name string) *FairMutex {
 // Lock acquires the lock in turn, waiting as long as it takes or until ctx
 // ends, and returns ctx.Err() then (having left the queue). The watchdog
 // keeps renewing the lease until the last Unlock, as for Mutex.Lock.
-func (f *FairMutex) Lock(ctx context.Context) error { return lockForever(ctx, f.acquire) }
+func (f *FairMutex) Lock(ctx context.Context) error { return lockForever(ctx, f.name, f.acquire) }
 
 // LockWithLease acquires the lock like Lock, but with a fixed lease, as
 // Mutex.LockWithLease.
 func (f *FairMutex) LockWithLease(ctx context.Context, lease time.Duration) error {
-	return lockWithLease(ctx, lease, f.acquire)
+	return lockWithLease(ctx, f.name, lease, f.acquire)
 }
 
 // TryLock acquires the lock if its turn comes within wait: wait 0 is a
@@ -88,7 +89,7 @@ func (f *FairMutex) LockWithLease(ctx context.Context, lease time.Duration) erro
 // and (false, ctx.Err()) when ctx ended first; either way this owner has
 // left the queue. Negative durations are errors.
 func (f *FairMutex) TryLock(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	return tryLock(ctx, wait, lease, f.acquire)
+	return tryLock(ctx, f.name, wait, lease, f.acquire)
 }
 
 // acquire makes one attempt that never queues; if it must wait, it listens
@@ -146,9 +147,11 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (ok 
 	qw := f.q.Waiter(m.id)
 	defer func() {
 		if !ok {
-			// When Redis cannot be reached, the place is evicted later, as
-			// a dead waiter's.
-			_ = qw.Leave(context.WithoutCancel(ctx))
+			// Leave even when ctx has ended; when Redis cannot be reached,
+			// the place is evicted later, as a dead waiter's.
+			_, _ = persist(m.c, ctx, func(ctx context.Context) (struct{}, error) {
+				return struct{}{}, qw.Leave(ctx)
+			})
 		}
 	}()
 	for {
@@ -267,10 +270,14 @@ func (f *FairMutex) Unlock(ctx context.Context) error {
 // for operators, not for the lock's users.
 func (f *FairMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := f.usable(); err != nil {
-		return false, err
+		return false, opError("force unlock", f.name, err)
 	}
-	return f.q.ForceRelease(ctx)
+	if _, err := f.c.pubsub(ctx); err != nil {
+		return false, opError("force unlock", f.name, err)
+	}
+	ok, err := f.q.ForceRelease(ctx)
+	return ok, opError("force unlock", f.name, err)
 }
 
 // Locker returns f as a sync.Locker, with the semantics of Mutex.Locker.
-func (f *FairMutex) Locker() sync.Locker { return locker{f.name, f.Lock, f.Unlock} }
+func (f *FairMutex) Locker() sync.Locker { return locker{f.Lock, f.Unlock} }

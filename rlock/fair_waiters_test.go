@@ -11,7 +11,6 @@ import (
 	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/internal/redistest"
 	"github.com/relock-go/relock/queue"
-	"github.com/relock-go/relock/scripts"
 )
 
 // TestFairMutexEvictsDeadWaiter puts a waiter that queued and then stopped
@@ -27,7 +26,7 @@ func TestFairMutexEvictsDeadWaiter(t *testing.T) {
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	dead := queue.New(rdb, name, wait, scripts.Publish).Waiter("dead-client:1")
+	dead := queue.New(rdb, name, wait, publishCmd).Waiter("dead-client:1")
 	if a, err := dead.Attempt(ctx, rdb, time.Second, 0); err != nil || a.Position != 0 {
 		t.Fatalf("dead waiter: %+v %v", a, err)
 	}
@@ -118,7 +117,7 @@ func TestFairMutexNoBusyRetryWhileHeadHasNotClaimed(t *testing.T) {
 	}
 	// A waiter with the same wait timeout that does not claim the lock for
 	// now: its deadline is a minute away.
-	slow := queue.New(rdb, name, wait, scripts.Publish).Waiter("slow-client:1")
+	slow := queue.New(rdb, name, wait, publishCmd).Waiter("slow-client:1")
 	if _, err := slow.Attempt(ctx, rdb, time.Second, 0); err != nil {
 		t.Fatal(err)
 	}

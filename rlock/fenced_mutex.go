@@ -32,7 +32,7 @@ type FencedMutex struct {
 
 // NewFencedMutex returns a new owner of the fenced lock called name, as
 // NewMutex does. An empty name yields a FencedMutex whose every operation
-// returns ErrInvalidName.
+// returns an error wrapping ErrInvalidName.
 func (c *Client) NewFencedMutex(name string) *FencedMutex {
 	f := &FencedMutex{tokenKey: keys.Token(name)}
 	f.init(c, name, nil)
@@ -41,21 +41,21 @@ func (c *Client) NewFencedMutex(name string) *FencedMutex {
 
 // Lock acquires the lock as Mutex.Lock does and returns its token.
 func (f *FencedMutex) Lock(ctx context.Context) (token int64, err error) {
-	err = lockForever(ctx, f.acquirer(&token))
+	err = lockForever(ctx, f.name, f.acquirer(&token))
 	return token, err
 }
 
 // LockWithLease acquires the lock with a fixed lease as
 // Mutex.LockWithLease does and returns its token.
 func (f *FencedMutex) LockWithLease(ctx context.Context, lease time.Duration) (token int64, err error) {
-	err = lockWithLease(ctx, lease, f.acquirer(&token))
+	err = lockWithLease(ctx, f.name, lease, f.acquirer(&token))
 	return token, err
 }
 
 // TryLock acquires the lock as Mutex.TryLock does; when it does, it returns
 // the acquisition's token, else 0.
 func (f *FencedMutex) TryLock(ctx context.Context, wait, lease time.Duration) (token int64, ok bool, err error) {
-	ok, err = tryLock(ctx, wait, lease, f.acquirer(&token))
+	ok, err = tryLock(ctx, f.name, wait, lease, f.acquirer(&token))
 	return token, ok, err
 }
 
@@ -77,13 +77,13 @@ func (f *FencedMutex) acquirer(token *int64) acquireFunc {
 // the first acquisition.
 func (f *FencedMutex) Token(ctx context.Context) (int64, error) {
 	if err := f.usable(); err != nil {
-		return 0, err
+		return 0, opError("token", f.name, err)
 	}
 	n, err := f.c.rdb.Get(ctx, f.tokenKey).Int64()
 	if errors.Is(err, redis.Nil) {
 		return 0, nil
 	}
-	return n, err
+	return n, opError("token", f.name, err)
 }
 
 // Unlock releases one acquisition, as Mutex.Unlock does.
@@ -100,5 +100,5 @@ func (f *FencedMutex) Locker() sync.Locker {
 		_, err := f.Lock(ctx)
 		return err
 	}
-	return locker{f.name, lock, f.Unlock}
+	return locker{lock, f.Unlock}
 }

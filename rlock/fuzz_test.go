@@ -128,7 +128,7 @@ func handOver(ctx context.Context, t *testing.T, admin redis.Cmdable, holder, wa
 	go func() { done <- waiter.Lock(ctx) }()
 	// Only the hub knows when the waiter sleeps on its subscription.
 	eventually(t, 5*time.Second, "the waiter sleeps on its subscription", func() bool {
-		return wc.hub.Stats().Sleeping == 1
+		return hubOf(wc).Stats().Sleeping == 1
 	})
 	for range 2 {
 		if err := holder.Unlock(ctx); err != nil {

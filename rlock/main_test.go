@@ -10,6 +10,8 @@ import (
 
 	"github.com/relock-go/relock/internal/leakcheck"
 	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/pubsub"
+	"github.com/relock-go/relock/scripts"
 )
 
 // srv is the real redis-server shared by this package's integration tests.
@@ -48,3 +50,10 @@ func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 	t.Helper()
 	redistest.Eventually(t, d, what, cond)
 }
+
+// hubOf is the Hub of c, whose pub/sub must be decided (on a Cluster
+// without WithShardedPubSub: by a first operation).
+func hubOf(c *Client) *pubsub.Hub { return c.wire.Load().hub }
+
+// publishCmd is the classic publish command, for queues made by tests.
+func publishCmd() string { return scripts.Publish }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,7 +17,7 @@ import (
 // members is unusable: empty, with a nil member or a member with an empty
 // name, naming one lock twice on one Redis, or, for a RedLock, with two
 // members on one Redis.
-var ErrInvalidSet = errors.New("rlock: invalid lock set")
+var ErrInvalidSet = errors.New("invalid lock set")
 
 // Member is one lock of a MultiLock's set: a *Mutex, a *FairMutex, or a
 // *FencedMutex through FencedMutex.Member. A member keeps its own
@@ -90,7 +91,7 @@ func (m *FencedMember) Lost() <-chan struct{} { return m.f.Lost() }
 // TryLock acquires the lock as FencedMutex.TryLock does, keeping the token
 // for Token.
 func (m *FencedMember) TryLock(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	return tryLock(ctx, wait, lease, m.acquire)
+	return tryLock(ctx, m.f.name, wait, lease, m.acquire)
 }
 
 // Unlock releases one acquisition, as FencedMutex.Unlock does.
@@ -156,7 +157,8 @@ type MultiLock struct {
 	members []Member // canonical order
 	quorum  bool     // a RedLock: need of the members suffice
 	need    int
-	err     error // why the set is unusable; nil when usable
+	err     error  // why the set is unusable; nil when usable
+	label   string // the members' names, naming the set in errors
 
 	mu    sync.Mutex
 	holds []acquisition // outermost first
@@ -174,7 +176,7 @@ type acquisition struct{ held, unsure []Member }
 // every operation returns an error wrapping ErrInvalidSet or
 // ErrInvalidName.
 func NewMultiLock(members ...Member) *MultiLock {
-	l := &MultiLock{need: len(members)}
+	l := &MultiLock{need: len(members), label: label(members)}
 	l.members, l.err = canonical(members, false)
 	return l
 }
@@ -213,6 +215,18 @@ func canonical(members []Member, distinct bool) ([]Member, error) {
 	return sorted, nil
 }
 
+// label names a set by its members' names, sorted.
+func label(ms []Member) string {
+	var names []string
+	for _, m := range ms {
+		if !isNil(m) && m.base() != nil {
+			names = append(names, m.Name())
+		}
+	}
+	slices.Sort(names)
+	return "[" + strings.Join(names, " ") + "]"
+}
+
 // same reports whether a and b are one go-redis client.
 func same(a, b any) bool {
 	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
@@ -231,12 +245,12 @@ func isNil(m Member) bool {
 // Lock acquires the set, waiting as long as it takes or until ctx ends,
 // and returns ctx.Err() then, holding nothing. Each member gets the
 // watchdog timeout of its Client as lease, renewed until Unlock.
-func (l *MultiLock) Lock(ctx context.Context) error { return lockForever(ctx, l.acquire) }
+func (l *MultiLock) Lock(ctx context.Context) error { return lockForever(ctx, l.label, l.acquire) }
 
 // LockWithLease acquires the set like Lock, but every member with the
 // fixed lease, which nothing renews.
 func (l *MultiLock) LockWithLease(ctx context.Context, lease time.Duration) error {
-	return lockWithLease(ctx, lease, l.acquire)
+	return lockWithLease(ctx, l.label, lease, l.acquire)
 }
 
 // TryLock acquires the set if it can within wait, a deadline for the whole
@@ -247,7 +261,7 @@ func (l *MultiLock) LockWithLease(ctx context.Context, lease time.Duration) erro
 // error; unless it returns true, it holds no member. Negative durations are
 // errors.
 func (l *MultiLock) TryLock(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	return tryLock(ctx, wait, lease, l.acquire)
+	return tryLock(ctx, l.label, wait, lease, l.acquire)
 }
 
 // Unlock releases one acquisition of every member the last acquisition of
@@ -257,13 +271,13 @@ func (l *MultiLock) TryLock(ctx context.Context, wait, lease time.Duration) (boo
 // at all, Unlock changes nothing and returns an error wrapping ErrNotHeld.
 func (l *MultiLock) Unlock(ctx context.Context) error {
 	if l.err != nil {
-		return l.err
+		return opError("unlock", l.label, l.err)
 	}
 	l.mu.Lock()
 	n := len(l.holds)
 	if n == 0 {
 		l.mu.Unlock()
-		return fmt.Errorf("rlock: unlock multi-lock: %w", ErrNotHeld)
+		return opError("unlock", l.label, ErrNotHeld)
 	}
 	a := l.holds[n-1]
 	l.holds = l.holds[:n-1]
@@ -272,27 +286,57 @@ func (l *MultiLock) Unlock(ctx context.Context) error {
 		w, l.watch = l.watch, nil
 	}
 	l.mu.Unlock()
-	if w != nil {
-		w.stop()
-	}
 	// Unsure members may or may not have been taken: their errors are
 	// not reported.
-	errs := releaseEach(ctx, append(slices.Clip(a.held), a.unsure...))
-	return errors.Join(errs[:len(a.held)]...)
+	errs := releaseEach(ctx, append(slices.Clip(a.held), a.unsure...))[:len(a.held)]
+	if w != nil {
+		w.halt()
+		// A member whose release could not be confirmed expires within
+		// its lease: the set is lost then, unless a retry releases it.
+		var pending []Member
+		for i, err := range errs {
+			if err != nil && !errors.Is(err, ErrNotHeld) {
+				pending = append(pending, a.held[i])
+			}
+		}
+		w.endWith(pending)
+	}
+	return errors.Join(errs...)
 }
 
 // Lost returns a channel that is closed when the set stops being held
 // without Unlock: a member is lost (see Mutex.Lost), or for a RedLock, so
 // many members that fewer than a majority remain. It watches the members
-// the outermost acquisition took. When the set is not held, Lost returns
-// nil.
+// the outermost acquisition took. When the set is not held, Lost returns a
+// closed channel; it is never nil.
 func (l *MultiLock) Lost() <-chan struct{} {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.watch == nil {
-		return nil
+		return closedChan
 	}
 	return l.watch.lost
+}
+
+// Context returns a copy of parent that is cancelled when the set stops
+// being held: lost as Lost reports (context.Cause is ErrLost) or fully
+// released by Unlock (ErrNotHeld), or when parent ends or cancel is
+// called. When the set is not held, the context is already cancelled with
+// ErrNotHeld.
+func (l *MultiLock) Context(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	l.mu.Lock()
+	w := l.watch
+	l.mu.Unlock()
+	if w == nil {
+		cancel(ErrNotHeld)
+		return ctx, func() {}
+	}
+	stop := w.onEnd(cancel)
+	return ctx, func() {
+		stop()
+		cancel(context.Canceled)
+	}
 }
 
 // acquire takes the set; wait < 0 has no limit.
@@ -338,7 +382,7 @@ func (l *MultiLock) acquireAll(ctx context.Context, wait time.Duration, deadline
 	// have taken the lock: released with the rest.
 	var unsure []Member
 	fail := func(err error) (acquisition, bool, error) {
-		releaseEach(context.WithoutCancel(ctx), append(pick(ms, held), unsure...))
+		releaseEach(ctx, append(pick(ms, held), unsure...))
 		return acquisition{}, false, err
 	}
 	first := -1 // first member in order not taken
@@ -369,7 +413,7 @@ func (l *MultiLock) acquireAll(ctx context.Context, wait time.Duration, deadline
 				later, held[i] = append(later, ms[i]), false
 			}
 		}
-		releaseEach(context.WithoutCancel(ctx), later)
+		releaseEach(ctx, later)
 	}
 	for {
 		i := slices.Index(held, false)
@@ -378,7 +422,7 @@ func (l *MultiLock) acquireAll(ctx context.Context, wait time.Duration, deadline
 				return acquisition{held: ms}, true, nil
 			}
 			// A fixed lease ran out while later members were awaited.
-			releaseEach(context.WithoutCancel(ctx), ms)
+			releaseEach(ctx, ms)
 			clear(held)
 			if _, live := waitLeft(wait, deadline); !live {
 				return acquisition{}, false, nil
@@ -413,7 +457,7 @@ func (l *MultiLock) acquireAll(ctx context.Context, wait time.Duration, deadline
 			return fail(nil) // the wait elapsed
 		}
 		// A member held sorts no lower: let go of all, wait for this one.
-		releaseEach(context.WithoutCancel(ctx), pick(ms, held))
+		releaseEach(ctx, pick(ms, held))
 		clear(held)
 		if w, live = waitLeft(wait, deadline); !live {
 			return acquisition{}, false, nil
@@ -505,57 +549,4 @@ func each(ms []Member, f func(int, Member)) {
 		}()
 	}
 	wg.Wait()
-}
-
-// watch closes lost when more of the members it watches are lost than
-// the set can spare.
-type watch struct {
-	lost  chan struct{}
-	quit  chan struct{}
-	wg    sync.WaitGroup
-	close sync.Once
-}
-
-// newWatch watches held, of which need must stay held.
-func newWatch(held []Member, need int) *watch {
-	w := &watch{lost: make(chan struct{}), quit: make(chan struct{})}
-	spare := int64(len(held) - need)
-	var losses atomic.Int64
-	lose := func() {
-		if losses.Add(1) > spare {
-			w.close.Do(func() { close(w.lost) })
-		}
-	}
-	for _, m := range held {
-		ch := m.Lost()
-		if ch == nil {
-			lose() // already gone
-			continue
-		}
-		w.wg.Add(1)
-		go func() {
-			defer w.wg.Done()
-			select {
-			case <-ch:
-				lose()
-			case <-w.quit:
-			}
-		}()
-	}
-	return w
-}
-
-func (w *watch) isLost() bool {
-	select {
-	case <-w.lost:
-		return true
-	default:
-		return false
-	}
-}
-
-// stop ends the watch and waits for its goroutines.
-func (w *watch) stop() {
-	close(w.quit)
-	w.wg.Wait()
 }

@@ -120,8 +120,8 @@ func TestMultiLockHoldsEveryMemberAcrossServers(t *testing.T) {
 	if d.Token() <= 0 {
 		t.Fatalf("fenced member token = %d, want a grant", d.Token())
 	}
-	if l.Lost() == nil {
-		t.Fatal("Lost is nil while the set is held")
+	if isClosed(l.Lost()) {
+		t.Fatal("Lost is closed while the set is held")
 	}
 	if ok, err := NewMultiLock(c2.NewMutex("b")).TryLock(ctx, 0, 0); ok || err != nil {
 		t.Fatalf("another set took a held member: %v, %v", ok, err)
@@ -135,8 +135,8 @@ func TestMultiLockHoldsEveryMemberAcrossServers(t *testing.T) {
 	}{{rdb1, "a"}, {rdb2, "b"}, {rdb1, "c"}, {rdb2, "d"}} {
 		wantHolders(t, k.rdb, k.name)
 	}
-	if l.Lost() != nil {
-		t.Fatal("Lost is not nil after the last Unlock")
+	if !isClosed(l.Lost()) {
+		t.Fatal("Lost is not closed after the last Unlock")
 	}
 	if err := l.Unlock(ctx); !errors.Is(err, ErrNotHeld) {
 		t.Fatalf("Unlock of a set not held = %v, want ErrNotHeld", err)
@@ -198,8 +198,8 @@ func TestMultiLockIsAllOrNothing(t *testing.T) {
 						wantHolders(t, rdb, name)
 					}
 				}
-				if l.Lost() != nil {
-					t.Fatal("Lost is not nil for a set not held")
+				if !isClosed(l.Lost()) {
+					t.Fatal("Lost is not closed for a set not held")
 				}
 			})
 		}

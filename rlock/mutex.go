@@ -24,7 +24,8 @@ type Mutex struct {
 // NewMutex returns a new owner of the lock called name: each call is a
 // distinct owner with its own owner id, and locking again through the same
 // *Mutex re-enters the lock. The name is the lock's Redis key. An empty
-// name yields a Mutex whose every operation returns ErrInvalidName.
+// name, or one unusable on a Redis Cluster, yields a Mutex whose every
+// operation returns an error wrapping ErrInvalidName.
 func (c *Client) NewMutex(name string) *Mutex {
 	m := &Mutex{}
 	m.init(c, name, nil)
@@ -35,13 +36,13 @@ func (c *Client) NewMutex(name string) *Mutex {
 // and returns ctx.Err() then. The watchdog keeps renewing the lease (the
 // watchdog timeout) until the last Unlock, until the Client is closed, or
 // until the lock is lost (see Lost).
-func (m *Mutex) Lock(ctx context.Context) error { return lockForever(ctx, m.acquire) }
+func (m *Mutex) Lock(ctx context.Context) error { return lockForever(ctx, m.name, m.acquire) }
 
 // LockWithLease acquires the lock like Lock, but with a fixed lease: the
 // lock expires lease after its last acquisition or partial release unless
 // fully released before, and no watchdog renews it.
 func (m *Mutex) LockWithLease(ctx context.Context, lease time.Duration) error {
-	return lockWithLease(ctx, lease, m.acquire)
+	return lockWithLease(ctx, m.name, lease, m.acquire)
 }
 
 // TryLock acquires the lock if it can within wait: wait 0 is a single
@@ -50,7 +51,7 @@ func (m *Mutex) LockWithLease(ctx context.Context, lease time.Duration) error {
 // is held, (false, nil) when wait elapsed first, and (false, ctx.Err())
 // when ctx ended first. Negative durations are errors.
 func (m *Mutex) TryLock(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	return tryLock(ctx, wait, lease, m.acquire)
+	return tryLock(ctx, m.name, wait, lease, m.acquire)
 }
 
 func (m *Mutex) acquire(ctx context.Context, wait, lease time.Duration) (bool, error) {
@@ -64,6 +65,13 @@ func (m *Mutex) acquire(ctx context.Context, wait, lease time.Duration) (bool, e
 // returns an error wrapping ErrNotHeld when this owner does not hold the
 // lock, whether it never did or lost it (expiry, force-unlock). A request
 // that go-redis retries after a lost reply is applied once.
+//
+// Unlock is safe with a ctx that has ended (a request's, in a deferred
+// call): the release is still sent, detached from ctx and bounded by
+// WithUnlockTimeout, and Unlock returns nil when it succeeds. If Redis
+// cannot be reached, Unlock returns the error, the watchdog stops renewing
+// the lock, and it expires within its lease (Lost closes then); calling
+// Unlock again before that retries the same release.
 func (m *Mutex) Unlock(ctx context.Context) error { return m.unlock(ctx) }
 
 // ForceUnlock deletes the lock whoever holds it and wakes a waiter; it
@@ -73,7 +81,7 @@ func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) { return m.forceR
 
 // Locker returns m as a sync.Locker, for code that takes one. Lock waits
 // as Mutex.Lock does, with no deadline. Since sync.Locker cannot return an
-// error, both methods panic on one (a closed Client, Redis unreachable,
-// Unlock of a lock not held), as sync.Mutex does on an unlock of an
-// unlocked mutex. Prefer the Mutex methods wherever errors can be handled.
-func (m *Mutex) Locker() sync.Locker { return locker{m.name, m.Lock, m.Unlock} }
+// error, both methods panic with it, an *Error (a closed Client, Redis
+// unreachable, Unlock of a lock not held), as sync.Mutex does on an unlock
+// of an unlocked mutex. Prefer the Mutex methods wherever errors can be handled.
+func (m *Mutex) Locker() sync.Locker { return locker{m.Lock, m.Unlock} }

@@ -192,7 +192,7 @@ func TestOneUnlockWakesOneWaiterPerClient(t *testing.T) {
 		}()
 	}
 	eventually(t, 5*time.Second, "all waiters asleep", func() bool {
-		return c.hub.Stats().Sleeping == waiters
+		return hubOf(c).Stats().Sleeping == waiters
 	})
 	for range waiters {
 		before := evalCalls(t, rdb)
@@ -201,7 +201,7 @@ func TestOneUnlockWakesOneWaiterPerClient(t *testing.T) {
 		}
 		holder = <-acquired
 		eventually(t, 5*time.Second, "the others asleep again", func() bool {
-			return c.hub.Stats().Sleeping == c.hub.Stats().Waiters
+			return hubOf(c).Stats().Sleeping == hubOf(c).Stats().Waiters
 		})
 		// The unlock, then the woken waiter's successful attempt: nobody else
 		// retried.
@@ -320,8 +320,8 @@ func TestLostWhenLockDisappears(t *testing.T) {
 	ctx := ctxT(t)
 	c := newClient(t, rdb, WithWatchdogTimeout(300*time.Millisecond))
 	m := c.NewMutex("lost")
-	if m.Lost() != nil {
-		t.Fatal("Lost of an unheld Mutex is not nil")
+	if !isClosed(m.Lost()) {
+		t.Fatal("Lost of an unheld Mutex is not closed")
 	}
 	if err := m.Lock(ctx); err != nil {
 		t.Fatal(err)
@@ -400,7 +400,7 @@ func TestCancelledWaitLeavesNoSubscription(t *testing.T) {
 		t.Fatal("Lock did not return after its context was cancelled")
 	}
 	eventually(t, 5*time.Second, "channel unsubscribed", func() bool {
-		return rdb.PubSubNumSub(ctx, channel).Val()[channel] == 0 && c.hub.Stats().Channels == 0
+		return rdb.PubSubNumSub(ctx, channel).Val()[channel] == 0 && hubOf(c).Stats().Channels == 0
 	})
 
 	// A context cancelled before the call returns at once.
@@ -464,7 +464,7 @@ func TestWaitersSurviveKilledSubscriptionConnection(t *testing.T) {
 	}
 	channel := keys.Channel("kill")
 	eventually(t, 5*time.Second, "waiters asleep", func() bool {
-		return c.hub.Stats().Waiters == waiters && rdb.PubSubNumSub(ctx, channel).Val()[channel] == 1
+		return hubOf(c).Stats().Waiters == waiters && rdb.PubSubNumSub(ctx, channel).Val()[channel] == 1
 	})
 	if err := rdb.ClientKillByFilter(ctx, "TYPE", "pubsub").Err(); err != nil {
 		t.Fatal(err)
@@ -513,7 +513,7 @@ func TestCloseStopsWaitersAndGoroutines(t *testing.T) {
 				if spin {
 					return evalCalls(t, rdb)-before >= 2
 				}
-				return c.hub.Stats().Sleeping == 1
+				return hubOf(c).Stats().Sleeping == 1
 			})
 			if err := c.Close(); err != nil {
 				t.Fatal(err)
@@ -642,7 +642,7 @@ func TestSpinModeExcludesAndPolls(t *testing.T) {
 	rdb := newRedis(t)
 	ctx := ctxT(t)
 	c := newClient(t, rdb, WithSpin(ConstantBackoff(20*time.Millisecond)))
-	if c.hub != nil {
+	if hubOf(c) != nil {
 		t.Fatal("spin mode subscribed")
 	}
 	holder := c.NewMutex("spin")
@@ -710,7 +710,7 @@ func TestWaitersOfOneClientAcquireInArrivalOrder(t *testing.T) {
 				t.Error(err)
 			}
 		}()
-		eventually(t, 5*time.Second, "waiter asleep", func() bool { return c.hub.Stats().Sleeping == i+1 })
+		eventually(t, 5*time.Second, "waiter asleep", func() bool { return hubOf(c).Stats().Sleeping == i+1 })
 	}
 	if err := holder.Unlock(ctx); err != nil {
 		t.Fatal(err)
@@ -747,7 +747,7 @@ func TestOwnerThatUnlocksQueuesBehindItsClientsWaiters(t *testing.T) {
 			m.Unlock(ctx)
 		}
 	}()
-	eventually(t, 5*time.Second, "waiter asleep", func() bool { return c.hub.Stats().Sleeping == 1 })
+	eventually(t, 5*time.Second, "waiter asleep", func() bool { return hubOf(c).Stats().Sleeping == 1 })
 	if err := releaser.Unlock(ctx); err != nil {
 		t.Fatal(err)
 	}

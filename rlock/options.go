@@ -18,6 +18,10 @@ const DefaultWatchdogTimeout = 30 * time.Second
 // lets a dead waiter hold up the queue for seconds instead of minutes.
 const DefaultFairWaitTimeout = 10 * time.Second
 
+// DefaultUnlockTimeout bounds the release request that Unlock still makes
+// after its ctx has ended (see WithUnlockTimeout).
+const DefaultUnlockTimeout = 3 * time.Second
+
 // Option configures a Client.
 type Option func(*options) error
 
@@ -30,10 +34,11 @@ type options struct {
 	replicas        int // WithReplicaAck; 0: do not wait
 	replicaTimeout  time.Duration
 	sharded         *bool // WithShardedPubSub; nil: decide by the server
+	unlockTimeout   time.Duration
 }
 
 func defaultOptions() options {
-	return options{watchdogTimeout: DefaultWatchdogTimeout, subConns: 1, healthCheck: 3 * time.Second, fairWaitTimeout: DefaultFairWaitTimeout}
+	return options{watchdogTimeout: DefaultWatchdogTimeout, subConns: 1, healthCheck: 3 * time.Second, fairWaitTimeout: DefaultFairWaitTimeout, unlockTimeout: DefaultUnlockTimeout}
 }
 
 // WithWatchdogTimeout sets the lease of locks taken without an explicit
@@ -41,8 +46,8 @@ func defaultOptions() options {
 // positive; one millisecond is the smallest lease Redis can hold.
 func WithWatchdogTimeout(d time.Duration) Option {
 	return func(o *options) error {
-		if d < time.Millisecond {
-			return fmt.Errorf("rlock: watchdog timeout %v: must be at least 1ms", d)
+		if err := checkLease("watchdog timeout", d); err != nil {
+			return err
 		}
 		o.watchdogTimeout = d
 		return nil
@@ -71,7 +76,7 @@ func ExponentialBackoff(min, max time.Duration) Backoff {
 func WithSpin(b Backoff) Option {
 	return func(o *options) error {
 		if b == nil {
-			return errors.New("rlock: WithSpin: nil Backoff")
+			return errors.New("WithSpin: nil Backoff")
 		}
 		o.spin = b
 		return nil
@@ -83,7 +88,7 @@ func WithSpin(b Backoff) Option {
 func WithSubscriptionConnections(n int) Option {
 	return func(o *options) error {
 		if n < 1 {
-			return fmt.Errorf("rlock: %d subscription connections: must be at least 1", n)
+			return fmt.Errorf("%d subscription connections: must be at least 1", n)
 		}
 		o.subConns = n
 		return nil
@@ -95,8 +100,8 @@ func WithSubscriptionConnections(n int) Option {
 // and its waiters woken. Default 3s.
 func WithHealthCheck(d time.Duration) Option {
 	return func(o *options) error {
-		if d <= 0 {
-			return fmt.Errorf("rlock: health check %v: must be positive", d)
+		if d < time.Millisecond {
+			return invalidDuration("health check", d, "is below 1ms")
 		}
 		o.healthCheck = d
 		return nil
@@ -114,7 +119,7 @@ func WithHealthCheck(d time.Duration) Option {
 func WithFairWaitTimeout(d time.Duration) Option {
 	return func(o *options) error {
 		if d < 3*time.Millisecond {
-			return fmt.Errorf("rlock: fair wait timeout %v: must be at least 3ms", d)
+			return invalidDuration("fair wait timeout", d, "is below 3ms (a heartbeat is a third of it)")
 		}
 		o.fairWaitTimeout = d
 		return nil
@@ -131,8 +136,14 @@ func WithFairWaitTimeout(d time.Duration) Option {
 // single-node or failover client (*redis.Client) or a *redis.ClusterClient.
 func WithReplicaAck(replicas int, timeout time.Duration) Option {
 	return func(o *options) error {
-		if replicas < 1 || timeout < 0 {
-			return fmt.Errorf("rlock: WithReplicaAck(%d, %v): want at least one replica and a timeout not negative", replicas, timeout)
+		if replicas < 1 {
+			return fmt.Errorf("WithReplicaAck(%d, %v): want at least one replica", replicas, timeout)
+		}
+		if timeout != 0 {
+			// WAIT counts in milliseconds, and 0 means forever.
+			if err := checkLease("replica ack timeout", timeout); err != nil {
+				return err
+			}
 		}
 		o.replicas, o.replicaTimeout = replicas, timeout
 		return nil
@@ -151,6 +162,23 @@ func WithReplicaAck(replicas int, timeout time.Duration) Option {
 func WithShardedPubSub(on bool) Option {
 	return func(o *options) error {
 		o.sharded = &on
+		return nil
+	}
+}
+
+// WithUnlockTimeout bounds how long a release may go on once the ctx it
+// was given has ended: Unlock (and a fair waiter leaving its queue, and a
+// MultiLock letting go of its members) still sends its request when the
+// caller's ctx is already done or ends while it runs, detached from that
+// ctx, for at most d. A lock whose release cannot be made in that time
+// is no longer renewed and expires within its lease. Default
+// DefaultUnlockTimeout; d must be at least 1ms.
+func WithUnlockTimeout(d time.Duration) Option {
+	return func(o *options) error {
+		if err := checkLease("unlock timeout", d); err != nil {
+			return err
+		}
+		o.unlockTimeout = d
 		return nil
 	}
 }

@@ -45,7 +45,7 @@ func (o *owner) init(c *Client, name string, release releaseFunc) {
 	if _, cluster := c.rdb.(*redis.ClusterClient); cluster && keys.Slot(o.channel) != keys.Slot(name) {
 		// Redisson's naming rule gives such a name's auxiliary keys another
 		// slot, and a script cannot touch keys of two slots.
-		o.nameErr = fmt.Errorf("%w: %q has braces but no hash tag, so on Redis Cluster its channel and keys would land in another slot than the lock", ErrInvalidName, name)
+		o.nameErr = fmt.Errorf("%w: it has braces but no hash tag, so on Redis Cluster its channel and keys would land in another slot than the lock", ErrInvalidName)
 	}
 	o.releaseScript = release
 	if release == nil {
@@ -59,12 +59,12 @@ func (o *owner) Name() string { return o.name }
 // Owner is this owner's id, "<client id>:<sequence>": the lock hash's field.
 func (o *owner) Owner() string { return o.id }
 
-// usable returns the error every operation reports for an owner that cannot
-// be used: an empty name or a closed Client.
+// usable returns the cause every operation reports for an owner that
+// cannot be used: a bad name or a closed Client.
 func (o *owner) usable() error {
 	switch {
 	case o.name == "":
-		return ErrInvalidName
+		return fmt.Errorf("%w: the name is empty", ErrInvalidName)
 	case o.nameErr != nil:
 		return o.nameErr
 	case o.c.closed():
@@ -73,62 +73,46 @@ func (o *owner) usable() error {
 	return nil
 }
 
-// Lost returns a channel that is closed when the current hold of the lock
-// is lost without Unlock: a renewal found the lock gone (expired or
-// force-unlocked), renewals could not reach Redis before the lease ran out,
-// a fixed lease ran out, or the Client was closed. Once lost, the owner
-// must stop relying on the lock. The lease end is reckoned from when the
-// command that set it was sent, so Lost closes no later than Redis expires
-// the lock, possibly a round trip before; an Unlock in that moment still
-// releases it, and ErrNotHeld after. When this owner does not hold the
-// lock, Lost returns nil.
-func (o *owner) Lost() <-chan struct{} {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.hold == nil {
-		return nil
-	}
-	return o.hold.lost
-}
 
 // HoldCount is how many times this owner holds the lock: 0 when it does not.
 func (o *owner) HoldCount(ctx context.Context) (int, error) {
 	if err := o.usable(); err != nil {
-		return 0, err
+		return 0, opError("hold count", o.name, err)
 	}
 	n, err := o.c.rdb.HGet(ctx, o.name, o.id).Int()
 	if errors.Is(err, redis.Nil) {
 		return 0, nil
 	}
-	return n, err
+	return n, opError("hold count", o.name, err)
 }
 
 // IsLocked reports whether any owner holds the lock.
 func (o *owner) IsLocked(ctx context.Context) (bool, error) {
 	if err := o.usable(); err != nil {
-		return false, err
+		return false, opError("is locked", o.name, err)
 	}
 	n, err := o.c.rdb.Exists(ctx, o.name).Result()
-	return n == 1, err
+	return n == 1, opError("is locked", o.name, err)
 }
 
 // IsHeld reports whether this owner holds the lock.
 func (o *owner) IsHeld(ctx context.Context) (bool, error) {
 	if err := o.usable(); err != nil {
-		return false, err
+		return false, opError("is held", o.name, err)
 	}
-	return o.c.rdb.HExists(ctx, o.name, o.id).Result()
+	ok, err := o.c.rdb.HExists(ctx, o.name, o.id).Result()
+	return ok, opError("is held", o.name, err)
 }
 
 // TTL is the lock's remaining time to live, whoever holds it; 0 when the
 // lock is not held.
 func (o *owner) TTL(ctx context.Context) (time.Duration, error) {
 	if err := o.usable(); err != nil {
-		return 0, err
+		return 0, opError("ttl", o.name, err)
 	}
 	ms, err := o.c.rdb.Do(ctx, "pttl", o.name).Int64()
 	if err != nil || ms < 0 {
-		return 0, err
+		return 0, opError("ttl", o.name, err)
 	}
 	return time.Duration(ms) * time.Millisecond, nil
 }
@@ -182,6 +166,7 @@ func (o *owner) attemptWith(ctx context.Context, lease time.Duration, try tryFun
 	}
 	if o.hold != nil {
 		wd.extend(o.hold, sent)
+		wd.renewing(o.hold, true)
 	} else {
 		o.hold = wd.add(o.name, o.id, lease, renew, sent)
 	}
@@ -212,12 +197,12 @@ func (o *owner) tryReplicated(ctx context.Context, lease time.Duration, try tryF
 	}
 	// Undo this acquisition, once, as an Unlock would.
 	if _, uerr := o.releaseScript(ctx, lease, o.nextLatch()); uerr != nil {
-		return false, 0, errors.Join(fmt.Errorf("rlock: %q: %w", o.name, ErrNotReplicated), uerr)
+		return false, 0, errors.Join(ErrNotReplicated, fmt.Errorf("undoing the acquisition: %w", uerr))
 	}
 	if r.waitErr != nil {
-		return false, 0, fmt.Errorf("rlock: %q: WAIT: %w", o.name, r.waitErr)
+		return false, 0, fmt.Errorf("WAIT: %w", r.waitErr)
 	}
-	return false, 0, fmt.Errorf("rlock: %q: %d of %d replicas acknowledged within %v: %w", o.name, r.acked, want, timeout, ErrNotReplicated)
+	return false, 0, fmt.Errorf("%d of %d replicas acknowledged within %v: %w", r.acked, want, timeout, ErrNotReplicated)
 }
 
 // replicated is a redis.Scripter that sends each script call in one
@@ -276,7 +261,7 @@ func (o *owner) acquireWith(ctx context.Context, wait, lease time.Duration, try 
 		}
 		// A subscriber retries at once: the lock may have been released
 		// before the subscription. A spinner has nothing to catch up on.
-		if o.c.hub == nil {
+		if o.c.opts.spin != nil {
 			sleep = o.sleepFor(ttl)
 		}
 	}
@@ -328,6 +313,9 @@ func (o *owner) begin(ctx context.Context, wait time.Duration) (time.Time, error
 	if err := ctx.Err(); err != nil {
 		return time.Time{}, err
 	}
+	if _, err := o.c.pubsub(ctx); err != nil {
+		return time.Time{}, err
+	}
 	if wait > 0 {
 		return time.Now().Add(wait), nil
 	}
@@ -369,89 +357,80 @@ func (o *owner) unlockLatch() string {
 	return o.retryLatch
 }
 
-// unlock releases one acquisition and updates the hold by the outcome.
+// unlock releases one acquisition and updates the hold by the outcome. The
+// request is made even when ctx has ended (see Client.persist). When the
+// last acquisition's release cannot be confirmed, the watchdog stops
+// renewing the hold, so the lock expires within its lease (and Lost
+// closes then) unless a retried Unlock releases it first.
 func (o *owner) unlock(ctx context.Context) error {
 	if err := o.usable(); err != nil {
-		return err
+		return opError("unlock", o.name, err)
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	wd := o.c.wd
 	lease := o.c.opts.watchdogTimeout
-	if h := o.hold; h != nil {
+	h := o.hold
+	if h != nil {
 		lease = h.lease
 		wd.releasing(h, true)
 		defer wd.releasing(h, false)
 	}
 	sent := time.Now()
-	res, err := o.releaseScript(ctx, lease, o.unlockLatch())
+	latch := o.unlockLatch()
+	res, err := persist(o.c, ctx, func(ctx context.Context) (scripts.Release, error) {
+		return o.releaseScript(ctx, lease, latch)
+	})
 	if err != nil {
 		// Outcome unknown: a retry of this Unlock is the same request.
-		return err
+		if h != nil && o.count <= 1 {
+			wd.renewing(h, false)
+		}
+		return opError("unlock", o.name, err)
 	}
 	o.retryLatch = ""
 	switch res {
 	case scripts.StillHeld:
 		o.count--
-		if o.hold != nil {
-			wd.extend(o.hold, sent)
+		if h != nil {
+			wd.extend(h, sent)
 		}
 		return nil
 	case scripts.Released:
-		if o.hold != nil {
-			wd.release(o.hold)
+		if h != nil {
+			wd.release(h)
 		}
 		o.hold, o.count = nil, 0
 		return nil
 	}
-	if o.hold != nil {
+	if h != nil {
 		// Held as far as this owner knew: the lock was lost meanwhile.
-		wd.releasing(o.hold, false)
-		wd.lose(o.hold)
+		wd.releasing(h, false)
+		wd.lose(h)
 	}
 	o.hold, o.count = nil, 0
-	return fmt.Errorf("rlock: unlock %q: %w", o.name, ErrNotHeld)
+	return opError("unlock", o.name, ErrNotHeld)
 }
 
 // release runs the release script of a reentrant lock for one Unlock
 // request (not for fair locks, whose queue has its own).
 func (o *owner) release(ctx context.Context, lease time.Duration, latch string) (scripts.Release, error) {
-	return scripts.ReleaseHold(ctx, o.c.rdb, o.name, o.channel, latch, keys.UnlockMessage, o.id, lease, o.c.latchTTL, o.c.publish)
+	w, err := o.c.pubsub(ctx)
+	if err != nil {
+		return scripts.NotHeld, err
+	}
+	return scripts.ReleaseHold(ctx, o.c.rdb, o.name, o.channel, latch, keys.UnlockMessage, o.id, lease, o.c.latchTTL, w.publish)
 }
 
 // forceRelease deletes a reentrant lock whoever holds it and wakes a waiter.
 func (o *owner) forceRelease(ctx context.Context) (bool, error) {
 	if err := o.usable(); err != nil {
-		return false, err
+		return false, opError("force unlock", o.name, err)
 	}
-	return scripts.ForceRelease(ctx, o.c.rdb, o.name, o.channel, keys.UnlockMessage, o.c.publish)
-}
-
-// acquireFunc is a handle's acquisition: see Mutex.TryLock for its results.
-type acquireFunc func(ctx context.Context, wait, lease time.Duration) (bool, error)
-
-// lockForever acquires with no wait limit and the watchdog, for Lock.
-func lockForever(ctx context.Context, acquire acquireFunc) error {
-	_, err := acquire(ctx, -1, 0)
-	return err
-}
-
-// lockWithLease acquires with no wait limit and a fixed lease.
-func lockWithLease(ctx context.Context, lease time.Duration, acquire acquireFunc) error {
-	if lease <= 0 {
-		return fmt.Errorf("rlock: lease %v: must be positive", lease)
+	w, err := o.c.pubsub(ctx)
+	if err != nil {
+		return false, opError("force unlock", o.name, err)
 	}
-	_, err := acquire(ctx, -1, lease)
-	return err
-}
-
-// tryLock checks TryLock's durations, then acquires.
-func tryLock(ctx context.Context, wait, lease time.Duration, acquire acquireFunc) (bool, error) {
-	if wait < 0 {
-		return false, fmt.Errorf("rlock: wait %v: must not be negative", wait)
-	}
-	if lease < 0 {
-		return false, fmt.Errorf("rlock: lease %v: must not be negative", lease)
-	}
-	return acquire(ctx, wait, lease)
+	ok, err := scripts.ForceRelease(ctx, o.c.rdb, o.name, o.channel, keys.UnlockMessage, w.publish)
+	return ok, opError("force unlock", o.name, err)
 }

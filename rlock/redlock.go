@@ -66,7 +66,7 @@ import (
 // longer than the lease, so that renewals fail on it meanwhile and holders
 // see Lost before it rejoins.
 func NewRedLock(members ...Member) *MultiLock {
-	l := &MultiLock{quorum: true, need: len(members)/2 + 1}
+	l := &MultiLock{quorum: true, need: len(members)/2 + 1, label: label(members)}
 	l.members, l.err = canonical(members, true)
 	return l
 }
@@ -120,12 +120,12 @@ func (l *MultiLock) acquireQuorum(ctx context.Context, wait time.Duration, deadl
 		if len(a.held) >= l.need && majorityValid(a.held, l.need) {
 			return a, true, nil
 		}
-		releaseEach(context.WithoutCancel(ctx), append(a.held, a.unsure...))
+		releaseEach(ctx, append(a.held, a.unsure...))
 		if err := ctx.Err(); err != nil {
 			return acquisition{}, false, err
 		}
 		if reachable := len(ms) - len(errs); reachable < l.need {
-			return acquisition{}, false, fmt.Errorf("rlock: red lock: %d of %d members reachable, %d needed: %w",
+			return acquisition{}, false, fmt.Errorf("%d of %d members reachable, %d needed: %w",
 				reachable, len(ms), l.need, errors.Join(errs...))
 		}
 		if _, live := waitLeft(wait, deadline); wait == 0 || !live {

@@ -24,13 +24,17 @@ func (c *Client) newWaiter(ctx context.Context, deadline time.Time, channel stri
 	if c.opts.spin != nil {
 		return &spinner{backoff: c.opts.spin, closed: c.ctx.Done()}, nil
 	}
+	ps, err := c.pubsub(ctx)
+	if err != nil {
+		return nil, err
+	}
 	sctx := ctx
 	if !deadline.IsZero() {
 		var cancel context.CancelFunc
 		sctx, cancel = context.WithDeadline(ctx, deadline)
 		defer cancel()
 	}
-	sub, err := c.hub.Subscribe(sctx, channel)
+	sub, err := ps.hub.Subscribe(sctx, channel)
 	switch {
 	case err == nil:
 		return subscription{sub}, nil
@@ -49,10 +53,11 @@ func (c *Client) newWaiter(ctx context.Context, deadline time.Time, channel stri
 // until all of them will have retried. It returns a nil waiter when there
 // is nobody to wait behind (or in spin mode).
 func (c *Client) waitBehind(channel string) (waiter, time.Duration) {
-	if c.hub == nil {
+	w := c.wire.Load()
+	if w == nil || w.hub == nil {
 		return nil, 0
 	}
-	sub, due, ok := c.hub.JoinBehind(channel)
+	sub, due, ok := w.hub.JoinBehind(channel)
 	if !ok {
 		return nil, 0
 	}

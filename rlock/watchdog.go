@@ -25,6 +25,13 @@ type hold struct {
 	timer      *time.Timer   // fires at deadline
 	gone       bool          // released or lost: no longer tracked
 	releasing  bool          // a release is in flight: absence is not loss
+	// stopped: an Unlock of the last acquisition could not be confirmed,
+	// so the watchdog no longer renews the hold; it expires within its
+	// lease unless the owner locks again.
+	stopped bool
+	// ends are called with the cause when the hold ends (Context).
+	ends   map[uint64]func(error)
+	nextID uint64
 }
 
 // watchdog tracks every hold of a Client: one goroutine renews the leases
@@ -77,11 +84,58 @@ func (wd *watchdog) extend(h *hold, sent time.Time) {
 	}
 }
 
+// setLease records that h's lease was set to lease by a command sent at
+// sent: later re-arms use it, and the lease now ends at sent + lease, even
+// if that is sooner than before.
+func (wd *watchdog) setLease(h *hold, lease time.Duration, sent time.Time) {
+	wd.mu.Lock()
+	defer wd.mu.Unlock()
+	if h.gone {
+		return
+	}
+	h.lease, h.deadline = lease, sent.Add(lease)
+	h.timer.Reset(time.Until(h.deadline))
+}
+
+// renewing turns the watchdog's renewal of h off (a last Unlock that could
+// not be confirmed) or back on (the owner locked again).
+func (wd *watchdog) renewing(h *hold, on bool) {
+	wd.mu.Lock()
+	defer wd.mu.Unlock()
+	h.stopped = !on
+}
+
 // release stops tracking h after its last release.
 func (wd *watchdog) release(h *hold) {
 	wd.mu.Lock()
 	defer wd.mu.Unlock()
-	wd.drop(h)
+	wd.drop(h, ErrNotHeld)
+}
+
+// onEnd arranges for end to be called with the cause when h ends: at once
+// if it has ended. The returned function cancels the arrangement.
+func (wd *watchdog) onEnd(h *hold, end func(error)) (cancel func()) {
+	wd.mu.Lock()
+	defer wd.mu.Unlock()
+	if h.gone {
+		cause := ErrNotHeld
+		if wd.isLost(h) {
+			cause = ErrLost
+		}
+		end(cause)
+		return func() {}
+	}
+	if h.ends == nil {
+		h.ends = make(map[uint64]func(error))
+	}
+	id := h.nextID
+	h.nextID++
+	h.ends[id] = end
+	return func() {
+		wd.mu.Lock()
+		defer wd.mu.Unlock()
+		delete(h.ends, id)
+	}
 }
 
 // releasing marks whether a release of h is in flight, so that a renewal
@@ -97,29 +151,26 @@ func (wd *watchdog) lose(h *hold) {
 	wd.mu.Lock()
 	defer wd.mu.Unlock()
 	if !h.gone && !h.releasing {
-		wd.drop(h)
 		close(h.lost)
+		wd.drop(h, ErrLost)
 	}
 }
 
 // isLost reports whether h was lost.
-func (wd *watchdog) isLost(h *hold) bool {
-	select {
-	case <-h.lost:
-		return true
-	default:
-		return false
-	}
-}
+func (wd *watchdog) isLost(h *hold) bool { return isClosed(h.lost) }
 
-// drop stops tracking h. Called with mu held.
-func (wd *watchdog) drop(h *hold) {
+// drop stops tracking h, which ended for cause. Called with mu held.
+func (wd *watchdog) drop(h *hold, cause error) {
 	if h.gone {
 		return
 	}
 	h.gone = true
 	h.timer.Stop()
 	delete(wd.holds, h)
+	for _, end := range h.ends {
+		end(cause)
+	}
+	h.ends = nil
 }
 
 // expire runs when h's timer fires: unless its lease was extended meanwhile,
@@ -130,8 +181,8 @@ func (wd *watchdog) expire(h *hold) {
 	if h.gone || time.Now().Before(h.deadline) {
 		return
 	}
-	wd.drop(h)
 	close(h.lost)
+	wd.drop(h, ErrLost)
 }
 
 // close stops renewals, closes the Lost channel of every hold and waits for
@@ -141,8 +192,8 @@ func (wd *watchdog) close() {
 	wd.mu.Lock()
 	defer wd.mu.Unlock()
 	for h := range wd.holds {
-		wd.drop(h)
 		close(h.lost)
+		wd.drop(h, ErrClosed)
 	}
 }
 
@@ -168,7 +219,7 @@ func (wd *watchdog) renewAll() {
 	var owners [][]*hold
 	bySlot := make(map[int]int) // slot -> index of its open batch
 	for h := range wd.holds {
-		if !h.renew {
+		if !h.renew || h.stopped {
 			continue
 		}
 		slot := 0

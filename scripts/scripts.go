@@ -58,16 +58,16 @@ func Millis(d time.Duration) int64 {
 // live (negative when Redis reports none).
 func Acquire(ctx context.Context, rdb redis.Scripter, key, owner string, lease time.Duration, holds int) (ok bool, ttl time.Duration, err error) {
 	vals, err := acquire.Run(ctx, rdb, []string{key}, Millis(lease), owner, holds).Int64Slice()
-	return acquired(key, vals, err)
+	return acquired(vals, err)
 }
 
 // acquired reads an acquire script's reply, {1, n} or {0, ttl}.
-func acquired(key string, vals []int64, err error) (ok bool, ttl time.Duration, err2 error) {
+func acquired(vals []int64, err error) (ok bool, ttl time.Duration, err2 error) {
 	switch {
 	case err != nil:
-		return false, 0, fmt.Errorf("acquire %q: %w", key, err)
+		return false, 0, err
 	case len(vals) != 2:
-		return false, 0, fmt.Errorf("acquire %q: reply %v", key, vals)
+		return false, 0, fmt.Errorf("unexpected acquire reply %v", vals)
 	case vals[0] == 1:
 		return true, 0, nil
 	}
@@ -78,7 +78,7 @@ func acquired(key string, vals []int64, err error) (ok bool, ttl time.Duration, 
 // the next token from the counter at tokenKey, which it returns.
 func AcquireFenced(ctx context.Context, rdb redis.Scripter, key, tokenKey, owner string, lease time.Duration, holds int) (ok bool, ttl time.Duration, token int64, err error) {
 	vals, err := acquireFenced.Run(ctx, rdb, []string{key, tokenKey}, Millis(lease), owner, holds).Int64Slice()
-	if ok, ttl, err = acquired(key, vals, err); ok {
+	if ok, ttl, err = acquired(vals, err); ok {
 		token = vals[1]
 	}
 	return ok, ttl, token, err
@@ -107,7 +107,7 @@ func ReleaseHold(ctx context.Context, rdb redis.Scripter, key, channel, latchKey
 	case errors.Is(err, redis.Nil):
 		return NotHeld, nil
 	case err != nil:
-		return NotHeld, fmt.Errorf("release %q: %w", key, err)
+		return NotHeld, err
 	case n == 0:
 		return StillHeld, nil
 	}
@@ -119,7 +119,7 @@ func ReleaseHold(ctx context.Context, rdb redis.Scripter, key, channel, latchKey
 func ForceRelease(ctx context.Context, rdb redis.Scripter, key, channel, message, pub string) (bool, error) {
 	n, err := forceRelease.Run(ctx, rdb, []string{key, channel}, message, pub).Int64()
 	if err != nil {
-		return false, fmt.Errorf("force release %q: %w", key, err)
+		return false, err
 	}
 	return n == 1, nil
 }

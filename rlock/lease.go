@@ -1,0 +1,104 @@
+package rlock
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/relock-go/relock/scripts"
+)
+
+// closedChan is the Lost channel of an owner that holds nothing.
+var closedChan = func() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}()
+
+// Lost returns a channel that is closed when the current hold of the lock
+// is lost without Unlock: a renewal found the lock gone (expired or
+// force-unlocked), renewals could not reach Redis before the lease ran out,
+// a fixed lease ran out, an Unlock that could not reach Redis left it to
+// expire, or the Client was closed. Once lost, the owner must stop relying
+// on the lock. The lease end is reckoned from when the command that set it
+// was sent, so Lost closes no later than Redis expires the lock, possibly a
+// round trip before; an Unlock in that moment still releases it, and
+// ErrNotHeld after. When this owner holds nothing, Lost returns a closed
+// channel, so a select on it never blocks forever; it is never nil.
+func (o *owner) Lost() <-chan struct{} {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.hold == nil {
+		return closedChan
+	}
+	return o.hold.lost
+}
+
+// Context returns a copy of parent that is cancelled when the current hold
+// ends: lost (context.Cause is ErrLost; ErrClosed when the Client was
+// closed) or fully released by Unlock (ErrNotHeld), or when parent ends,
+// or when the returned cancel is called. Run the work the lock guards
+// under it, so that it stops when the lock is no longer held. When this
+// owner holds nothing, the context is already cancelled with ErrNotHeld.
+// It starts no goroutine; call cancel when done with it.
+func (o *owner) Context(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	stop := o.whenEnds(cancel)
+	return ctx, func() {
+		stop()
+		cancel(context.Canceled)
+	}
+}
+
+// whenEnds arranges for end to be called with the cause when the current
+// hold ends, or at once with ErrNotHeld when there is none. The returned
+// function cancels the arrangement.
+func (o *owner) whenEnds(end func(error)) (cancel func()) {
+	o.mu.Lock()
+	h := o.hold
+	o.mu.Unlock()
+	if h == nil {
+		end(ErrNotHeld)
+		return func() {}
+	}
+	return o.c.wd.onEnd(h, end)
+}
+
+// Extend sets the lease of this owner's hold to lease from now, in Redis
+// and for the hold's later re-arms (reentry, partial Unlock), and moves
+// Lost's deadline with it: sooner as well as later. It is for holds taken
+// with a fixed lease (LockWithLease, TryLock with a lease); the watchdog
+// keeps the others, and Extend refuses them. It returns an error wrapping
+// ErrNotHeld when this owner does not hold the lock (never did, released
+// it, or lost it: then Lost is closed), and ErrInvalidDuration for a lease
+// below 1ms.
+func (o *owner) Extend(ctx context.Context, lease time.Duration) error {
+	if err := checkLease("lease", lease); err != nil {
+		return opError("extend", o.name, err)
+	}
+	if err := o.usable(); err != nil {
+		return opError("extend", o.name, err)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	wd := o.c.wd
+	h := o.hold
+	if h == nil || wd.isLost(h) {
+		return opError("extend", o.name, ErrNotHeld)
+	}
+	if h.renew {
+		return opError("extend", o.name, errors.New("the watchdog renews this hold: Extend is for fixed leases"))
+	}
+	sent := time.Now()
+	renewed, errs := scripts.Renew(ctx, o.c.rdb, lease, [][]scripts.Held{{{Key: o.name, Owner: o.id}}})
+	if errs[0] != nil {
+		return opError("extend", o.name, errs[0])
+	}
+	if !renewed[0][0] {
+		wd.lose(h)
+		o.hold, o.count = nil, 0
+		return opError("extend", o.name, ErrNotHeld)
+	}
+	wd.setLease(h, lease, sent)
+	return nil
+}
