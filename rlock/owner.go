@@ -73,7 +73,6 @@ func (o *owner) usable() error {
 	return nil
 }
 
-
 // HoldCount is how many times this owner holds the lock: 0 when it does not.
 func (o *owner) HoldCount(ctx context.Context) (int, error) {
 	if err := o.usable(); err != nil {
