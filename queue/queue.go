@@ -3,7 +3,6 @@ package queue
 import (
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
 	"time"
 
@@ -119,22 +118,13 @@ func (q *Queue) attempt(ctx context.Context, rdb redis.Scripter, owner string, l
 	return a, nil
 }
 
-// Release releases one hold of owner, re-arming lease while holds remain;
-// the last release deletes the lock and wakes the head waiter. When the
-// lock is gone (expired, force-unlocked) it reports NotHeld and still wakes
-// the head, whose turn it is. The outcome is kept at latch for latchTTL, so
-// a retry of this request (same latch) is not applied twice.
-func (q *Queue) Release(ctx context.Context, owner string, lease time.Duration, latch string, latchTTL time.Duration) (scripts.Release, error) {
-	n, err := release.Run(ctx, q.rdb, append(q.keys[:4:4], latch), keys.UnlockMessage, scripts.Millis(lease), owner, q.pub(), scripts.Millis(latchTTL)).Int64()
-	switch {
-	case errors.Is(err, redis.Nil):
-		return scripts.NotHeld, nil
-	case err != nil:
-		return scripts.NotHeld, err
-	case n == 0:
-		return scripts.StillHeld, nil
-	}
-	return scripts.Released, nil
+// Release releases one hold of u.Owner, re-arming u.Lease while holds
+// remain; the last release deletes the lock and wakes the head waiter.
+// When the lock is gone (expired, force-unlocked) it reports NotHeld and
+// still wakes the head, whose turn it is. The outcome is kept at u.Latch,
+// so a retry of this request (same latch) is not applied twice.
+func (q *Queue) Release(ctx context.Context, u scripts.Unlock) (scripts.Release, error) {
+	return scripts.Outcome(release.Run(ctx, q.rdb, append(q.keys[:4:4], u.Latch), keys.UnlockMessage, scripts.Millis(u.Lease), u.Owner, u.Publish, scripts.Millis(u.LatchTTL)).Int64())
 }
 
 // ForceRelease deletes the lock whoever holds it and wakes the head waiter;

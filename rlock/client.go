@@ -44,8 +44,9 @@ type Client struct {
 // and the Hub its waiters sleep on.
 type wire struct {
 	// publish is scripts.Publish, or scripts.SPublish with sharded pub/sub.
-	publish string
-	hub     *pubsub.Hub // nil in spin mode
+	publish  string
+	hub      *pubsub.Hub // nil in spin mode
+	sleepers sleepers    // on hub, or spinning
 }
 
 // New returns a Client that keeps its locks in rdb, which may be a single
@@ -102,6 +103,9 @@ func (c *Client) setWire(sharded bool) {
 	}
 	if c.opts.spin == nil {
 		w.hub = pubsub.New(c.rdb, pubsub.Options{Connections: c.opts.subConns, HealthCheck: c.opts.healthCheck, Sharded: sharded})
+		w.sleepers = hubSleepers{w.hub}
+	} else {
+		w.sleepers = spinSleepers{backoff: c.opts.spin, closed: c.ctx.Done()}
 	}
 	c.wire.Store(w)
 }
@@ -195,6 +199,9 @@ func (c *Client) master(ctx context.Context, key string) (*redis.Client, error) 
 	}
 	return nil, fmt.Errorf("no master client for %q in %T", key, c.rdb)
 }
+
+// sleepers is how the Client's waiters sleep; its pub/sub must be decided.
+func (c *Client) sleepers() sleepers { return c.wire.Load().sleepers }
 
 // publishCommand is the command that announces a release, once the
 // Client's pub/sub is decided (every operation that publishes decides it

@@ -61,6 +61,12 @@ var (
 	// be used until that key is removed. The Redis error is wrapped too.
 	ErrWrongType = errors.New("key holds a value that is not a lock")
 
+	// ErrInvalidSet is the cause of every operation of a MultiLock whose
+	// set of members is unusable: empty, with a nil member or a member with
+	// an empty name, naming one lock twice on one Redis, or, for a RedLock,
+	// with two members on one Redis.
+	ErrInvalidSet = errors.New("invalid lock set")
+
 	// ErrNotReplicated is the cause of an acquisition that WithReplicaAck
 	// made wait for replicas, when too few acknowledged it in time. The
 	// acquisition was undone: the lock is not held by it.

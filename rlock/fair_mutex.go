@@ -2,12 +2,12 @@ package rlock
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/queue"
 	"github.com/relock-go/relock/scripts"
 )
@@ -51,7 +51,7 @@ type FairMutex struct {
 	// joins the queue at once, without a first attempt and a new
 	// subscription. It is closed when its timer fires unused.
 	lingerMu    sync.Mutex
-	linger      waiter
+	linger      sleeper
 	lingerTimer *time.Timer
 }
 
@@ -64,9 +64,8 @@ type FairMutex struct {
 // ErrInvalidName.
 func (c *Client) NewFairMutex(name string) *FairMutex {
 	f := &FairMutex{q: queue.New(c.rdb, name, c.opts.fairWaitTimeout, c.publishCommand), waiting: make(chan struct{}, 1)}
-	f.init(c, name, func(ctx context.Context, lease time.Duration, latch string) (scripts.Release, error) {
-		return f.q.Release(ctx, f.id, lease, latch, c.latchTTL)
-	})
+	id := c.ids.Next()
+	f.init(c, name, id, keys.Channel(name), &fair{q: f.q, held: scripts.Held{Key: name, Owner: id}}, fairTurns{f})
 	return f
 }
 
@@ -92,169 +91,9 @@ func (f *FairMutex) TryLock(ctx context.Context, wait, lease time.Duration) (boo
 	return tryLock(ctx, f.name, wait, lease, f.acquire)
 }
 
-// acquire makes one attempt that never queues; if it must wait, it listens
-// on its own channel, then queues and retries until its turn comes, the
-// wait (forever when negative) elapses or ctx ends, and leaves the queue
-// unless it got the lock.
-func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (ok bool, err error) {
-	m := &f.owner
-	deadline, err := m.begin(ctx, wait)
-	if err != nil {
-		return false, err
-	}
-	// Still subscribed from a recent wait: join the queue at once (the
-	// join attempt takes a free lock nobody waits for, as TryAcquire does).
-	// A holder re-entering takes the short way below.
-	lingering := wait != 0 && !m.holding() && f.hasLinger()
-	if !lingering {
-		ok, _, err = m.attemptWith(ctx, lease, func(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (bool, time.Duration, error) {
-			a, err := f.q.TryAcquire(ctx, rdb, m.id, lease, holds)
-			return a.Acquired, a.TTL, err
-		})
-		if ok || err != nil || wait == 0 {
-			return ok, err
-		}
-	}
-
-	if !f.takeWaiting(ctx, deadline) {
-		if err := ctx.Err(); err != nil {
-			return false, err
-		}
-		if m.c.closed() {
-			return false, ErrClosed
-		}
-		return false, nil // the wait elapsed
-	}
-	defer func() { <-f.waiting }()
-
-	// Listen first: the release that makes this owner's turn is published
-	// once, on its own channel, possibly right after it joins the queue.
-	w := f.takeLinger()
-	if w == nil {
-		if w, err = m.c.newWaiter(ctx, deadline, f.q.Channel(m.id)); err != nil || w == nil {
-			return false, err
-		}
-	}
-	defer func() {
-		switch {
-		case w == nil:
-		case ok:
-			f.keepLinger(w)
-		default:
-			w.close()
-		}
-	}()
-	qw := f.q.Waiter(m.id)
-	defer func() {
-		if !ok {
-			// Leave even when ctx has ended; when Redis cannot be reached,
-			// the place is evicted later, as a dead waiter's.
-			_, _ = persist(m.c, ctx, func(ctx context.Context) (struct{}, error) {
-				return struct{}{}, qw.Leave(ctx)
-			})
-		}
-	}()
-	for {
-		var a queue.Attempt
-		ok, _, err = m.attemptWith(ctx, lease, func(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (bool, time.Duration, error) {
-			var err error
-			a, err = qw.Attempt(ctx, rdb, lease, holds)
-			return a.Acquired, a.TTL, err
-		})
-		if ok || err != nil {
-			return ok, err
-		}
-		sleep := qw.Pause(a)
-		if !deadline.IsZero() {
-			left := time.Until(deadline)
-			if left <= 0 {
-				return false, nil
-			}
-			sleep = min(sleep, left)
-		}
-		err = w.wait(ctx, sleep)
-		if errors.Is(err, errMoved) {
-			// Subscribe again, on the channel's new master; the retry that
-			// follows catches a wake-up missed meanwhile.
-			if w, err = m.c.rewait(ctx, w, deadline, f.q.Channel(m.id)); w == nil {
-				return false, err
-			}
-		}
-		if err != nil {
-			return false, err
-		}
-		if err = ctx.Err(); err != nil {
-			return false, err
-		}
-	}
-}
-
-// hasLinger reports whether a subscription of a recent wait is kept.
-func (f *FairMutex) hasLinger() bool {
-	f.lingerMu.Lock()
-	defer f.lingerMu.Unlock()
-	return f.linger != nil
-}
-
-// takeLinger hands over the kept subscription, if any, to a new wait.
-func (f *FairMutex) takeLinger() waiter {
-	f.lingerMu.Lock()
-	defer f.lingerMu.Unlock()
-	w := f.linger
-	f.linger = nil
-	if f.lingerTimer != nil {
-		f.lingerTimer.Stop()
-	}
-	return w
-}
-
-// keepLinger keeps w, the subscription of a wait that got the lock, for a
-// heartbeat.
-func (f *FairMutex) keepLinger(w waiter) {
-	f.lingerMu.Lock()
-	defer f.lingerMu.Unlock()
-	if f.linger != nil || f.c.closed() {
-		w.close()
-		return
-	}
-	f.linger = w
-	if f.lingerTimer == nil {
-		f.lingerTimer = time.AfterFunc(f.q.Heartbeat(), f.dropLinger)
-	} else {
-		f.lingerTimer.Reset(f.q.Heartbeat())
-	}
-}
-
-// dropLinger closes the kept subscription, unused for a heartbeat.
-func (f *FairMutex) dropLinger() {
-	if w := f.takeLinger(); w != nil {
-		w.close()
-	}
-}
-
-// takeWaiting waits until no other goroutine of this owner is waiting in
-// the queue, and reports false if ctx ends, the Client closes or the
-// deadline (none when zero) passes first.
-func (f *FairMutex) takeWaiting(ctx context.Context, deadline time.Time) bool {
-	select {
-	case f.waiting <- struct{}{}:
-		return true
-	default:
-	}
-	var expired <-chan time.Time
-	if !deadline.IsZero() {
-		t := time.NewTimer(time.Until(deadline))
-		defer t.Stop()
-		expired = t.C
-	}
-	select {
-	case f.waiting <- struct{}{}:
-		return true
-	case <-ctx.Done():
-	case <-f.c.ctx.Done():
-	case <-expired:
-	}
-	return false
+func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (bool, error) {
+	out, err := f.owner.acquire(ctx, wait, lease)
+	return out.ok, err
 }
 
 // Unlock releases one acquisition, as Mutex.Unlock. Releasing the last one
@@ -268,16 +107,35 @@ func (f *FairMutex) Unlock(ctx context.Context) error {
 // ForceUnlock deletes the lock whoever holds it and wakes the next owner in
 // the queue; it reports whether there was a lock. The queue is kept. Meant
 // for operators, not for the lock's users.
-func (f *FairMutex) ForceUnlock(ctx context.Context) (bool, error) {
-	if err := f.usable(); err != nil {
-		return false, opError("force unlock", f.name, err)
-	}
-	if _, err := f.c.pubsub(ctx); err != nil {
-		return false, opError("force unlock", f.name, err)
-	}
-	ok, err := f.q.ForceRelease(ctx)
-	return ok, opError("force unlock", f.name, err)
-}
+func (f *FairMutex) ForceUnlock(ctx context.Context) (bool, error) { return f.forceRelease(ctx) }
 
 // Locker returns f as a sync.Locker, with the semantics of Mutex.Locker.
 func (f *FairMutex) Locker() sync.Locker { return locker{f.Lock, f.Unlock} }
+
+// fair is Redisson's RFairLock: a reentrant lock whose waiters queue.
+type fair struct {
+	q    *queue.Queue
+	held scripts.Held
+}
+
+// attempt takes the lock if it can right now, and never queues: the
+// queueing attempts are the turn's (fairTurn).
+func (k *fair) attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error) {
+	a, err := k.q.TryAcquire(ctx, rdb, k.held.Owner, lease, holds)
+	return fairOutcome(a), err
+}
+
+// fairOutcome is a queue attempt's outcome.
+func fairOutcome(a queue.Attempt) outcome {
+	return outcome{ok: a.Acquired, ttl: a.TTL, pos: a.Position}
+}
+
+func (k *fair) release(ctx context.Context, u scripts.Unlock) (scripts.Release, error) {
+	return k.q.Release(ctx, u)
+}
+
+func (k *fair) forceRelease(ctx context.Context, _ string) (bool, error) {
+	return k.q.ForceRelease(ctx)
+}
+
+func (k *fair) renewal() renewal { return renewal{scripts.HashRenewer, k.held} }

@@ -9,7 +9,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/keys"
-	"github.com/relock-go/relock/scripts"
 )
 
 // FencedMutex is a reentrant lock whose every acquisition also returns a
@@ -35,7 +34,8 @@ type FencedMutex struct {
 // returns an error wrapping ErrInvalidName.
 func (c *Client) NewFencedMutex(name string) *FencedMutex {
 	f := &FencedMutex{tokenKey: keys.Token(name)}
-	f.init(c, name, nil)
+	id := c.ids.Next()
+	f.init(c, name, id, keys.Channel(name), newReentrant(c, name, id, true), clientTurns{})
 	return f
 }
 
@@ -63,13 +63,11 @@ func (f *FencedMutex) TryLock(ctx context.Context, wait, lease time.Duration) (t
 // *token.
 func (f *FencedMutex) acquirer(token *int64) acquireFunc {
 	return func(ctx context.Context, wait, lease time.Duration) (bool, error) {
-		return f.acquireWith(ctx, wait, lease, func(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (bool, time.Duration, error) {
-			ok, ttl, t, err := scripts.AcquireFenced(ctx, rdb, f.name, f.tokenKey, f.id, lease, holds)
-			if ok {
-				*token = t
-			}
-			return ok, ttl, err
-		})
+		out, err := f.owner.acquire(ctx, wait, lease)
+		if out.ok {
+			*token = out.token
+		}
+		return out.ok, err
 	}
 }
 

@@ -26,12 +26,10 @@ var closedChan = func() chan struct{} {
 // ErrNotHeld after. When this owner holds nothing, Lost returns a closed
 // channel, so a select on it never blocks forever; it is never nil.
 func (o *owner) Lost() <-chan struct{} {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.hold == nil {
-		return closedChan
+	if h := o.currentHold(); h != nil {
+		return h.lost
 	}
-	return o.hold.lost
+	return closedChan
 }
 
 // Context returns a copy of parent that is cancelled when the current hold
@@ -54,14 +52,12 @@ func (o *owner) Context(parent context.Context) (context.Context, context.Cancel
 // hold ends, or at once with ErrNotHeld when there is none. The returned
 // function cancels the arrangement.
 func (o *owner) whenEnds(end func(error)) (cancel func()) {
-	o.mu.Lock()
-	h := o.hold
-	o.mu.Unlock()
+	h := o.currentHold()
 	if h == nil {
 		end(ErrNotHeld)
 		return func() {}
 	}
-	return o.c.wd.onEnd(h, end)
+	return h.onEnd(end)
 }
 
 // Extend sets the lease of this owner's hold to lease from now, in Redis
@@ -81,24 +77,24 @@ func (o *owner) Extend(ctx context.Context, lease time.Duration) error {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	wd := o.c.wd
 	h := o.hold
-	if h == nil || wd.isLost(h) {
+	if h == nil || h.isOver() {
 		return opError("extend", o.name, ErrNotHeld)
 	}
-	if h.renew {
+	if _, renew, _ := h.terms(); renew {
 		return opError("extend", o.name, errors.New("the watchdog renews this hold: Extend is for fixed leases"))
 	}
 	sent := time.Now()
-	renewed, errs := scripts.Renew(ctx, o.c.rdb, lease, [][]scripts.Held{{{Key: o.name, Owner: o.id}}})
+	r := h.renewal
+	renewed, errs := r.renew.Renew(ctx, o.c.rdb, lease, [][]scripts.Held{{r.held}})
 	if errs[0] != nil {
 		return opError("extend", o.name, errs[0])
 	}
 	if !renewed[0][0] {
-		wd.lose(h)
-		o.hold, o.count = nil, 0
+		h.lostNow(false)
+		o.hold = nil
 		return opError("extend", o.name, ErrNotHeld)
 	}
-	wd.setLease(h, lease, sent)
+	h.setLease(lease, sent)
 	return nil
 }

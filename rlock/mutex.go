@@ -5,9 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
-	"github.com/relock-go/relock/scripts"
+	"github.com/relock-go/relock/internal/keys"
 )
 
 // Mutex is one owner of a distributed reentrant lock. The owner holds the
@@ -28,7 +26,8 @@ type Mutex struct {
 // operation returns an error wrapping ErrInvalidName.
 func (c *Client) NewMutex(name string) *Mutex {
 	m := &Mutex{}
-	m.init(c, name, nil)
+	id := c.ids.Next()
+	m.init(c, name, id, keys.Channel(name), newReentrant(c, name, id, false), clientTurns{})
 	return m
 }
 
@@ -55,9 +54,8 @@ func (m *Mutex) TryLock(ctx context.Context, wait, lease time.Duration) (bool, e
 }
 
 func (m *Mutex) acquire(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	return m.acquireWith(ctx, wait, lease, func(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (bool, time.Duration, error) {
-		return scripts.Acquire(ctx, rdb, m.name, m.id, lease, holds)
-	})
+	out, err := m.owner.acquire(ctx, wait, lease)
+	return out.ok, err
 }
 
 // Unlock releases one acquisition. Releasing the last one deletes the lock

@@ -12,8 +12,6 @@ package scripts
 import (
 	"context"
 	_ "embed"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -51,39 +49,6 @@ func Millis(d time.Duration) int64 {
 	return int64((d + time.Millisecond - 1) / time.Millisecond)
 }
 
-// Acquire takes or re-enters the lock at key for owner, with the given
-// lease; holds is how many holds owner had before, as it knows them, so
-// that a retried request is not counted twice. It reports whether owner now
-// holds the lock; when it does not, ttl is the lock's remaining time to
-// live (negative when Redis reports none).
-func Acquire(ctx context.Context, rdb redis.Scripter, key, owner string, lease time.Duration, holds int) (ok bool, ttl time.Duration, err error) {
-	vals, err := acquire.Run(ctx, rdb, []string{key}, Millis(lease), owner, holds).Int64Slice()
-	return acquired(vals, err)
-}
-
-// acquired reads an acquire script's reply, {1, n} or {0, ttl}.
-func acquired(vals []int64, err error) (ok bool, ttl time.Duration, err2 error) {
-	switch {
-	case err != nil:
-		return false, 0, err
-	case len(vals) != 2:
-		return false, 0, fmt.Errorf("unexpected acquire reply %v", vals)
-	case vals[0] == 1:
-		return true, 0, nil
-	}
-	return false, time.Duration(vals[1]) * time.Millisecond, nil
-}
-
-// AcquireFenced is Acquire for a fenced lock: each acquisition also takes
-// the next token from the counter at tokenKey, which it returns.
-func AcquireFenced(ctx context.Context, rdb redis.Scripter, key, tokenKey, owner string, lease time.Duration, holds int) (ok bool, ttl time.Duration, token int64, err error) {
-	vals, err := acquireFenced.Run(ctx, rdb, []string{key, tokenKey}, Millis(lease), owner, holds).Int64Slice()
-	if ok, ttl, err = acquired(vals, err); ok {
-		token = vals[1]
-	}
-	return ok, ttl, token, err
-}
-
 // Release is the outcome of releasing one hold.
 type Release int
 
@@ -96,45 +61,28 @@ const (
 	Released
 )
 
-// ReleaseHold releases one hold of owner on the lock at key. While holds
-// remain the lease is re-armed; the last release deletes the lock and
-// publishes message on channel with the publish command pub. The outcome
-// is kept at latchKey for latchTTL, so a retry of this request (same
-// latchKey) is not applied twice.
-func ReleaseHold(ctx context.Context, rdb redis.Scripter, key, channel, latchKey, message, owner string, lease, latchTTL time.Duration, pub string) (Release, error) {
-	n, err := release.Run(ctx, rdb, []string{key, channel, latchKey}, message, Millis(lease), owner, pub, Millis(latchTTL)).Int64()
-	switch {
-	case errors.Is(err, redis.Nil):
-		return NotHeld, nil
-	case err != nil:
-		return NotHeld, err
-	case n == 0:
-		return StillHeld, nil
-	}
-	return Released, nil
-}
-
-// ForceRelease deletes the lock at key whoever holds it and, if there was
-// one, publishes message on channel. It reports whether a lock was deleted.
-func ForceRelease(ctx context.Context, rdb redis.Scripter, key, channel, message, pub string) (bool, error) {
-	n, err := forceRelease.Run(ctx, rdb, []string{key, channel}, message, pub).Int64()
-	if err != nil {
-		return false, err
-	}
-	return n == 1, nil
-}
-
 // Held names a lock and the owner expected to hold it.
 type Held struct {
 	Key, Owner string
 }
 
-// Renew re-arms lease on each lock of every batch that its owner still
-// holds. Each batch is one script call, so on Redis Cluster the keys of a
-// batch must share a slot; all batches go out in one pipeline, one round
-// trip per node. renewed[i][j] reports batches[i][j]; errs[i] is the error
-// of batch i, if any.
-func Renew(ctx context.Context, rdb redis.UniversalClient, lease time.Duration, batches [][]Held) (renewed [][]bool, errs []error) {
+// Renewer renews the leases of the holds of one kind of lock.
+type Renewer interface {
+	// Renew re-arms lease on each hold of every batch that its owner still
+	// holds. Each batch is one script call, so on Redis Cluster the keys
+	// of a batch must share a slot; all batches go out in one pipeline,
+	// one round trip per node. renewed[i][j] reports batches[i][j];
+	// errs[i] is the error of batch i, if any.
+	Renew(ctx context.Context, rdb redis.UniversalClient, lease time.Duration, batches [][]Held) (renewed [][]bool, errs []error)
+}
+
+// HashRenewer renews holds that are one field of the lock's hash: those of
+// reentrant, fair and fenced locks, and write holds of read-write locks.
+var HashRenewer Renewer = hashRenewer{}
+
+type hashRenewer struct{}
+
+func (hashRenewer) Renew(ctx context.Context, rdb redis.UniversalClient, lease time.Duration, batches [][]Held) (renewed [][]bool, errs []error) {
 	renewed = make([][]bool, len(batches))
 	errs = make([]error, len(batches))
 	ms := Millis(lease)
@@ -158,7 +106,7 @@ func Renew(ctx context.Context, rdb redis.UniversalClient, lease time.Duration, 
 				continue
 			}
 			if err != nil {
-				errs[i] = fmt.Errorf("renew: %w", err)
+				errs[i] = err
 				continue
 			}
 			renewed[i] = make([]bool, len(vals))

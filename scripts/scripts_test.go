@@ -7,7 +7,17 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/keys"
 )
+
+// l is the lock the tests take; its channel is keys.Channel("l").
+var l = NewLock("l")
+
+// unlock is a release request of a:1 with latch.
+func unlock(latch string, lease time.Duration) Unlock {
+	return Unlock{Owner: "a:1", Lease: lease, Latch: latch, LatchTTL: time.Minute, Publish: Publish}
+}
 
 func newRedis(t *testing.T) (*miniredis.Miniredis, *redis.Client) {
 	t.Helper()
@@ -21,9 +31,9 @@ func TestAcquireCreatesReentersOrReportsTTL(t *testing.T) {
 	mr, rdb := newRedis(t)
 	ctx := context.Background()
 	for want := 1; want <= 2; want++ {
-		ok, _, err := Acquire(ctx, rdb, "l", "a:1", 5*time.Second, want-1)
-		if !ok || err != nil {
-			t.Fatalf("Acquire by the owner = %v, %v", ok, err)
+		a, err := l.Acquire(ctx, rdb, "a:1", 5*time.Second, want-1)
+		if !a.OK || err != nil {
+			t.Fatalf("Acquire by the owner = %+v, %v", a, err)
 		}
 		if got := mr.HGet("l", "a:1"); got != string(rune('0'+want)) {
 			t.Fatalf("hold count = %q, want %d", got, want)
@@ -33,53 +43,55 @@ func TestAcquireCreatesReentersOrReportsTTL(t *testing.T) {
 		t.Fatalf("TTL = %v, want the lease", ttl)
 	}
 	mr.FastForward(2 * time.Second)
-	ok, ttl, err := Acquire(ctx, rdb, "l", "b:1", 5*time.Second, 0)
-	if ok || err != nil || ttl != 3*time.Second {
-		t.Fatalf("Acquire by another owner = %v, %v, %v; want false, 3s, nil", ok, ttl, err)
+	a, err := l.Acquire(ctx, rdb, "b:1", 5*time.Second, 0)
+	if a.OK || err != nil || a.TTL != 3*time.Second {
+		t.Fatalf("Acquire by another owner = %+v, %v; want false, 3s, nil", a, err)
 	}
 }
 
 func TestReleaseOutcomes(t *testing.T) {
 	mr, rdb := newRedis(t)
 	ctx := context.Background()
-	Acquire(ctx, rdb, "l", "a:1", time.Second, 0)
-	Acquire(ctx, rdb, "l", "a:1", time.Second, 1)
-	sub := rdb.Subscribe(ctx, "ch")
+	l.Acquire(ctx, rdb, "a:1", time.Second, 0)
+	l.Acquire(ctx, rdb, "a:1", time.Second, 1)
+	sub := rdb.Subscribe(ctx, keys.Channel("l"))
 	defer sub.Close()
 	if _, err := sub.Receive(ctx); err != nil {
 		t.Fatal(err)
 	}
 
-	if r, err := ReleaseHold(ctx, rdb, "l", "ch", "latch:1", "0", "b:1", time.Second, time.Minute, Publish); r != NotHeld || err != nil {
+	other := unlock("latch:1", time.Second)
+	other.Owner = "b:1"
+	if r, err := l.Release(ctx, rdb, other); r != NotHeld || err != nil {
 		t.Fatalf("release by a non-owner = %v, %v", r, err)
 	}
 	mr.FastForward(900 * time.Millisecond)
-	if r, err := ReleaseHold(ctx, rdb, "l", "ch", "latch:2", "0", "a:1", 4*time.Second, time.Minute, Publish); r != StillHeld || err != nil {
+	if r, err := l.Release(ctx, rdb, unlock("latch:2", 4*time.Second)); r != StillHeld || err != nil {
 		t.Fatalf("inner release = %v, %v", r, err)
 	}
 	if ttl := mr.TTL("l"); ttl != 4*time.Second {
 		t.Fatalf("TTL after the inner release = %v, want the lease re-armed", ttl)
 	}
-	if r, err := ReleaseHold(ctx, rdb, "l", "ch", "latch:3", "0", "a:1", time.Second, time.Minute, Publish); r != Released || err != nil {
+	if r, err := l.Release(ctx, rdb, unlock("latch:3", time.Second)); r != Released || err != nil {
 		t.Fatalf("last release = %v, %v", r, err)
 	}
 	if mr.Exists("l") {
 		t.Fatal("lock key left after the last release")
 	}
 	msg, err := sub.ReceiveMessage(ctx)
-	if err != nil || msg.Channel != "ch" || msg.Payload != "0" {
-		t.Fatalf("published %v, %v; want 0 on ch", msg, err)
+	if err != nil || msg.Channel != keys.Channel("l") || msg.Payload != "0" {
+		t.Fatalf("published %v, %v; want 0 on the lock's channel", msg, err)
 	}
 }
 
 func TestForceRelease(t *testing.T) {
 	_, rdb := newRedis(t)
 	ctx := context.Background()
-	Acquire(ctx, rdb, "l", "a:1", time.Second, 0)
-	if ok, err := ForceRelease(ctx, rdb, "l", "ch", "0", Publish); !ok || err != nil {
+	l.Acquire(ctx, rdb, "a:1", time.Second, 0)
+	if ok, err := l.ForceRelease(ctx, rdb, Publish); !ok || err != nil {
 		t.Fatalf("ForceRelease of a held lock = %v, %v", ok, err)
 	}
-	if ok, err := ForceRelease(ctx, rdb, "l", "ch", "0", Publish); ok || err != nil {
+	if ok, err := l.ForceRelease(ctx, rdb, Publish); ok || err != nil {
 		t.Fatalf("ForceRelease of a free lock = %v, %v", ok, err)
 	}
 }
@@ -87,9 +99,9 @@ func TestForceRelease(t *testing.T) {
 func TestRenewBatchesSurviveScriptFlush(t *testing.T) {
 	mr, rdb := newRedis(t)
 	ctx := context.Background()
-	Acquire(ctx, rdb, "a", "o:1", time.Second, 0)
-	Acquire(ctx, rdb, "b", "o:2", time.Second, 0)
-	Acquire(ctx, rdb, "c", "o:3", time.Second, 0)
+	NewLock("a").Acquire(ctx, rdb, "o:1", time.Second, 0)
+	NewLock("b").Acquire(ctx, rdb, "o:2", time.Second, 0)
+	NewLock("c").Acquire(ctx, rdb, "o:3", time.Second, 0)
 	batches := [][]Held{
 		{{Key: "a", Owner: "o:1"}, {Key: "b", Owner: "wrong"}},
 		{{Key: "c", Owner: "o:3"}, {Key: "gone", Owner: "o:4"}},
@@ -97,7 +109,7 @@ func TestRenewBatchesSurviveScriptFlush(t *testing.T) {
 	if err := rdb.ScriptFlush(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
-	renewed, errs := Renew(ctx, rdb, 7*time.Second, batches)
+	renewed, errs := HashRenewer.Renew(ctx, rdb, 7*time.Second, batches)
 	for i, err := range errs {
 		if err != nil {
 			t.Fatalf("batch %d: %v", i, err)
@@ -132,29 +144,29 @@ func TestRetriedRequestsAreAppliedOnce(t *testing.T) {
 	// An acquisition whose reply was lost is sent again with the same
 	// knowledge of the holds: it must not count twice.
 	for range 2 {
-		if ok, _, err := Acquire(ctx, rdb, "l", "a:1", time.Second, 0); !ok || err != nil {
-			t.Fatalf("Acquire = %v, %v", ok, err)
+		if a, err := l.Acquire(ctx, rdb, "a:1", time.Second, 0); !a.OK || err != nil {
+			t.Fatalf("Acquire = %+v, %v", a, err)
 		}
 	}
 	if got := mr.HGet("l", "a:1"); got != "1" {
 		t.Fatalf("hold count after a retried acquisition = %s, want 1", got)
 	}
-	Acquire(ctx, rdb, "l", "a:1", time.Second, 1)
+	l.Acquire(ctx, rdb, "a:1", time.Second, 1)
 	// A release retried with the same request gets the first outcome and
 	// releases nothing more.
 	for range 2 {
-		r, err := ReleaseHold(ctx, rdb, "l", "ch", "latch:x", "0", "a:1", time.Second, time.Minute, Publish)
+		r, err := l.Release(ctx, rdb, unlock("latch:x", time.Second))
 		if r != StillHeld || err != nil {
-			t.Fatalf("ReleaseHold = %v, %v; want StillHeld", r, err)
+			t.Fatalf("Release = %v, %v; want StillHeld", r, err)
 		}
 	}
 	if got := mr.HGet("l", "a:1"); got != "1" {
 		t.Fatalf("hold count after a retried release = %s, want 1", got)
 	}
 	for range 2 {
-		r, err := ReleaseHold(ctx, rdb, "l", "ch", "latch:y", "0", "a:1", time.Second, time.Minute, Publish)
+		r, err := l.Release(ctx, rdb, unlock("latch:y", time.Second))
 		if r != Released || err != nil {
-			t.Fatalf("ReleaseHold = %v, %v; want Released both times", r, err)
+			t.Fatalf("Release = %v, %v; want Released both times", r, err)
 		}
 	}
 	if ttl := mr.TTL("latch:y"); ttl != time.Minute {
@@ -167,18 +179,18 @@ func TestFencedTokensGrowAndRetriesKeepThem(t *testing.T) {
 	ctx := context.Background()
 	var last int64
 	for holds := range 3 {
-		ok, _, token, err := AcquireFenced(ctx, rdb, "l", "tok", "a:1", time.Second, holds)
-		if !ok || err != nil || token <= last {
-			t.Fatalf("AcquireFenced = %v, %d, %v; want a token above %d", ok, token, err, last)
+		a, err := l.AcquireFenced(ctx, rdb, "a:1", time.Second, holds)
+		if !a.OK || err != nil || a.Token <= last {
+			t.Fatalf("AcquireFenced = %+v, %v; want a token above %d", a, err, last)
 		}
-		last = token
+		last = a.Token
 	}
 	// A retry of the last acquisition returns the same token.
-	if _, _, token, _ := AcquireFenced(ctx, rdb, "l", "tok", "a:1", time.Second, 2); token != last {
-		t.Fatalf("retried acquisition token = %d, want %d", token, last)
+	if a, _ := l.AcquireFenced(ctx, rdb, "a:1", time.Second, 2); a.Token != last {
+		t.Fatalf("retried acquisition token = %d, want %d", a.Token, last)
 	}
-	ok, ttl, _, err := AcquireFenced(ctx, rdb, "l", "tok", "b:1", time.Second, 0)
-	if ok || err != nil || ttl <= 0 {
-		t.Fatalf("AcquireFenced by another owner = %v, %v, %v; want false and the TTL", ok, ttl, err)
+	a, err := l.AcquireFenced(ctx, rdb, "b:1", time.Second, 0)
+	if a.OK || err != nil || a.TTL <= 0 {
+		t.Fatalf("AcquireFenced by another owner = %+v, %v; want false and the TTL", a, err)
 	}
 }

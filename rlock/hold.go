@@ -1,0 +1,204 @@
+package rlock
+
+import (
+	"sync"
+	"time"
+)
+
+// hold is one owner's holding of a lock, from its first acquisition to its
+// last release or its loss: the record of what the owner holds, kept in
+// step with Redis by the owner's commands and the watchdog's renewals.
+//
+// Its transitions, each a method: acquired (newHold), reentered,
+// partlyReleased, released, lost. Between them, renewed and setLease move
+// the end of its lease, and stopRenewal (a last Unlock that could not be
+// confirmed) leaves it to expire. A timer closes lost when the lease ends
+// with no renewal having reached Redis. Once released or lost, a hold is
+// over and never comes back: a new acquisition makes a new hold.
+type hold struct {
+	key     string
+	renewal renewal // what the watchdog renews, if it keeps this hold
+	lost    chan struct{}
+
+	mu        sync.Mutex
+	count     int           // acquisitions not yet released
+	lease     time.Duration // re-armed by reentry, partial release and renewal
+	renew     bool          // kept alive by the watchdog
+	stopped   bool          // renewal ended by an unconfirmed last release
+	releasing bool          // a release is in flight: absence is not loss
+	deadline  time.Time     // latest time the lease is known to last
+	timer     *time.Timer   // fires at deadline
+	over      error         // why the hold ended (ErrNotHeld, ErrLost, ErrClosed); nil while held
+	ends      map[uint64]func(error)
+	nextID    uint64
+}
+
+// newHold records a first acquisition, whose lease was set by a command
+// sent at sent. renew says whether the watchdog keeps it.
+func newHold(key string, r renewal, lease time.Duration, renew bool, sent time.Time) *hold {
+	h := &hold{key: key, renewal: r, lost: make(chan struct{}), count: 1, lease: lease, renew: renew, deadline: sent.Add(lease)}
+	h.timer = time.AfterFunc(time.Until(h.deadline), h.expire)
+	return h
+}
+
+// isOver reports whether the hold was released or lost.
+func (h *hold) isOver() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.over != nil
+}
+
+// terms are the hold's lease, whether the watchdog keeps it, and its hold
+// count.
+func (h *hold) terms() (lease time.Duration, renew bool, count int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.lease, h.renew, h.count
+}
+
+// reentered records one more acquisition, sent at sent, which re-armed the
+// lease and resumes a renewal that an unconfirmed release had stopped.
+func (h *hold) reentered(sent time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.count++
+	h.stopped = false
+	h.extendLocked(sent.Add(h.lease))
+}
+
+// partlyReleased records a release, sent at sent, that left holds.
+func (h *hold) partlyReleased(sent time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.count--
+	h.extendLocked(sent.Add(h.lease))
+}
+
+// renewed records a renewal sent at sent.
+func (h *hold) renewed(sent time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.extendLocked(sent.Add(h.lease))
+}
+
+// extendLocked moves the end of the lease to d if that is later.
+func (h *hold) extendLocked(d time.Time) {
+	if h.over == nil && d.After(h.deadline) {
+		h.deadline = d
+		h.timer.Reset(time.Until(d))
+	}
+}
+
+// setLease records that the lease was set to lease by a command sent at
+// sent: later re-arms use it, and it now ends at sent + lease, even if
+// that is sooner than before.
+func (h *hold) setLease(lease time.Duration, sent time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.over != nil {
+		return
+	}
+	h.lease, h.deadline = lease, sent.Add(lease)
+	h.timer.Reset(time.Until(h.deadline))
+}
+
+// leaseEnd is when the lease is known to end, and the lease; zero once the
+// hold is over.
+func (h *hold) leaseEnd() (time.Time, time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.over != nil {
+		return time.Time{}, 0
+	}
+	return h.deadline, h.lease
+}
+
+// renewable reports whether the watchdog should renew the hold now.
+func (h *hold) renewable() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.over == nil && h.renew && !h.stopped
+}
+
+// setReleasing marks whether a release is in flight, so that a renewal
+// that finds the lock already released does not report it lost.
+func (h *hold) setReleasing(on bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.releasing = on
+}
+
+// stopRenewal ends the watchdog's renewal after a last release that could
+// not be confirmed: the lock expires within its lease unless a retried
+// release or a new acquisition comes first.
+func (h *hold) stopRenewal() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.stopped = true
+}
+
+// released records the last release.
+func (h *hold) released() { h.end(ErrNotHeld, false) }
+
+// lostNow records that the lock is no longer held: a renewal or a release
+// found it gone. A renewal's finding is ignored while a release is in
+// flight (fromRenewal).
+func (h *hold) lostNow(fromRenewal bool) { h.end(ErrLost, fromRenewal) }
+
+// closed records that the Client closed: nothing keeps or watches the hold.
+func (h *hold) closed() { h.end(ErrClosed, false) }
+
+// expire runs when the timer fires: unless the lease was extended
+// meanwhile, it ran out without a renewal reaching Redis.
+func (h *hold) expire() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !time.Now().Before(h.deadline) {
+		h.endLocked(ErrLost, false)
+	}
+}
+
+// end ends the hold for cause, once: loss and Close close lost; every
+// function given to onEnd is called.
+func (h *hold) end(cause error, fromRenewal bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.endLocked(cause, fromRenewal)
+}
+
+func (h *hold) endLocked(cause error, fromRenewal bool) {
+	if h.over != nil || (fromRenewal && h.releasing) {
+		return
+	}
+	h.over = cause
+	h.timer.Stop()
+	if cause != ErrNotHeld {
+		close(h.lost)
+	}
+	for _, f := range h.ends {
+		f(cause)
+	}
+	h.ends = nil
+}
+
+// onEnd arranges for f to be called with the cause when the hold ends: at
+// once if it has. The returned function cancels the arrangement.
+func (h *hold) onEnd(f func(error)) (cancel func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.over != nil {
+		f(h.over)
+		return func() {}
+	}
+	if h.ends == nil {
+		h.ends = make(map[uint64]func(error))
+	}
+	id := h.nextID
+	h.nextID++
+	h.ends[id] = f
+	return func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		delete(h.ends, id)
+	}
+}

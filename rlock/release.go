@@ -1,0 +1,102 @@
+package rlock
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/scripts"
+)
+
+// unlock releases one acquisition and updates the hold by the outcome. The
+// request is made even when ctx has ended (see persist). When the last
+// acquisition's release cannot be confirmed, the watchdog stops renewing
+// the hold, so the lock expires within its lease (and Lost closes then)
+// unless a retried Unlock releases it first.
+func (o *owner) unlock(ctx context.Context) error {
+	if err := o.usable(); err != nil {
+		return opError("unlock", o.name, err)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	lease, count := o.c.opts.watchdogTimeout, 0
+	h := o.hold
+	if h != nil {
+		lease, _, count = h.terms()
+		h.setReleasing(true)
+		defer h.setReleasing(false)
+	}
+	sent := time.Now()
+	latch := o.unlockLatch()
+	res, err := persist(o.c, ctx, func(ctx context.Context) (scripts.Release, error) {
+		if _, err := o.c.pubsub(ctx); err != nil {
+			return scripts.NotHeld, err
+		}
+		return o.kind.release(ctx, o.unlockRequest(lease, latch))
+	})
+	if err != nil {
+		// Outcome unknown: a retry of this Unlock is the same request.
+		if h != nil && count <= 1 {
+			h.stopRenewal()
+		}
+		return opError("unlock", o.name, err)
+	}
+	o.retryLatch = ""
+	switch res {
+	case scripts.StillHeld:
+		if h != nil {
+			h.partlyReleased(sent)
+		}
+		return nil
+	case scripts.Released:
+		if h != nil {
+			h.released()
+		}
+		o.hold = nil
+		return nil
+	}
+	if h != nil {
+		// Held as far as this owner knew: the lock was lost meanwhile.
+		h.setReleasing(false)
+		h.lostNow(false)
+	}
+	o.hold = nil
+	return opError("unlock", o.name, ErrNotHeld)
+}
+
+// unlockRequest is a release request of this owner's; the Client's pub/sub
+// must be decided.
+func (o *owner) unlockRequest(lease time.Duration, latch string) scripts.Unlock {
+	return scripts.Unlock{Owner: o.id, Lease: lease, Latch: latch, LatchTTL: o.c.latchTTL, Publish: o.c.publishCommand()}
+}
+
+// nextLatch is the unlock latch key of a new release request. Called with
+// mu held.
+func (o *owner) nextLatch() string {
+	o.releases++
+	return keys.UnlockLatch(o.name, o.id+":"+strconv.FormatUint(o.releases, 10))
+}
+
+// unlockLatch is the latch of an Unlock request: the one of the previous
+// Unlock if that failed without an answer (the caller is retrying it, and
+// it may have been applied), else a new one. Called with mu held.
+func (o *owner) unlockLatch() string {
+	if o.retryLatch == "" {
+		o.retryLatch = o.nextLatch()
+	}
+	return o.retryLatch
+}
+
+// forceRelease deletes the lock whoever holds it and wakes its waiters.
+func (o *owner) forceRelease(ctx context.Context) (bool, error) {
+	if err := o.usable(); err != nil {
+		return false, opError("force unlock", o.name, err)
+	}
+	w, err := o.c.pubsub(ctx)
+	if err != nil {
+		return false, opError("force unlock", o.name, err)
+	}
+	ok, err := o.kind.forceRelease(ctx, w.publish)
+	return ok, opError("force unlock", o.name, err)
+}

@@ -1,0 +1,111 @@
+package scripts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/keys"
+)
+
+// Lock is one reentrant lock, Redisson's RLock (or RFencedLock): its keys,
+// computed once, and the scripts that change it. It holds no state and is
+// safe for concurrent use.
+type Lock struct {
+	lock    []string // lock hash
+	fenced  []string // lock hash, token counter
+	release []string // lock hash, unlock channel (the latch is added per call)
+}
+
+// NewLock returns the reentrant lock called name.
+func NewLock(name string) *Lock {
+	return &Lock{
+		lock:    []string{name},
+		fenced:  []string{name, keys.Token(name)},
+		release: []string{name, keys.Channel(name)},
+	}
+}
+
+// Acquired is the outcome of one acquisition attempt.
+type Acquired struct {
+	// OK reports that the owner holds the lock now.
+	OK bool
+	// TTL is, when it does not, the lock's remaining time to live
+	// (negative when Redis reports none).
+	TTL time.Duration
+	// Token is a fenced acquisition's token.
+	Token int64
+}
+
+// Acquire takes or re-enters the lock for owner, with the given lease;
+// holds is how many holds owner had before, as it knows them, so that a
+// retried request is not counted twice.
+func (l *Lock) Acquire(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, holds int) (Acquired, error) {
+	vals, err := acquire.Run(ctx, rdb, l.lock, Millis(lease), owner, holds).Int64Slice()
+	return acquired(vals, err)
+}
+
+// AcquireFenced is Acquire for a fenced lock: each acquisition also takes
+// the next token from the lock's counter, which it returns.
+func (l *Lock) AcquireFenced(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, holds int) (Acquired, error) {
+	vals, err := acquireFenced.Run(ctx, rdb, l.fenced, Millis(lease), owner, holds).Int64Slice()
+	a, err := acquired(vals, err)
+	if a.OK {
+		a.Token = vals[1]
+	}
+	return a, err
+}
+
+// acquired reads an acquire script's reply, {1, n} or {0, ttl}.
+func acquired(vals []int64, err error) (Acquired, error) {
+	switch {
+	case err != nil:
+		return Acquired{}, err
+	case len(vals) != 2:
+		return Acquired{}, fmt.Errorf("unexpected acquire reply %v", vals)
+	case vals[0] == 1:
+		return Acquired{OK: true}, nil
+	}
+	return Acquired{TTL: time.Duration(vals[1]) * time.Millisecond}, nil
+}
+
+// Unlock is one release request.
+type Unlock struct {
+	Owner    string
+	Lease    time.Duration // re-armed while holds remain
+	Latch    string        // key recording the outcome, so that a retry is applied once
+	LatchTTL time.Duration // how long the latch is kept: longer than a retry can come
+	Publish  string        // Publish, or SPublish for sharded pub/sub
+}
+
+// Release releases one hold of u.Owner. While holds remain the lease is
+// re-armed; the last release deletes the lock and publishes the unlock
+// message on its channel. The outcome is kept at u.Latch, so a retry of
+// this request (same latch) is not applied twice.
+func (l *Lock) Release(ctx context.Context, rdb redis.Scripter, u Unlock) (Release, error) {
+	return Outcome(release.Run(ctx, rdb, append(l.release[:2:2], u.Latch), keys.UnlockMessage, Millis(u.Lease), u.Owner, u.Publish, Millis(u.LatchTTL)).Int64())
+}
+
+// Outcome reads a release script's reply: nil, 0 or 1.
+func Outcome(n int64, err error) (Release, error) {
+	switch {
+	case errors.Is(err, redis.Nil):
+		return NotHeld, nil
+	case err != nil:
+		return NotHeld, err
+	case n == 0:
+		return StillHeld, nil
+	}
+	return Released, nil
+}
+
+// ForceRelease deletes the lock whoever holds it and, if there was one,
+// publishes the unlock message with publish. It reports whether a lock
+// was deleted.
+func (l *Lock) ForceRelease(ctx context.Context, rdb redis.Scripter, publish string) (bool, error) {
+	n, err := forceRelease.Run(ctx, rdb, l.release, keys.UnlockMessage, publish).Int64()
+	return n == 1, err
+}
