@@ -1,5 +1,5 @@
 -- Acquire, re-enter, or wait in line for a fair lock (Redisson RFairLock
--- layout). Prepended with fair_common.lua.
+-- layout). Prepended with scripts.New's helpers and fair_common.lua.
 --
 -- KEYS[1]  lock hash: field = owner id, value = hold count
 -- KEYS[2]  queue LIST of waiting owner ids, head = next owner
@@ -53,12 +53,8 @@ if redis.call('exists', lock) == 0 then
     wake_head(queue, channel, ARGV[5], ARGV[6], owner)
   end
 else
-  local holds = redis.call('hget', lock, owner)
-  if holds then
-    if tonumber(holds) ~= tonumber(ARGV[7]) + 1 then
-      redis.call('hincrby', lock, owner, 1)
-    end
-    redis.call('pexpire', lock, lease)
+  if redis.call('hexists', lock, owner) == 1 then
+    take_hold(lock, owner, ARGV[7], lease, false)
     return {1}
   end
 end

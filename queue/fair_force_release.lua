@@ -1,5 +1,5 @@
 -- Delete a fair lock whoever holds it (administrative force-unlock).
--- Prepended with fair_common.lua.
+-- Prepended with scripts.New's helpers and fair_common.lua.
 --
 -- KEYS[1]  lock hash
 -- KEYS[2]  queue LIST

@@ -1,4 +1,4 @@
--- Leave a fair lock's queue: a waiter gives up. Prepended with fair_common.lua.
+-- Leave a fair lock's queue: a waiter gives up. Prepended with scripts.New's helpers and fair_common.lua.
 --
 -- KEYS[1]  lock hash
 -- KEYS[2]  queue LIST

@@ -1,4 +1,5 @@
--- Release one hold of a fair lock. Prepended with fair_common.lua.
+-- Release one hold of a fair lock. Prepended with scripts.New's helpers
+-- and fair_common.lua.
 --
 -- KEYS[1]  lock hash
 -- KEYS[2]  queue LIST
@@ -19,26 +20,20 @@
 -- woken on its own channel. The outcome of a release is kept in the latch,
 -- so a retry of the same request gets the same answer and releases nothing
 -- twice.
-local done = redis.call('get', KEYS[5])
-if done ~= false then
-  return tonumber(done)
+local done = latched(KEYS[5])
+if done then
+  return done
 end
 evict_stale(KEYS[2], KEYS[3], now_ms())
 if redis.call('exists', KEYS[1]) == 0 then
   wake_head(KEYS[2], KEYS[4], ARGV[1], ARGV[4], nil)
   return nil
 end
-if redis.call('hexists', KEYS[1], ARGV[3]) == 0 then
+local outcome = drop_hold(KEYS[1], ARGV[3], ARGV[2])
+if outcome == nil then
   return nil
 end
-if redis.call('hincrby', KEYS[1], ARGV[3], -1) > 0 then
-  redis.call('pexpire', KEYS[1], ARGV[2])
-  redis.call('set', KEYS[5], 0, 'px', ARGV[5])
-  return 0
-end
-redis.call('hdel', KEYS[1], ARGV[3])
-if redis.call('exists', KEYS[1]) == 0 then
+if outcome == 1 and redis.call('exists', KEYS[1]) == 0 then
   wake_head(KEYS[2], KEYS[4], ARGV[1], ARGV[4], nil)
 end
-redis.call('set', KEYS[5], 1, 'px', ARGV[5])
-return 1
+return latch(KEYS[5], outcome, ARGV[5])

@@ -24,12 +24,13 @@ var (
 	//go:embed fair_force_release.lua
 	forceReleaseSrc string
 
-	// Each script is the shared helpers followed by its own text; the text
-	// is fixed at build time, never built from input.
-	acquire      = redis.NewScript(commonSrc + acquireSrc)
-	leave        = redis.NewScript(commonSrc + leaveSrc)
-	release      = redis.NewScript(commonSrc + releaseSrc)
-	forceRelease = redis.NewScript(commonSrc + forceReleaseSrc)
+	// Each script is the lock helpers (scripts.New) and the fair lock's
+	// (fair_common.lua) followed by its own text; the text is fixed at
+	// build time, never built from input.
+	acquire      = scripts.New(commonSrc + acquireSrc)
+	leave        = scripts.New(commonSrc + leaveSrc)
+	release      = scripts.New(commonSrc + releaseSrc)
+	forceRelease = scripts.New(commonSrc + forceReleaseSrc)
 )
 
 // Queue is the waiting line of one fair lock. It holds no state of its

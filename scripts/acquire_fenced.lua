@@ -9,19 +9,13 @@
 --
 -- Returns {1, token} when the owner now holds the lock, else {0, the lock's
 -- remaining TTL in milliseconds}. A retry of an acquisition whose reply was
--- lost (the hold count already is ARGV[3] + 1) takes no new token and
--- returns the current one.
+-- lost takes no new token and returns the current one.
 local ttl = redis.call('pttl', KEYS[1])
-if ttl ~= -2 then
-  local holds = redis.call('hget', KEYS[1], ARGV[2])
-  if holds == false then
-    return {0, ttl}
-  end
-  if tonumber(holds) == tonumber(ARGV[3]) + 1 then
-    redis.call('pexpire', KEYS[1], ARGV[1])
-    return {1, tonumber(redis.call('get', KEYS[2]) or '0')}
-  end
+if ttl ~= -2 and redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
+  return {0, ttl}
 end
-redis.call('hincrby', KEYS[1], ARGV[2], 1)
-redis.call('pexpire', KEYS[1], ARGV[1])
-return {1, redis.call('incr', KEYS[2])}
+local _, added = take_hold(KEYS[1], ARGV[2], ARGV[3], ARGV[1], ttl == -2)
+if added then
+  return {1, redis.call('incr', KEYS[2])}
+end
+return {1, tonumber(redis.call('get', KEYS[2]) or '0')}

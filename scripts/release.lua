@@ -15,23 +15,15 @@
 -- removed, the key with it, and the unlock message is published. The
 -- outcome is kept in the latch, so a retry of the same request whose reply
 -- was lost gets the same answer and releases nothing twice.
-local done = redis.call('get', KEYS[3])
-if done ~= false then
-  return tonumber(done)
+local done = latched(KEYS[3])
+if done then
+  return done
 end
-local holds = redis.call('hget', KEYS[1], ARGV[3])
-if holds == false then
+local outcome = drop_hold(KEYS[1], ARGV[3], ARGV[2])
+if outcome == nil then
   return nil
 end
-if tonumber(holds) > 1 then
-  redis.call('hincrby', KEYS[1], ARGV[3], -1)
-  redis.call('pexpire', KEYS[1], ARGV[2])
-  redis.call('set', KEYS[3], 0, 'px', ARGV[5])
-  return 0
-end
-redis.call('hdel', KEYS[1], ARGV[3])
-if redis.call('exists', KEYS[1]) == 0 then
+if outcome == 1 and redis.call('exists', KEYS[1]) == 0 then
   redis.call(ARGV[4], KEYS[2], ARGV[1])
 end
-redis.call('set', KEYS[3], 1, 'px', ARGV[5])
-return 1
+return latch(KEYS[3], outcome, ARGV[5])

@@ -18,6 +18,8 @@ import (
 )
 
 var (
+	//go:embed hold.lua
+	holdSrc string
 	//go:embed acquire.lua
 	acquireSrc string
 	//go:embed acquire_fenced.lua
@@ -29,12 +31,18 @@ var (
 	//go:embed force_release.lua
 	forceReleaseSrc string
 
-	acquire       = redis.NewScript(acquireSrc)
-	acquireFenced = redis.NewScript(acquireFencedSrc)
-	release       = redis.NewScript(releaseSrc)
+	acquire       = New(acquireSrc)
+	acquireFenced = New(acquireFencedSrc)
+	release       = New(releaseSrc)
 	renew         = redis.NewScript(renewSrc)
 	forceRelease  = redis.NewScript(forceReleaseSrc)
 )
+
+// New returns the script src preceded by the helpers every lock script
+// shares (hold.lua: taking a hold, the re-entry rule for retried
+// acquisitions, dropping a hold, the unlock latch). The text is fixed at
+// build time, never built from input.
+func New(src string) *redis.Script { return redis.NewScript(holdSrc + src) }
 
 // Pub/sub publish commands a script may use for the unlock message.
 const (
