@@ -95,4 +95,38 @@
 // deadlock, and releases what it took when one cannot be had. NewRedLock
 // is held with a majority of locks on independent masters (Redlock); its
 // doc states the timing assumptions it rests on.
+//
+// # Where is what
+//
+// Every kind of lock runs on one engine; a new kind is a kind value (its
+// scripts) and a handle type.
+//
+//	client.go        Client: options, pub/sub kind (wire), Close
+//	owner.go         owner: identity and queries, embedded by every handle
+//	kind.go          kind: the scripts of a kind of lock; the reentrant kind
+//	acquire.go       the one wait loop (owner.acquire) and one attempt
+//	turn.go          turn policies; clientTurns: waiters of a Client in turn
+//	fair_turn.go     fairTurns: the Redis queue of a FairMutex
+//	sleeper.go       sleepers: on a pub/sub subscription, or spinning
+//	hold.go          hold: one holding, its lease and its transitions
+//	watchdog.go      renewal of holds, in batches; ends them at Close
+//	release.go       Unlock: the release request and its latch
+//	lease.go         Lost, Context, Extend
+//	calls.go         argument checks, errors and detached requests of calls
+//	replica.go       WithReplicaAck
+//	mutex.go, fair_mutex.go, fenced_mutex.go   the handles
+//	multi_*.go, redlock.go                     sets of locks
+//
+// # Glossary
+//
+//	owner        one handle's identity: the hash field "<client id>:<seq>"
+//	hold         an owner's holding of a lock, from first acquisition to last
+//	             release or loss; its count is the reentrancy depth
+//	acquisition  one successful Lock/TryLock; each is released by one Unlock
+//	attempt      one acquire script run: it takes the lock or reports its TTL
+//	waiter       an acquisition that sleeps between attempts
+//	release      one Unlock's script run: it drops one acquisition
+//	lease        how long Redis keeps the lock after it was set or renewed
+//	turn         how one acquisition takes its turn among the lock's waiters
+//	kind         the scripts of one kind of lock (reentrant, fair, ...)
 package rlock
