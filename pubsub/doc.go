@@ -31,4 +31,16 @@
 // subscribes every channel still wanted in one command. Once the server
 // confirms, every waiter of those channels is woken to retry, since
 // releases published while the connection was down were lost.
+//
+// # Where is what
+//
+//	hub.go           Hub: its connections (shards), Subscribe, Stats
+//	subscription.go  Subscription: one waiter's Wait, Won and Close
+//	entry.go         entry: one channel on one connection
+//	wakeups.go       wakeups: a channel's wake-up queue, its invariants
+//	share.go         share: turns taken with other clients at hand-offs
+//	shard.go         shard: one connection's channels and its writer
+//	shard_read.go    its reader: messages, health checks, replacement
+//	shard_peers.go   counting a channel's subscribers (PUBSUB NUMSUB)
+//	routing.go       router: the master of a channel in sharded mode
 package pubsub

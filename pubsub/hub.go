@@ -1,13 +1,11 @@
 package pubsub
 
 import (
-	"container/list"
 	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -49,13 +47,12 @@ type Hub struct {
 	opt Options
 	id  string // names the probe channels
 
+	router router // sharded: which master carries a channel
+
 	mu     sync.Mutex
 	closed bool
 	shards []*shard          // classic: fixed; sharded: one per master, in creation order
 	nodes  map[string]*shard // sharded: by master address
-	slots  []redis.ClusterSlot
-	moved  atomic.Bool       // a sharded subscription was told its slot moved
-	left   map[string]string // channel -> the node it was told to leave
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -73,7 +70,7 @@ func New(rdb redis.UniversalClient, opt Options) *Hub {
 		opt.HealthCheck = 3 * time.Second
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &Hub{rdb: rdb, opt: opt, id: uuid.NewString(), ctx: ctx, cancel: cancel, nodes: make(map[string]*shard), left: make(map[string]string)}
+	h := &Hub{rdb: rdb, opt: opt, id: uuid.NewString(), ctx: ctx, cancel: cancel, nodes: make(map[string]*shard), router: router{rdb: rdb}}
 	if !opt.Sharded {
 		for range opt.Connections {
 			h.start("")
@@ -125,7 +122,7 @@ func (h *Hub) shardFor(ctx context.Context, channel string) (*shard, error) {
 		_, _ = f.Write([]byte(channel))
 		return h.shards[f.Sum32()%uint32(len(h.shards))], nil
 	}
-	node, err := h.nodeOf(ctx, channel)
+	node, err := h.router.nodeOf(ctx, channel)
 	if err != nil {
 		return nil, err
 	}
@@ -157,76 +154,6 @@ func (h *Hub) existingShard(channel string) *shard {
 		}
 	}
 	return nil
-}
-
-// nodeOf is the address of the master that serves channel's slot, from
-// the Hub's own copy of the cluster's slot map: fetched with CLUSTER SLOTS
-// when first needed and again after a subscription was told its slot
-// moved, so that a channel is subscribed again on its new master even
-// while go-redis's own map is still the old one.
-func (h *Hub) nodeOf(ctx context.Context, channel string) (string, error) {
-	cc, ok := h.rdb.(*redis.ClusterClient)
-	if !ok {
-		return "", fmt.Errorf("pubsub: sharded pub/sub needs a *redis.ClusterClient, not %T", h.rdb)
-	}
-	h.mu.Lock()
-	slots, left := h.slots, h.left[channel]
-	delete(h.left, channel)
-	h.mu.Unlock()
-	slot := keys.Slot(channel)
-	for attempt := 0; ; attempt++ {
-		if slots == nil || h.moved.Load() || attempt > 0 {
-			h.moved.Store(false)
-			fresh, err := cc.ClusterSlots(ctx).Result()
-			if err != nil {
-				return "", fmt.Errorf("pubsub: cluster slots: %w", err)
-			}
-			h.mu.Lock()
-			h.slots, slots = fresh, fresh
-			h.mu.Unlock()
-		}
-		master := ""
-		for _, r := range slots {
-			if r.Start <= slot && slot <= r.End && len(r.Nodes) > 0 {
-				master = r.Nodes[0].Addr
-			}
-		}
-		// The node the channel just left is not its master any more, even
-		// if the cluster's view has not caught up yet: ask again a little
-		// later, for a while.
-		if master != "" && (master != left || attempt >= 20) {
-			return master, nil
-		}
-		if master == "" && attempt >= 20 {
-			return "", fmt.Errorf("pubsub: no master serves the slot of %q", channel)
-		}
-		select {
-		case <-time.After(50 * time.Millisecond):
-		case <-ctx.Done():
-			return "", ctx.Err()
-		}
-	}
-}
-
-// nodeClient is go-redis's client of the cluster node at addr, on which a
-// shard subscribes so that its connection goes to that node whatever
-// go-redis's slot map says; nil if go-redis does not know the node (yet).
-func (h *Hub) nodeClient(ctx context.Context, addr string) *redis.Client {
-	cc, ok := h.rdb.(*redis.ClusterClient)
-	if !ok {
-		return nil
-	}
-	var mu sync.Mutex
-	var found *redis.Client
-	_ = cc.ForEachShard(ctx, func(_ context.Context, c *redis.Client) error {
-		if c.Options().Addr == addr {
-			mu.Lock()
-			found = c
-			mu.Unlock()
-		}
-		return nil
-	})
-	return found
 }
 
 // probeChannel names the probe channel of a new classic shard ("" in
@@ -296,166 +223,10 @@ func (h *Hub) Stats() Stats {
 				continue
 			}
 			st.Channels++
-			st.Waiters += e.refs
-			st.Sleeping += e.sleepers.Len()
+			st.Waiters += e.q.waiters
+			st.Sleeping += e.q.asleep()
 		}
 		s.mu.Unlock()
 	}
 	return st
-}
-
-// JoinBehind joins channel's entry, without any round trip, if it is
-// subscribed and has waiters, so that the caller can wait its turn behind
-// them instead of competing with them: its first Wait sleeps at the back
-// and leaves any pending wake-up to the waiters that were there first. It
-// returns the Subscription and the time by which every current sleeper
-// will have retried, or ok == false (and no Subscription) if there is
-// nobody to wait behind.
-func (h *Hub) JoinBehind(channel string) (sub *Subscription, due time.Time, ok bool) {
-	s := h.existingShard(channel)
-	if s == nil {
-		return nil, time.Time{}, false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e := s.entries[channel]
-	if s.closed || e == nil || e.state != subscribed || e.refs == 0 {
-		return nil, time.Time{}, false
-	}
-	e.refs++
-	return &Subscription{shard: s, entry: e, behind: true}, e.wakeBy, true
-}
-
-// Subscription is one waiter's membership of a channel's entry.
-type Subscription struct {
-	shard  *shard
-	entry  *entry
-	closed bool
-	// woken: the last Wait ended with a wake-up, so the next Wait follows
-	// a failed retry and keeps this waiter's turn at the front.
-	woken bool
-	// behind: joined behind other waiters and not yet asleep; pending
-	// wake-ups are theirs.
-	behind bool
-}
-
-// Wait sleeps until a message on the channel wakes this waiter, or d has
-// passed; either way it returns nil and the caller retries. It returns
-// ctx.Err() when ctx ends first, ErrClosed when the Hub closes, and
-// ErrMoved when the channel must be subscribed again elsewhere.
-//
-// Waiters sleep in turn: a message wakes the one that has waited longest,
-// and a waiter whose retry after a wake-up failed keeps its turn.
-func (sub *Subscription) Wait(ctx context.Context, d time.Duration) error {
-	s, e := sub.shard, sub.entry
-	s.mu.Lock()
-	if e.state == orphaned {
-		s.mu.Unlock()
-		return ErrMoved
-	}
-	front, behind := sub.woken, sub.behind
-	sub.woken, sub.behind = false, false
-	if e.permits > 0 && !behind {
-		e.permits--
-		s.mu.Unlock()
-		return nil
-	}
-	if d <= 0 {
-		s.mu.Unlock()
-		return nil
-	}
-	if by := time.Now().Add(d); by.After(e.wakeBy) {
-		e.wakeBy = by
-	}
-	w := make(chan time.Duration, 1)
-	var el *list.Element
-	if front {
-		el = e.sleepers.PushFront(w)
-	} else {
-		el = e.sleepers.PushBack(w)
-	}
-	s.mu.Unlock()
-
-	t := time.NewTimer(d)
-	defer t.Stop()
-	var err error
-	select {
-	case delay := <-w:
-		if delay > 0 {
-			// Other clients go first (see entry.yieldDelay).
-			t.Reset(delay)
-			err = s.hub.pause(ctx, t.C)
-		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if err != nil {
-			e.release(1) // this waiter will not retry: the next one will
-			return err
-		}
-		sub.woken = true
-		return nil
-	case <-t.C:
-	case <-ctx.Done():
-		err = ctx.Err()
-	case <-s.hub.ctx.Done():
-		err = ErrClosed
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	select {
-	case <-w:
-		// Woken while leaving: if this waiter will not retry, the wake-up
-		// belongs to the next one.
-		if err != nil {
-			e.release(1)
-		} else {
-			sub.woken = true
-		}
-	default:
-		e.sleepers.Remove(el)
-	}
-	return err
-}
-
-// Won tells the channel's entry that this waiter, woken by a release,
-// then took the lock. It keeps the score by which clients take turns with
-// other clients waiting on the same channel.
-func (sub *Subscription) Won() {
-	s, e := sub.shard, sub.entry
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !sub.woken {
-		return
-	}
-	e.won()
-	if now := time.Now(); now.Sub(e.peersAt) > peersMaxAge {
-		e.peersAt = now
-		s.countPeers(e.channel)
-	}
-}
-
-// pause waits until c fires (nil), ctx ends (ctx.Err()) or the Hub closes
-// (ErrClosed).
-func (h *Hub) pause(ctx context.Context, c <-chan time.Time) error {
-	select {
-	case <-c:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-h.ctx.Done():
-		return ErrClosed
-	}
-}
-
-// Close leaves the channel; the last waiter to leave unsubscribes it.
-// Closing twice is a no-op.
-func (sub *Subscription) Close() {
-	s := sub.shard
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if sub.closed {
-		return
-	}
-	sub.closed = true
-	s.leave(sub.entry)
 }

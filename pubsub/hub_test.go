@@ -127,7 +127,7 @@ func TestPermitKeptForBusyWaiterButNotHoarded(t *testing.T) {
 	// later subscription is confirmed, both messages have been handled.
 	subscribe(t, h, "sync").Close()
 	sub.shard.mu.Lock()
-	permits := sub.entry.permits
+	permits := sub.entry.q.permits
 	sub.shard.mu.Unlock()
 	if permits != 1 {
 		t.Fatalf("permits = %d, want 1 (one per waiter at most)", permits)
@@ -259,7 +259,7 @@ func TestJoinedBehindLeavesPendingWakeUpToOthers(t *testing.T) {
 	mr.Publish("ch", "0")
 	subscribe(t, h, "sync").Close() // the message has been handled
 	a.shard.mu.Lock()
-	permits := a.entry.permits
+	permits := a.entry.q.permits
 	a.shard.mu.Unlock()
 	if permits != 1 {
 		t.Fatal("no permit kept for the busy waiter")

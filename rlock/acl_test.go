@@ -59,7 +59,7 @@ var aclCommands = []string{
 // client send to a Redis Cluster in addition: the slot map, the command
 // table (for key positions), and sharded pub/sub.
 var aclClusterCommands = []string{
-	"cluster|slots", "command",
+	"cluster|shards", "cluster|slots", "command",
 	"ssubscribe", "sunsubscribe", "spublish", "pubsub|shardnumsub",
 }
 

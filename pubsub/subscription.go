@@ -1,0 +1,147 @@
+package pubsub
+
+import (
+	"context"
+	"time"
+)
+
+// JoinBehind joins channel's entry, without any round trip, if it is
+// subscribed and has waiters, so that the caller can wait its turn behind
+// them instead of competing with them: its first Wait sleeps at the back
+// and leaves any pending wake-up to the waiters that were there first. It
+// returns the Subscription and the time by which every current sleeper
+// will have retried, or ok == false (and no Subscription) if there is
+// nobody to wait behind.
+func (h *Hub) JoinBehind(channel string) (sub *Subscription, due time.Time, ok bool) {
+	s := h.existingShard(channel)
+	if s == nil {
+		return nil, time.Time{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.entries[channel]
+	if s.closed || e == nil || e.state != subscribed || e.q.waiters == 0 {
+		return nil, time.Time{}, false
+	}
+	e.q.join()
+	return &Subscription{shard: s, entry: e, behind: true}, e.q.wakeBy, true
+}
+
+// Subscription is one waiter's membership of a channel's entry.
+type Subscription struct {
+	shard  *shard
+	entry  *entry
+	closed bool
+	// woken: the last Wait ended with a wake-up, so the next Wait follows
+	// a failed retry and keeps this waiter's turn at the front.
+	woken bool
+	// behind: joined behind other waiters and not yet asleep; pending
+	// wake-ups are theirs.
+	behind bool
+}
+
+// Wait sleeps until a message on the channel wakes this waiter, or d has
+// passed; either way it returns nil and the caller retries. It returns
+// ctx.Err() when ctx ends first, ErrClosed when the Hub closes, and
+// ErrMoved when the channel must be subscribed again elsewhere.
+//
+// Waiters sleep in turn: a message wakes the one that has waited longest,
+// and a waiter whose retry after a wake-up failed keeps its turn.
+func (sub *Subscription) Wait(ctx context.Context, d time.Duration) error {
+	s, e := sub.shard, sub.entry
+	s.mu.Lock()
+	if e.state == orphaned {
+		s.mu.Unlock()
+		return ErrMoved
+	}
+	front, behind := sub.woken, sub.behind
+	sub.woken, sub.behind = false, false
+	if !behind && e.q.take() {
+		s.mu.Unlock()
+		return nil
+	}
+	if d <= 0 {
+		s.mu.Unlock()
+		return nil
+	}
+	w, el := e.q.sleep(d, front)
+	s.mu.Unlock()
+
+	t := time.NewTimer(d)
+	defer t.Stop()
+	var err error
+	select {
+	case delay := <-w:
+		if delay > 0 {
+			// Other clients go first (see share.yieldDelay).
+			t.Reset(delay)
+			err = s.hub.pause(ctx, t.C)
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if err != nil {
+			e.q.release(1) // this waiter will not retry: the next one will
+			return err
+		}
+		sub.woken = true
+		return nil
+	case <-t.C:
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-s.hub.ctx.Done():
+		err = ErrClosed
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !e.q.cancel(el, w) {
+		// Woken while leaving: if this waiter will not retry, the wake-up
+		// belongs to the next one.
+		if err != nil {
+			e.q.release(1)
+		} else {
+			sub.woken = true
+		}
+	}
+	return err
+}
+
+// Won tells the channel's entry that this waiter, woken by a release,
+// then took the lock. It keeps the score by which clients take turns with
+// other clients waiting on the same channel.
+func (sub *Subscription) Won() {
+	s, e := sub.shard, sub.entry
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !sub.woken {
+		return
+	}
+	if e.share.won() {
+		s.countPeers(e.channel)
+	}
+}
+
+// pause waits until c fires (nil), ctx ends (ctx.Err()) or the Hub closes
+// (ErrClosed).
+func (h *Hub) pause(ctx context.Context, c <-chan time.Time) error {
+	select {
+	case <-c:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-h.ctx.Done():
+		return ErrClosed
+	}
+}
+
+// Close leaves the channel; the last waiter to leave unsubscribes it.
+// Closing twice is a no-op.
+func (sub *Subscription) Close() {
+	s := sub.shard
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sub.closed {
+		return
+	}
+	sub.closed = true
+	s.leave(sub.entry)
+}
