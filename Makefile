@@ -1,21 +1,36 @@
 GO ?= go
 
-.PHONY: demo test vet bench bench-micro redis-server
+.PHONY: demo test vet staticcheck bench bench-micro redis-server
+
+# The modules of the repository: the library, and beside it the demo and
+# the benchmarks, each with its own go.mod so that the library's users
+# carry neither in their module graph.
+MODULES := . examples/demo bench
+
+# staticcheck, at a release that builds with the go.mod's Go (1.24).
+STATICCHECK_VERSION := 0.6.1
+STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 
 # The main job: services contending for locks, on an embedded Redis unless
 # REDIS_ADDR names a real one.
 demo:
-	$(GO) run ./examples/demo
+	cd examples/demo && $(GO) run .
 
-# Everything CI runs: vet, then every test under the race detector,
-# integration tests on a real redis-server included.
-test: redis-server vet
+# Everything CI runs: gofmt, vet and staticcheck, then every test under the
+# race detector, integration tests on a real redis-server included.
+test: redis-server vet staticcheck
 	$(GO) test -race -count=1 -timeout 270s ./...
-	@if [ -f bench/go.mod ]; then cd bench && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 120s ./...; fi
+	cd examples/demo && $(GO) test -race -count=1 -timeout 60s ./...
+	cd bench && $(GO) test -race -count=1 -timeout 120s ./...
 
 vet:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
-	$(GO) vet ./...
+	@for m in $(MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
+
+staticcheck:
+	@$(STATICCHECK) -version 2>/dev/null | grep -q "($(STATICCHECK_VERSION))" || \
+	  GOTOOLCHAIN=local $(GO) install honnef.co/go/tools/cmd/staticcheck@v$(STATICCHECK_VERSION)
+	@for m in $(MODULES); do (cd $$m && $(STATICCHECK) ./...) || exit 1; done
 
 # The comparison run: scenarios, table, JSON and plots under bench/out.
 bench: redis-server

@@ -190,12 +190,12 @@ func TestClusterWaiterFollowsAFailoverOfItsMaster(t *testing.T) {
 
 			// Promote the replica of the lock's master.
 			old := c.MasterOf(name)
-			admin := c.Client(t)
 			var replica string
 			eventually(t, 10*time.Second, "a replica of the lock's master", func() bool {
-				for _, s := range admin.ClusterSlots(ctx).Val() {
-					if len(s.Nodes) > 1 && s.Nodes[0].Addr == old {
-						replica = s.Nodes[1].Addr
+				slots, _ := c.Slots(ctx)
+				for _, s := range slots {
+					if len(s.Replicas) > 0 && s.Master == old {
+						replica = s.Replicas[0]
 					}
 				}
 				return replica != ""

@@ -104,6 +104,9 @@ func TestFencedLockErrors(t *testing.T) {
 	}
 	l := m.Locker()
 	l.Lock()
+	if ok, _ := m.IsHeld(ctx); !ok {
+		t.Fatal("Locker.Lock did not take the lock")
+	}
 	l.Unlock()
 	if ok, _ := m.IsLocked(ctx); ok {
 		t.Fatal("Locker left the lock held")

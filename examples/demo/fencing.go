@@ -87,7 +87,7 @@ func (d *demo) fencing(ctx context.Context) error {
 	}
 	stalled.say("stale write rejected by the store: %v", err)
 	if err := sm.Unlock(ctx); !errors.Is(err, rlock.ErrNotHeld) {
-		return fmt.Errorf("Unlock after the lease ran out: got %v, want ErrNotHeld", err)
+		return fmt.Errorf("unlock after the lease ran out: got %v, want ErrNotHeld", err)
 	}
 	d.tl.note("OK: the store holds %q: the lease could not stop the stalled holder, its token did", db.value)
 	return nil

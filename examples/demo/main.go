@@ -9,10 +9,12 @@
 // holder that stalled past its lease, and finally a check that no
 // increment of the counter was lost.
 //
-// It runs on an embedded miniredis, or on the Redis at REDIS_ADDR if set:
+// It runs on an embedded miniredis, or on the Redis at REDIS_ADDR if set.
+// It is a module of its own, so that the library's users do not carry an
+// embedded Redis in their module graph; from the repository's root:
 //
-//	go run ./examples/demo
-//	REDIS_ADDR=localhost:6379 go run ./examples/demo
+//	make demo
+//	REDIS_ADDR=localhost:6379 make demo
 package main
 
 import (

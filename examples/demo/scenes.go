@@ -202,7 +202,7 @@ func (d *demo) holdLong(ctx context.Context, s *service, m *rlock.Mutex) error {
 		select {
 		case <-tick.C:
 		case <-m.Lost():
-			return fmt.Errorf("%s: %w while the watchdog should renew it", s.name, errLockLost)
+			return fmt.Errorf("%s: %w while the watchdog should renew it", s.name, rlock.ErrLost)
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -229,7 +229,7 @@ func (d *demo) fixedLease(ctx context.Context) error {
 		return err
 	}
 	s.say("acquires %s with LockWithLease(%v): a fixed lease, no watchdog", m.Name(), d.cfg.Lease)
-	jobCtx, stop := cancelOnLost(ctx, m)
+	jobCtx, stop := m.Context(ctx) // ends when the hold is lost
 	defer stop()
 
 	job := 3 * d.cfg.Lease
@@ -238,31 +238,18 @@ func (d *demo) fixedLease(ctx context.Context) error {
 	if err := sleep(jobCtx, job); err == nil || ctx.Err() != nil {
 		return errors.Join(errors.New("the fixed lease did not run out"), ctx.Err())
 	}
-	s.say("Lost() closed after %v: the lease ran out, so the job stops (its context is cancelled)",
+	if cause := context.Cause(jobCtx); !errors.Is(cause, rlock.ErrLost) {
+		return fmt.Errorf("the job's context ended with %v, want rlock.ErrLost", cause)
+	}
+	s.say("Lost() closed after %v: the lease ran out, so the job stops (m.Context ended, cause ErrLost)",
 		time.Since(start).Round(time.Millisecond))
 
 	if _, err := d.lockedIncrement(ctx, next, next.locks.NewMutex(lockName)); err != nil {
 		return err
 	}
 	if err := m.Unlock(ctx); !errors.Is(err, rlock.ErrNotHeld) {
-		return fmt.Errorf("Unlock after the lease ran out: got %v, want ErrNotHeld", err)
+		return fmt.Errorf("unlock after the lease ran out: got %v, want ErrNotHeld", err)
 	}
 	s.say("Unlock returns ErrNotHeld: the lock was no longer its to release")
 	return nil
-}
-
-// cancelOnLost returns a context that is cancelled when m, which must be
-// held, is lost: work done under the lock can stop as soon as the lock no
-// longer protects it.
-func cancelOnLost(ctx context.Context, m *rlock.Mutex) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	lost := m.Lost()
-	go func() {
-		select {
-		case <-lost:
-			cancel(errLockLost)
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() { cancel(context.Canceled) }
 }

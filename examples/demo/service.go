@@ -11,10 +11,6 @@ import (
 	"github.com/relock-go/relock/rlock"
 )
 
-// errLockLost is the cause of work stopped because the lock's Lost channel
-// closed: the service no longer holds the lock.
-var errLockLost = errors.New("lock lost")
-
 // service is one simulated process: it has its own Redis connection pool
 // and its own rlock.Client (and so its own pub/sub subscription and
 // watchdog), exactly as a separate process would.
@@ -135,7 +131,7 @@ func (s *service) increment(ctx context.Context, m *rlock.Mutex, work time.Durat
 	// itself can.)
 	select {
 	case <-m.Lost():
-		return 0, fmt.Errorf("%s: %w before writing the counter", s.name, errLockLost)
+		return 0, fmt.Errorf("%s: %w before writing the counter", s.name, rlock.ErrLost)
 	default:
 	}
 	if err := s.rdb.Set(ctx, counterKey, n+1, 0).Err(); err != nil {

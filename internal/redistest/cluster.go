@@ -147,7 +147,7 @@ func (c *Cluster) start(ctx context.Context) error {
 			if !strings.Contains(info, "cluster_state:ok") {
 				return fmt.Errorf("%s: cluster_state not ok", c.nodes[i].Addr)
 			}
-			slots, err := a.ClusterSlots(ctx).Result()
+			slots, err := shardRanges(ctx, a)
 			if err != nil {
 				return err
 			}
@@ -209,44 +209,75 @@ func (c *Cluster) masterIndex(i int) int {
 // wantSlots is the slot map, as slotMap writes it, of the cluster as
 // started.
 func (c *Cluster) wantSlots() string {
-	slots := make([]redis.ClusterSlot, c.masters)
+	slots := make([]SlotRange, c.masters)
 	for i := range slots {
 		lo, hi := c.slotRange(i)
-		slots[i] = redis.ClusterSlot{Start: lo, End: hi, Nodes: []redis.ClusterNode{{Addr: c.nodes[i].Addr}}}
+		slots[i] = SlotRange{Start: lo, End: hi, Master: c.nodes[i].Addr}
 	}
 	for i := c.masters; i < len(c.nodes); i++ {
 		m := c.masterIndex(i)
-		slots[m].Nodes = append(slots[m].Nodes, redis.ClusterNode{Addr: c.nodes[i].Addr})
+		slots[m].Replicas = append(slots[m].Replicas, c.nodes[i].Addr)
 	}
 	return slotMap(slots)
 }
 
-// slotMap writes a CLUSTER SLOTS reply in a canonical form, one
-// "start-end master replica..." per range in slot order, replicas sorted,
-// so that two nodes' views compare as strings.
-func slotMap(slots []redis.ClusterSlot) string {
+// slotMap writes a slot map in a canonical form, one "start-end master
+// replica..." per range in slot order, replicas sorted, so that two nodes'
+// views compare as strings.
+func slotMap(slots []SlotRange) string {
 	slots = slices.Clone(slots)
-	slices.SortFunc(slots, func(a, b redis.ClusterSlot) int { return cmp.Compare(a.Start, b.Start) })
+	slices.SortFunc(slots, func(a, b SlotRange) int { return cmp.Compare(a.Start, b.Start) })
 	var b strings.Builder
 	for _, s := range slots {
 		if b.Len() > 0 {
 			b.WriteString("; ")
 		}
-		fmt.Fprintf(&b, "%d-%d", s.Start, s.End)
-		if len(s.Nodes) == 0 {
-			continue
-		}
-		replicas := make([]string, 0, len(s.Nodes)-1)
-		for _, n := range s.Nodes[1:] {
-			replicas = append(replicas, n.Addr)
-		}
+		fmt.Fprintf(&b, "%d-%d %s", s.Start, s.End, s.Master)
+		replicas := slices.Clone(s.Replicas)
 		slices.Sort(replicas)
-		fmt.Fprintf(&b, " %s", s.Nodes[0].Addr)
 		for _, r := range replicas {
 			fmt.Fprintf(&b, " %s", r)
 		}
 	}
 	return b.String()
+}
+
+// SlotRange is a range of a cluster's slots, as one node sees it: the
+// host:port of the master that serves it and of that master's replicas.
+type SlotRange struct {
+	Start, End int
+	Master     string
+	Replicas   []string
+}
+
+// shardRanges reads rdb's view of the cluster (CLUSTER SHARDS) as slot
+// ranges; nodes that rdb sees failed are left out.
+func shardRanges(ctx context.Context, rdb *redis.Client) ([]SlotRange, error) {
+	shards, err := rdb.ClusterShards(ctx).Result()
+	if err != nil {
+		return nil, err
+	}
+	var out []SlotRange
+	for _, sh := range shards {
+		var r SlotRange
+		for _, n := range sh.Nodes {
+			if n.Health == "fail" {
+				continue
+			}
+			addr := net.JoinHostPort(n.IP, strconv.FormatInt(n.Port, 10))
+			if n.Role == "master" {
+				r.Master = addr
+			} else {
+				r.Replicas = append(r.Replicas, addr)
+			}
+		}
+		for _, sr := range sh.Slots {
+			if r.Master != "" {
+				out = append(out, SlotRange{Start: int(sr.Start), End: int(sr.End), Master: r.Master, Replicas: r.Replicas})
+			}
+		}
+	}
+	return out, nil
 }
 
 // Addrs returns the host:port of every node: the masters, in slot order,
@@ -275,19 +306,16 @@ func (c *Cluster) FlushAll(tb testing.TB) {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	slots, err := c.slots(ctx)
+	slots, err := c.Slots(ctx)
 	if err != nil {
 		tb.Fatalf("flush cluster: %v", err)
 	}
 	for _, s := range slots {
-		if len(s.Nodes) == 0 {
-			continue
-		}
-		rdb := redis.NewClient(adminOptions(s.Nodes[0].Addr))
+		rdb := redis.NewClient(adminOptions(s.Master))
 		err := rdb.FlushAll(ctx).Err()
 		_ = rdb.Close()
 		if err != nil {
-			tb.Fatalf("flush cluster: %s: %v", s.Nodes[0].Addr, err)
+			tb.Fatalf("flush cluster: %s: %v", s.Master, err)
 		}
 	}
 }
@@ -300,36 +328,36 @@ func (c *Cluster) MasterOf(key string) (addr string) {
 	for _, s := range c.nodes {
 		rdb := redis.NewClient(adminOptions(s.Addr))
 		slot, err := rdb.ClusterKeySlot(ctx, key).Result()
-		var slots []redis.ClusterSlot
+		var slots []SlotRange
 		if err == nil {
-			slots, err = rdb.ClusterSlots(ctx).Result()
+			slots, err = shardRanges(ctx, rdb)
 		}
 		_ = rdb.Close()
 		if err != nil {
 			continue
 		}
 		for _, r := range slots {
-			if int64(r.Start) <= slot && slot <= int64(r.End) && len(r.Nodes) > 0 {
-				return r.Nodes[0].Addr
+			if int64(r.Start) <= slot && slot <= int64(r.End) {
+				return r.Master
 			}
 		}
 	}
 	return ""
 }
 
-// slots returns CLUSTER SLOTS from the first node that answers.
-func (c *Cluster) slots(ctx context.Context) ([]redis.ClusterSlot, error) {
+// Slots returns the slot map as the first node that answers sees it.
+func (c *Cluster) Slots(ctx context.Context) ([]SlotRange, error) {
 	var lastErr error
 	for _, s := range c.nodes {
 		rdb := redis.NewClient(adminOptions(s.Addr))
-		slots, err := rdb.ClusterSlots(ctx).Result()
+		slots, err := shardRanges(ctx, rdb)
 		_ = rdb.Close()
 		if err == nil {
 			return slots, nil
 		}
 		lastErr = err
 	}
-	return nil, fmt.Errorf("no node answers CLUSTER SLOTS: %w", lastErr)
+	return nil, fmt.Errorf("no node answers CLUSTER SHARDS: %w", lastErr)
 }
 
 // Close stops every node and removes their working directories. Calling it

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -282,26 +284,43 @@ func (c ClusterLocks) Run(ctx context.Context) (ClusterResult, error) {
 // clusterMasters returns the cluster's masters, in slot order, each with
 // the slots it serves.
 func clusterMasters(ctx context.Context, admin *redis.ClusterClient) ([]ClusterNode, error) {
-	slots, err := admin.ClusterSlots(ctx).Result()
+	shards, err := admin.ClusterShards(ctx).Result()
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(slots, func(a, b redis.ClusterSlot) int { return cmp.Compare(a.Start, b.Start) })
-	var masters []ClusterNode
-	for _, s := range slots {
-		if len(s.Nodes) == 0 {
-			continue
+	type served struct {
+		start int64
+		node  ClusterNode
+	}
+	var all []served
+	for _, sh := range shards {
+		var n ClusterNode
+		var first int64 = -1
+		for _, node := range sh.Nodes {
+			if node.Role == "master" {
+				n.Addr = net.JoinHostPort(node.IP, strconv.FormatInt(node.Port, 10))
+			}
 		}
-		rng := fmt.Sprintf("%d-%d", s.Start, s.End)
-		i := slices.IndexFunc(masters, func(m ClusterNode) bool { return m.Addr == s.Nodes[0].Addr })
-		if i < 0 {
-			masters = append(masters, ClusterNode{Addr: s.Nodes[0].Addr, Slots: rng})
-		} else {
-			masters[i].Slots += "," + rng
+		for _, r := range sh.Slots {
+			if n.Slots != "" {
+				n.Slots += ","
+			}
+			n.Slots += fmt.Sprintf("%d-%d", r.Start, r.End)
+			if first < 0 || r.Start < first {
+				first = r.Start
+			}
+		}
+		if n.Addr != "" && first >= 0 {
+			all = append(all, served{first, n})
 		}
 	}
+	slices.SortFunc(all, func(a, b served) int { return cmp.Compare(a.start, b.start) })
+	var masters []ClusterNode
+	for _, s := range all {
+		masters = append(masters, s.node)
+	}
 	if len(masters) == 0 {
-		return nil, errors.New("CLUSTER SLOTS: no master serves a slot")
+		return nil, errors.New("CLUSTER SHARDS: no master serves a slot")
 	}
 	return masters, nil
 }

@@ -1,0 +1,5 @@
+package rlock
+
+// Version is the library's semantic version, kept in step with
+// CHANGELOG.md.
+const Version = "0.1.0"
