@@ -86,11 +86,15 @@ type Renewer interface {
 
 // HashRenewer renews holds that are one field of the lock's hash: those of
 // reentrant, fair and fenced locks, and write holds of read-write locks.
-var HashRenewer Renewer = hashRenewer{}
+var HashRenewer Renewer = &renewer{script: renew, keys: func(h Held) []string { return []string{h.Key} }}
 
-type hashRenewer struct{}
+// renewer runs one renew script over batches of holds.
+type renewer struct {
+	script *redis.Script
+	keys   func(Held) []string // the KEYS of one hold
+}
 
-func (hashRenewer) Renew(ctx context.Context, rdb redis.UniversalClient, lease time.Duration, batches [][]Held) (renewed [][]bool, errs []error) {
+func (r *renewer) Renew(ctx context.Context, rdb redis.UniversalClient, lease time.Duration, batches [][]Held) (renewed [][]bool, errs []error) {
 	renewed = make([][]bool, len(batches))
 	errs = make([]error, len(batches))
 	ms := Millis(lease)
@@ -98,11 +102,11 @@ func (hashRenewer) Renew(ctx context.Context, rdb redis.UniversalClient, lease t
 		pipe := rdb.Pipeline()
 		cmds := make([]*redis.Cmd, len(batches))
 		for _, i := range todo {
-			keys, args := renewArgs(ms, batches[i])
+			keys, args := r.args(ms, batches[i])
 			if eval {
-				cmds[i] = renew.Eval(ctx, pipe, keys, args...)
+				cmds[i] = r.script.Eval(ctx, pipe, keys, args...)
 			} else {
-				cmds[i] = renew.EvalSha(ctx, pipe, keys, args...)
+				cmds[i] = r.script.EvalSha(ctx, pipe, keys, args...)
 			}
 		}
 		_, _ = pipe.Exec(ctx)
@@ -135,12 +139,12 @@ func (hashRenewer) Renew(ctx context.Context, rdb redis.UniversalClient, lease t
 	return renewed, errs
 }
 
-func renewArgs(leaseMs int64, batch []Held) (keys []string, args []any) {
-	keys = make([]string, len(batch))
+// args are the KEYS and ARGV of one batch: the lease, then each owner.
+func (r *renewer) args(leaseMs int64, batch []Held) (keys []string, args []any) {
 	args = make([]any, 1+len(batch))
 	args[0] = leaseMs
 	for j, h := range batch {
-		keys[j] = h.Key
+		keys = append(keys, r.keys(h)...)
 		args[j+1] = h.Owner
 	}
 	return keys, args

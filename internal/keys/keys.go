@@ -72,3 +72,30 @@ func crc16(s string) uint16 {
 	}
 	return crc
 }
+
+// suffixName is Redisson's suffixName: name's hash slot, with suffix after.
+func suffixName(name, suffix string) string {
+	if strings.Contains(name, "{") {
+		return name + ":" + suffix
+	}
+	return "{" + name + "}:" + suffix
+}
+
+// RWChannel is the channel on which releases of the read-write lock name
+// are announced, to readers and writers alike.
+func RWChannel(name string) string { return prefixName("redisson_rwlock", name) }
+
+// WriteField is the hash field of owner's write hold of a read-write lock;
+// its read hold is the field owner itself.
+func WriteField(owner string) string { return owner + ":write" }
+
+// ReadTimeouts is the prefix of the keys that carry the leases of owner's
+// read holds of the read-write lock name: hold n expires with the key
+// ReadTimeouts(name, owner) + ":" + n.
+func ReadTimeouts(name, owner string) string { return suffixName(name, owner) + ":rwlock_timeout" }
+
+// ReadTimeoutsBase is what comes before ":" + field + ":rwlock_timeout" in
+// the read-timeout keys of every reader of the read-write lock name.
+func ReadTimeoutsBase(name string) string {
+	return strings.TrimSuffix(suffixName(name, ""), ":")
+}

@@ -48,3 +48,26 @@ func TestSlot(t *testing.T) {
 		}
 	}
 }
+
+func TestReadWriteNames(t *testing.T) {
+	for _, c := range []struct{ name, channel, timeouts, base string }{
+		{"rw", "redisson_rwlock:{rw}", "{rw}:c:1:rwlock_timeout", "{rw}"},
+		{"a{b}c", "redisson_rwlock:a{b}c", "a{b}c:c:1:rwlock_timeout", "a{b}c"},
+	} {
+		if got := RWChannel(c.name); got != c.channel {
+			t.Errorf("RWChannel(%q) = %q, want %q", c.name, got, c.channel)
+		}
+		if got := ReadTimeouts(c.name, "c:1"); got != c.timeouts {
+			t.Errorf("ReadTimeouts(%q) = %q, want %q", c.name, got, c.timeouts)
+		}
+		if got := ReadTimeoutsBase(c.name) + ":c:1:rwlock_timeout"; got != c.timeouts {
+			t.Errorf("ReadTimeoutsBase(%q) gives %q, want %q", c.name, got, c.timeouts)
+		}
+		if Slot(c.timeouts) != Slot(c.name) || Slot(c.channel) != Slot(c.name) {
+			t.Errorf("%q: auxiliary names leave the lock's slot", c.name)
+		}
+	}
+	if got := WriteField("c:1"); got != "c:1:write" {
+		t.Errorf("WriteField = %q", got)
+	}
+}

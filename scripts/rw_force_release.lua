@@ -1,0 +1,16 @@
+-- Delete a read-write lock whatever its mode and holders (administrative
+-- force-unlock), waking every waiter.
+--
+-- KEYS[1]  lock hash
+-- KEYS[2]  the lock's channel
+-- ARGV[1]  message ('1': every waiter retries)
+-- ARGV[2]  publish command
+--
+-- Returns 1 when a lock was deleted, 0 when there was none. Read-timeout
+-- keys left behind expire with their leases.
+if redis.call('hget', KEYS[1], 'mode') then
+  redis.call('del', KEYS[1])
+  redis.call(ARGV[2], KEYS[2], ARGV[1])
+  return 1
+end
+return 0
