@@ -120,6 +120,15 @@ func (sub *Subscription) Won() {
 	}
 }
 
+// WakeOthers wakes every other waiter of the channel that sleeps now, to
+// retry at once: this waiter took a lock that they may share (a read lock).
+func (sub *Subscription) WakeOthers() {
+	s, e := sub.shard, sub.entry
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e.q.wake(e.q.asleep(), 0)
+}
+
 // pause waits until c fires (nil), ctx ends (ctx.Err()) or the Hub closes
 // (ErrClosed).
 func (h *Hub) pause(ctx context.Context, c <-chan time.Time) error {

@@ -6,14 +6,14 @@ import (
 	"time"
 )
 
-// acquire is the one wait loop of every kind of lock. It attempts, and
+// take is the one wait loop of every kind of lock. It attempts, and
 // while the lock is busy sleeps until woken or the TTL seen (capped by
 // the remaining wait) passes, then attempts again, until the lock is held,
 // the wait (forever when negative) elapses, or ctx ends. The owner's turn
 // policy decides what each attempt is, whom to wait behind and where to
 // listen; a waiter listens before it retries, so a release between an
 // attempt and the subscription is never missed.
-func (o *owner) acquire(ctx context.Context, wait, lease time.Duration) (out outcome, err error) {
+func (o *owner) take(ctx context.Context, wait, lease time.Duration) (out outcome, err error) {
 	deadline, err := o.begin(ctx, wait)
 	if err != nil {
 		return outcome{}, err

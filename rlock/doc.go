@@ -104,7 +104,7 @@
 //	client.go        Client: options, pub/sub kind (wire), Close
 //	owner.go         owner: identity and queries, embedded by every handle
 //	kind.go          kind: the scripts of a kind of lock; the reentrant kind
-//	acquire.go       the one wait loop (owner.acquire) and one attempt
+//	acquire.go       the one wait loop (owner.take) and one attempt
 //	turn.go          turn policies; clientTurns: waiters of a Client in turn
 //	fair_turn.go     fairTurns: the Redis queue of a FairMutex
 //	sleeper.go       sleepers: on a pub/sub subscription, or spinning

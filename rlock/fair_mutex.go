@@ -92,7 +92,7 @@ func (f *FairMutex) TryLock(ctx context.Context, wait, lease time.Duration) (boo
 }
 
 func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	out, err := f.owner.acquire(ctx, wait, lease)
+	out, err := f.owner.take(ctx, wait, lease)
 	return out.ok, err
 }
 

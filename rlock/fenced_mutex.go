@@ -63,7 +63,7 @@ func (f *FencedMutex) TryLock(ctx context.Context, wait, lease time.Duration) (t
 // *token.
 func (f *FencedMutex) acquirer(token *int64) acquireFunc {
 	return func(ctx context.Context, wait, lease time.Duration) (bool, error) {
-		out, err := f.owner.acquire(ctx, wait, lease)
+		out, err := f.owner.take(ctx, wait, lease)
 		if out.ok {
 			*token = out.token
 		}

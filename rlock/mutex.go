@@ -54,7 +54,7 @@ func (m *Mutex) TryLock(ctx context.Context, wait, lease time.Duration) (bool, e
 }
 
 func (m *Mutex) acquire(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	out, err := m.owner.acquire(ctx, wait, lease)
+	out, err := m.owner.take(ctx, wait, lease)
 	return out.ok, err
 }
 

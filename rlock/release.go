@@ -71,11 +71,12 @@ func (o *owner) unlockRequest(lease time.Duration, latch string) scripts.Unlock 
 	return scripts.Unlock{Owner: o.id, Lease: lease, Latch: latch, LatchTTL: o.c.latchTTL, Publish: o.c.publishCommand()}
 }
 
-// nextLatch is the unlock latch key of a new release request. Called with
-// mu held.
+// nextLatch is the unlock latch key of a new release request, named after
+// the hold's field (the sides of an RWMutex share an owner id, not a
+// field). Called with mu held.
 func (o *owner) nextLatch() string {
 	o.releases++
-	return keys.UnlockLatch(o.name, o.id+":"+strconv.FormatUint(o.releases, 10))
+	return keys.UnlockLatch(o.name, o.kind.renewal().held.Owner+":"+strconv.FormatUint(o.releases, 10))
 }
 
 // unlockLatch is the latch of an Unlock request: the one of the previous

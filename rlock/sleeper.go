@@ -21,6 +21,9 @@ type sleeper interface {
 	first(pause time.Duration) time.Duration
 	// won is told that the attempt after the last wait took the lock.
 	won()
+	// wakeOthers wakes the waiters asleep beside this one: it took a lock
+	// they may share.
+	wakeOthers()
 	close()
 }
 
@@ -89,6 +92,8 @@ func (s subscription) first(time.Duration) time.Duration { return 0 }
 
 func (s subscription) won() { s.sub.Won() }
 
+func (s subscription) wakeOthers() { s.sub.WakeOthers() }
+
 func (s subscription) close() { s.sub.Close() }
 
 // spinSleepers poll: each waiter sleeps by the backoff.
@@ -128,5 +133,7 @@ func (s *spinner) wait(ctx context.Context, d time.Duration) error {
 func (s *spinner) first(pause time.Duration) time.Duration { return pause }
 
 func (s *spinner) won() {}
+
+func (s *spinner) wakeOthers() {}
 
 func (s *spinner) close() {}

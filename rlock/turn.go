@@ -17,7 +17,7 @@ type turns interface {
 
 // turn is the turn-taking of one acquisition, used by one goroutine: the
 // attempts to make, where to listen for wake-ups, how long to sleep. The
-// wait loop (owner.acquire) calls enter, or a first attempt and listen;
+// wait loop (owner.take) calls enter, or a first attempt and listen;
 // then sleep and attempt until held or given up; then done, always.
 type turn interface {
 	// attempt makes the attempt due now.
@@ -80,14 +80,18 @@ var errWaitElapsed = errors.New("wait elapsed")
 // queues behind those already asleep instead of racing them.
 type clientTurn struct {
 	listening
-	k kind
+	k      kind
+	shared bool
 }
 
-// clientTurns is the policy of clientTurn.
-type clientTurns struct{}
+// clientTurns is the policy of clientTurn. With shared, a waiter that
+// gets the lock wakes the others asleep on its channel in this Client, as
+// they may hold it too (readers): a release message wakes one waiter per
+// Client.
+type clientTurns struct{ shared bool }
 
-func (clientTurns) start(o *owner, deadline time.Time) turn {
-	return &clientTurn{listening: listening{o: o, channel: o.channel, deadline: deadline}, k: o.kind}
+func (p clientTurns) start(o *owner, deadline time.Time) turn {
+	return &clientTurn{listening: listening{o: o, channel: o.channel, deadline: deadline}, k: o.kind, shared: p.shared}
 }
 
 func (t *clientTurn) attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error) {
@@ -116,6 +120,9 @@ func (t *clientTurn) done(_ context.Context, ok bool) {
 	}
 	if ok {
 		t.s.won()
+		if t.shared {
+			t.s.wakeOthers()
+		}
 	}
 	t.s.close()
 }

@@ -60,6 +60,9 @@ func NewRWLock(name string) *RWLock {
 	return &RWLock{name: name, lock: []string{name}, channel: keys.RWChannel(name), base: keys.ReadTimeoutsBase(name)}
 }
 
+// Name is the lock's name, its hash's key.
+func (l *RWLock) Name() string { return l.name }
+
 // AcquireRead takes or re-enters a read lock for owner, with lease; holds
 // is how many read holds owner had before, as it knows them.
 func (l *RWLock) AcquireRead(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, holds int) (Acquired, error) {

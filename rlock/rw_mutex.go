@@ -1,0 +1,224 @@
+package rlock
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/scripts"
+)
+
+// ErrUpgrade is the cause of a write acquisition by an RWMutex that holds
+// the read lock: the write lock waits for every reader to leave, this one
+// included, so it would wait forever (Redisson's RReadWriteLock does).
+// Release the read lock first; the other way round, a writer may take the
+// read lock (a downgrade).
+var ErrUpgrade = errors.New("read lock held: upgrading to the write lock would deadlock")
+
+// RWMutex is one owner of a distributed reader/writer lock: Redisson's
+// RReadWriteLock on the wire, so Go and Java readers and writers share one
+// lock. Many owners may hold the read lock at once; the write lock
+// excludes every other owner, reader or writer.
+//
+// Both locks are reentrant and owned by the *RWMutex, as Mutex is. A
+// writer may also take the read lock (a downgrade: release the write lock
+// then, and it still reads); a reader asking for the write lock gets
+// ErrUpgrade at once instead of waiting forever. Waiters sleep on the
+// lock's channel (redisson_rwlock:{name}): a writer's release wakes every
+// waiter, so readers go in together; the watchdog renews read and write
+// holds taken without a lease. The methods are safe for concurrent use.
+//
+// The lock's hash holds mode ("read" or "write"), each reader's hold count
+// under its owner id, the writer's under "<owner id>:write", and each read
+// hold's lease in a key of its own ({name}:<owner id>:rwlock_timeout:<n>),
+// as Redisson keeps them.
+type RWMutex struct {
+	w rwSide // the write lock
+	r rwSide // the read lock
+}
+
+// rwSide is one side, read or write, of an RWMutex: an owner of its own
+// kind that shares the RWMutex's owner id.
+type rwSide struct{ owner }
+
+// NewRWMutex returns a new owner of the read-write lock called name; the
+// name is the lock's Redis key. An empty name yields an RWMutex whose
+// every operation returns an error wrapping ErrInvalidName.
+func (c *Client) NewRWMutex(name string) *RWMutex {
+	rw := &RWMutex{}
+	id, lock, channel := c.ids.Next(), scripts.NewRWLock(name), keys.RWChannel(name)
+	rw.w.init(c, name, id, channel, &rwKind{rdb: c.rdb, lock: lock, owner: id}, clientTurns{})
+	rw.r.init(c, name, id, channel, &rwKind{rdb: c.rdb, lock: lock, owner: id, read: true}, clientTurns{shared: true})
+	return rw
+}
+
+// rwKind is one side of Redisson's RReadWriteLock.
+type rwKind struct {
+	rdb   redis.Scripter
+	lock  *scripts.RWLock
+	owner string
+	read  bool
+}
+
+func (k *rwKind) attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error) {
+	var a scripts.Acquired
+	var err error
+	if k.read {
+		a, err = k.lock.AcquireRead(ctx, rdb, k.owner, lease, holds)
+	} else {
+		a, err = k.lock.AcquireWrite(ctx, rdb, k.owner, lease, holds)
+	}
+	if errors.Is(err, scripts.ErrUpgrade) {
+		err = ErrUpgrade
+	}
+	return outcome{ok: a.OK, ttl: a.TTL, pos: -1}, err
+}
+
+func (k *rwKind) release(ctx context.Context, u scripts.Unlock) (scripts.Release, error) {
+	if k.read {
+		return k.lock.ReleaseRead(ctx, k.rdb, u)
+	}
+	return k.lock.ReleaseWrite(ctx, k.rdb, u)
+}
+
+func (k *rwKind) forceRelease(ctx context.Context, publish string) (bool, error) {
+	return k.lock.ForceRelease(ctx, k.rdb, publish)
+}
+
+func (k *rwKind) renewal() renewal {
+	if k.read {
+		return renewal{scripts.ReadRenewer, scripts.Held{Key: k.lock.Name(), Owner: k.owner}}
+	}
+	return renewal{scripts.HashRenewer, scripts.Held{Key: k.lock.Name(), Owner: keys.WriteField(k.owner)}}
+}
+
+// Name is the lock's name, which is also its Redis key.
+func (rw *RWMutex) Name() string { return rw.w.name }
+
+// Owner is this owner's id, "<client id>:<sequence>": the read hold's hash
+// field; the write hold's is Owner() + ":write".
+func (rw *RWMutex) Owner() string { return rw.w.id }
+
+// Lock acquires the write lock, waiting as long as it takes or until ctx
+// ends, as Mutex.Lock does; it fails at once with ErrUpgrade when this
+// owner holds the read lock.
+func (rw *RWMutex) Lock(ctx context.Context) error { return lockForever(ctx, rw.w.name, rw.w.acquire) }
+
+// LockWithLease acquires the write lock with a fixed lease, as
+// Mutex.LockWithLease does.
+func (rw *RWMutex) LockWithLease(ctx context.Context, lease time.Duration) error {
+	return lockWithLease(ctx, rw.w.name, lease, rw.w.acquire)
+}
+
+// TryLock acquires the write lock if it can within wait, as Mutex.TryLock
+// does.
+func (rw *RWMutex) TryLock(ctx context.Context, wait, lease time.Duration) (bool, error) {
+	return tryLock(ctx, rw.w.name, wait, lease, rw.w.acquire)
+}
+
+// Unlock releases one acquisition of the write lock, as Mutex.Unlock does.
+// The last one wakes every waiter; read locks this owner took while
+// writing stay held.
+func (rw *RWMutex) Unlock(ctx context.Context) error { return rw.w.unlock(ctx) }
+
+// RLock acquires a read lock, waiting as long as it takes or until ctx
+// ends: it is granted while no other owner holds the write lock.
+func (rw *RWMutex) RLock(ctx context.Context) error { return lockForever(ctx, rw.r.name, rw.r.acquire) }
+
+// RLockWithLease acquires a read lock with a fixed lease.
+func (rw *RWMutex) RLockWithLease(ctx context.Context, lease time.Duration) error {
+	return lockWithLease(ctx, rw.r.name, lease, rw.r.acquire)
+}
+
+// TryRLock acquires a read lock if it can within wait, with TryLock's
+// arguments and results.
+func (rw *RWMutex) TryRLock(ctx context.Context, wait, lease time.Duration) (bool, error) {
+	return tryLock(ctx, rw.r.name, wait, lease, rw.r.acquire)
+}
+
+// RUnlock releases one acquisition of the read lock. The last reader's
+// release, with no writer left, deletes the lock and wakes a waiter.
+func (rw *RWMutex) RUnlock(ctx context.Context) error { return rw.r.unlock(ctx) }
+
+// HoldCount is how many times this owner holds the write lock.
+func (rw *RWMutex) HoldCount(ctx context.Context) (int, error) { return rw.w.HoldCount(ctx) }
+
+// RHoldCount is how many times this owner holds the read lock.
+func (rw *RWMutex) RHoldCount(ctx context.Context) (int, error) { return rw.r.HoldCount(ctx) }
+
+// Lost is Mutex.Lost for the write hold.
+func (rw *RWMutex) Lost() <-chan struct{} { return rw.w.Lost() }
+
+// RLost is Mutex.Lost for the read hold.
+func (rw *RWMutex) RLost() <-chan struct{} { return rw.r.Lost() }
+
+// Context is Mutex.Context for the write hold.
+func (rw *RWMutex) Context(parent context.Context) (context.Context, context.CancelFunc) {
+	return rw.w.Context(parent)
+}
+
+// RContext is Mutex.Context for the read hold.
+func (rw *RWMutex) RContext(parent context.Context) (context.Context, context.CancelFunc) {
+	return rw.r.Context(parent)
+}
+
+// Extend is Mutex.Extend for a write hold with a fixed lease.
+func (rw *RWMutex) Extend(ctx context.Context, lease time.Duration) error {
+	return rw.w.Extend(ctx, lease)
+}
+
+// RExtend is Mutex.Extend for a read hold with a fixed lease.
+func (rw *RWMutex) RExtend(ctx context.Context, lease time.Duration) error {
+	return rw.r.Extend(ctx, lease)
+}
+
+// IsLocked reports whether any owner holds the lock, reading or writing.
+func (rw *RWMutex) IsLocked(ctx context.Context) (bool, error) { return rw.w.IsLocked(ctx) }
+
+// Mode is the lock's mode: "write" while an owner holds the write lock,
+// "read" while only readers hold it, "" when it is free.
+func (rw *RWMutex) Mode(ctx context.Context) (string, error) {
+	if err := rw.w.usable(); err != nil {
+		return "", opError("mode", rw.w.name, err)
+	}
+	mode, err := rw.w.kind.(*rwKind).lock.Mode(ctx, rw.w.c.rdb)
+	return mode, opError("mode", rw.w.name, err)
+}
+
+// TTL is the lock's remaining time to live: 0 when it is free.
+func (rw *RWMutex) TTL(ctx context.Context) (time.Duration, error) { return rw.w.TTL(ctx) }
+
+// ForceUnlock deletes the lock whatever its mode and holders and wakes
+// every waiter; it reports whether there was a lock. Meant for operators.
+func (rw *RWMutex) ForceUnlock(ctx context.Context) (bool, error) { return rw.w.forceRelease(ctx) }
+
+// Locker returns the write lock as a sync.Locker, with the semantics of
+// Mutex.Locker.
+func (rw *RWMutex) Locker() sync.Locker { return locker{rw.Lock, rw.Unlock} }
+
+// RLocker returns the read lock as a sync.Locker (RLock and RUnlock), with
+// the semantics of Mutex.Locker.
+func (rw *RWMutex) RLocker() sync.Locker { return locker{rw.RLock, rw.RUnlock} }
+
+// WriteMember is the write lock as a Member of a MultiLock.
+func (rw *RWMutex) WriteMember() Member { return &rw.w }
+
+// ReadMember is the read lock as a Member of a MultiLock.
+func (rw *RWMutex) ReadMember() Member { return &rw.r }
+
+// TryLock acquires this side, as Mutex.TryLock: a Member's.
+func (s *rwSide) TryLock(ctx context.Context, wait, lease time.Duration) (bool, error) {
+	return tryLock(ctx, s.name, wait, lease, s.acquire)
+}
+
+// Unlock releases this side once: a Member's.
+func (s *rwSide) Unlock(ctx context.Context) error { return s.unlock(ctx) }
+
+func (s *rwSide) acquire(ctx context.Context, wait, lease time.Duration) (bool, error) {
+	out, err := s.owner.take(ctx, wait, lease)
+	return out.ok, err
+}
