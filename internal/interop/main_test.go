@@ -1,0 +1,16 @@
+package interop
+
+import (
+	"os"
+	"testing"
+
+	"github.com/relock-go/relock/internal/leakcheck"
+	"github.com/relock-go/relock/internal/redistest"
+)
+
+// srv is the redis-server that relock and the Redisson peers share.
+var srv *redistest.Server
+
+func TestMain(m *testing.M) {
+	os.Exit(leakcheck.Main(func() int { return redistest.Main(m, &srv) }))
+}

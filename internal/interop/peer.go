@@ -1,0 +1,170 @@
+package interop
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Peer is a running Redisson test peer.
+type Peer struct {
+	args   []string
+	stdin  io.WriteCloser
+	events chan Event // its JSON lines; closed when its stdout ends
+}
+
+// Event is one JSON line of the peer.
+type Event map[string]any
+
+// Float is the number under key, or 0.
+func (e Event) Float(key string) float64 {
+	f, _ := e[key].(float64)
+	return f
+}
+
+// Redis is the peer's snapshot of the lock's key ("redis").
+func (e Event) Redis() Event {
+	m, _ := e["redis"].(map[string]any)
+	return m
+}
+
+// JarPath is the Redisson peer's jar: RELOCK_REDISSON_PEER, or
+// shared/interop/redisson-peer.jar beside the repository. It skips the
+// test (fails it under CI) when the jar or java is missing.
+func JarPath(tb testing.TB) string {
+	tb.Helper()
+	jar := os.Getenv("RELOCK_REDISSON_PEER")
+	if jar == "" {
+		root, err := repoRoot()
+		if err != nil {
+			unavailable(tb, err.Error())
+		}
+		jar = filepath.Join(filepath.Dir(root), "shared", "interop", "redisson-peer.jar")
+	}
+	if _, err := os.Stat(jar); err != nil {
+		unavailable(tb, "Redisson peer not found at "+jar+"; set RELOCK_REDISSON_PEER")
+	}
+	if _, err := exec.LookPath("java"); err != nil {
+		unavailable(tb, "no java on the PATH (Debian: apt-get install -y openjdk-17-jre-headless)")
+	}
+	return jar
+}
+
+// unavailable skips the test, or fails it under CI.
+func unavailable(tb testing.TB, why string) {
+	tb.Helper()
+	if os.Getenv("CI") != "" {
+		tb.Fatalf("Redisson interop tests must run on CI: %s", why)
+	}
+	tb.Skipf("skipping: %s", why)
+}
+
+// repoRoot is the directory of the go.mod of module
+// github.com/relock-go/relock, found upwards from the working directory.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && strings.HasPrefix(string(b), "module github.com/relock-go/relock\n") {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", os.ErrNotExist
+		}
+		dir = parent
+	}
+}
+
+// Start runs `java -jar redisson-peer.jar args...` until the test ends.
+func Start(tb testing.TB, args ...string) *Peer {
+	tb.Helper()
+	jar := JarPath(tb)
+	cmd := exec.Command("java", append([]string{"-jar", jar}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		unavailable(tb, "cannot run java: "+err.Error())
+	}
+	p := &Peer{args: args, stdin: stdin, events: make(chan Event, 64)}
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(p.events)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var ev Event
+			if json.Unmarshal(sc.Bytes(), &ev) != nil {
+				continue
+			}
+			select {
+			case p.events <- ev:
+			case <-quit: // the test is over: read on to the end
+			}
+		}
+		_ = cmd.Wait() // only once stdout is read to its end
+	}()
+	tb.Cleanup(func() {
+		close(quit)
+		_ = cmd.Process.Kill()
+		<-done
+		if tb.Failed() {
+			tb.Logf("peer %v stderr:\n%s", args, stderr.String())
+		}
+	})
+	return p
+}
+
+// Await returns the peer's first event named name (the line with key
+// "side" for name "summary"), failing the test after d or when the peer
+// exits first, or reports an error.
+func (p *Peer) Await(tb testing.TB, name string, d time.Duration) Event {
+	tb.Helper()
+	timeout := time.NewTimer(d)
+	defer timeout.Stop()
+	for {
+		select {
+		case ev, ok := <-p.events:
+			switch {
+			case !ok:
+				tb.Fatalf("peer %v exited before %q", p.args, name)
+			case ev["event"] == "error":
+				tb.Fatalf("peer %v: %v", p.args, ev["error"])
+			case ev["event"] == name, name == "summary" && ev["side"] != nil:
+				return ev
+			}
+		case <-timeout.C:
+			tb.Fatalf("no %q from peer %v within %v", name, p.args, d)
+		}
+	}
+}
+
+// Go releases a peer started with --await-stdin, once it is ready.
+func (p *Peer) Go(tb testing.TB) {
+	tb.Helper()
+	if _, err := io.WriteString(p.stdin, "\n"); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// Millis is t in epoch milliseconds, the peer's clock.
+func Millis(t time.Time) float64 { return float64(t.UnixNano()) / 1e6 }
