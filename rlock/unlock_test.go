@@ -40,6 +40,14 @@ var kinds = map[string]func(newClient func() *Client, name string) held{
 		}
 		return held{lock, m.Unlock, m.Lost, []string{name}}
 	},
+	"rwwrite": func(nc func() *Client, name string) held {
+		m := nc().NewRWMutex(name)
+		return held{m.Lock, m.Unlock, m.Lost, []string{name}}
+	},
+	"rwread": func(nc func() *Client, name string) held {
+		m := nc().NewRWMutex(name)
+		return held{m.RLock, m.RUnlock, m.RLost, []string{name, keys.ReadTimeouts(name, m.Owner()) + ":1"}}
+	},
 	"multi": func(nc func() *Client, name string) held {
 		c := nc()
 		l := NewMultiLock(c.NewMutex(name+"/a"), c.NewFairMutex(name+"/b"))
