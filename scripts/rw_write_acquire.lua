@@ -1,5 +1,5 @@
 -- Acquire or re-enter the write lock of a read-write lock (Redisson
--- RReadWriteLock layout; see rw_read_acquire.lua).
+-- RReadWriteLock layout; see the helpers, hold.lua).
 --
 -- KEYS[1]  lock hash
 -- ARGV[1]  lease in milliseconds
@@ -13,15 +13,8 @@
 -- the lock's remaining TTL in milliseconds}. A retried acquisition is not
 -- counted twice.
 local mode = redis.call('hget', KEYS[1], 'mode')
-if mode == false then
-  redis.call('hset', KEYS[1], 'mode', 'write')
-  redis.call('hset', KEYS[1], ARGV[2], 1)
-  redis.call('pexpire', KEYS[1], ARGV[1])
-  return {1, 1}
-end
-if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-  local holds = take_hold(KEYS[1], ARGV[2], ARGV[4], ARGV[1], false)
-  return {1, holds}
+if mode == false or (mode == 'write' and redis.call('hexists', KEYS[1], ARGV[2]) == 1) then
+  return {1, take_write(KEYS[1], mode, ARGV[2], ARGV[4], ARGV[1])}
 end
 if redis.call('hexists', KEYS[1], ARGV[3]) == 1 then
   return {2, redis.call('pttl', KEYS[1])}

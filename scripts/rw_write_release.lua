@@ -24,19 +24,11 @@ if mode == false then
   redis.call(ARGV[4], KEYS[2], ARGV[1])
   return nil
 end
-if mode ~= 'write' then
-  return nil
-end
-local outcome = drop_hold(KEYS[1], ARGV[3], ARGV[2])
+local outcome = drop_write(KEYS[1], mode, ARGV[3], ARGV[2])
 if outcome == nil then
   return nil
 end
 if outcome == 1 then
-  if redis.call('hlen', KEYS[1]) == 1 then
-    redis.call('del', KEYS[1])
-  else
-    redis.call('hset', KEYS[1], 'mode', 'read')
-  end
   redis.call(ARGV[4], KEYS[2], ARGV[1])
 end
 return latch(KEYS[3], outcome, ARGV[5])
