@@ -25,23 +25,26 @@ import (
 // a script's KEYS, among which the scripts pass the unlock channel. The
 // README documents this ACL (aclLine): keep the two in step.
 
-// aclKeys are the key patterns: the lock names, Redisson's lock_* keys
-// (fair queue and deadlines, token counter, and the unlock channel, which
-// the scripts name among their KEYS), and the unlock latches.
-var aclKeys = []string{"~lock:*", "~redisson_lock_*", "~redisson_unlock_latch:*"}
+// aclKeys are the key patterns: the lock names, the read-write lock's read
+// lease keys ("{" + name + "}:..."), Redisson's lock_* keys (fair queue and
+// deadlines, token counter, and the unlock channel, which the scripts name
+// among their KEYS), the read-write lock's channel (a KEY of its scripts
+// too), and the unlock latches.
+var aclKeys = []string{"~lock:*", "~{lock:*", "~redisson_lock_*", "~redisson_rwlock:*", "~redisson_unlock_latch:*"}
 
-// aclChannels are the channel patterns: the unlock channels, and the fair
-// lock's per-waiter channels that extend them.
-var aclChannels = []string{"&redisson_lock__channel:*"}
+// aclChannels are the channel patterns: the unlock channels, the fair
+// lock's per-waiter channels that extend them, and the read-write lock's.
+var aclChannels = []string{"&redisson_lock__channel:*", "&redisson_rwlock:*"}
 
 // aclCommands are the commands the library sends.
 var aclCommands = []string{
 	// Scripts, with EVALSHA and, after the server lost its script cache, EVAL.
 	"evalsha", "eval",
 	// Commands the scripts run (scripts/*.lua, queue/*.lua).
-	"exists", "hexists", "hget", "hincrby", "hset", "hdel", "pexpire", "pttl", "del",
+	"exists", "hexists", "hget", "hincrby", "hset", "hdel", "hlen", "hkeys",
+	"pexpire", "pttl", "del",
 	"get", "set", "incr", "time", "publish",
-	"lindex", "lpos", "lpush", "rpush", "lpop", "lrange", "lrem",
+	"lindex", "llen", "lpos", "lpush", "rpush", "lpop", "lrange", "lrem",
 	"zadd", "zrem", "zscore",
 	// Commands of the Go code: HoldCount, IsLocked, IsHeld, TTL,
 	// FencedMutex.Token (hget, exists, hexists, pttl, get), WithReplicaAck.
@@ -192,6 +195,28 @@ func TestLocksWorkUnderRestrictedACLUser(t *testing.T) {
 		}
 	})
 
+	t.Run("RWMutex", func(t *testing.T) {
+		const name = "lock:acl:rw"
+		r1, r2 := c1.NewRWMutex(name), c2.NewRWMutex(name)
+		if err := errors.Join(r1.RLock(ctx), r2.RLock(ctx)); err != nil {
+			t.Fatal(err)
+		}
+		// A writer woken by the last read unlock.
+		done := make(chan error, 1)
+		w := c2.NewRWMutex(name)
+		go func() { done <- w.Lock(ctx) }()
+		eventually(t, 5*time.Second, "the writer sleeps", func() bool { return hubOf(c2).Stats().Sleeping == 1 })
+		if err := errors.Join(r1.RUnlock(ctx), r2.RUnlock(ctx)); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil {
+			t.Fatalf("writer after the readers: %v", err)
+		}
+		if err := w.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+
 	t.Run("watchdog", func(t *testing.T) {
 		c3 := newClient(t, c1.rdb, WithWatchdogTimeout(300*time.Millisecond))
 		m := c3.NewMutex("lock:acl:watchdog")
@@ -326,5 +351,13 @@ func TestACLCoversScriptCommands(t *testing.T) {
 	// The publish command reaches the scripts as an argument.
 	if !slices.Contains(aclCommands, scripts.Publish) {
 		t.Errorf("the ACL does not grant %s", scripts.Publish)
+	}
+	// The README shows the same ACL.
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line := strings.Join(aclLine("relock", "PASSWORD"), " "); !strings.Contains(string(readme), line) {
+		t.Errorf("README lacks the ACL line\n%s", line)
 	}
 }
