@@ -37,6 +37,10 @@ type hold struct {
 // sent at sent. renew says whether the watchdog keeps it.
 func newHold(key string, r renewal, lease time.Duration, renew bool, sent time.Time) *hold {
 	h := &hold{key: key, renewal: r, lost: make(chan struct{}), count: 1, lease: lease, renew: renew, deadline: sent.Add(lease)}
+	// The timer may fire at once (a lease that ended on the way back):
+	// expire must find it set.
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	h.timer = time.AfterFunc(time.Until(h.deadline), h.expire)
 	return h
 }
