@@ -1,6 +1,7 @@
 // Package queue is the waiting line of relock's fair locks: Redisson's
-// RFairLock protocol, the Lua scripts that run it, and the bookkeeping of
-// one waiter's place in line.
+// RFairLock protocol (Queue), relock's fair read-write lock (RWQueue), the
+// Lua scripts that run them, and the bookkeeping of one waiter's place in
+// line (Waiter).
 //
 // # Redis layout
 //
@@ -62,4 +63,29 @@
 // relock the same wait timeout when the two share a lock. relock reads the
 // server's clock (TIME) in its scripts, and needs Redis 6.0.6 or later
 // (LPOS).
+//
+// # The fair read-write lock
+//
+// Redisson has no fair read-write lock; RWQueue is relock's, on Redisson's
+// read-write lock hash (mode, reader fields, '<owner id>:write', one lease
+// key per read hold) so that plain Go and Java readers and writers still
+// exclude it correctly. Beside the hash, a read-write lock named n keeps:
+//
+//   - the line, a LIST relock_rwlock_queue:{n} of entries, head first: a
+//     reader's entry is its owner id, a writer's '<owner id>:write' (an
+//     owner may wait on both sides, each with its own place);
+//   - the deadlines, a ZSET relock_rwlock_timeout:{n}, kept and evicted
+//     exactly as the fair lock's;
+//   - one channel per entry, redisson_rwlock:{n}:<entry>.
+//
+// A writer's turn is at the head, when the lock is free. A reader's turn
+// is when no writer is ahead of it and the lock is free or read: readers
+// arriving together go in together, and a reader that arrives after a
+// waiting writer waits behind it even while the lock is read, so a stream
+// of readers never starves a writer. Re-entries and a writer taking the
+// read lock (a downgrade) never wait in line; a reader asking to write is
+// refused (ErrUpgrade). A release, a waiter leaving and a force-release
+// wake every waiter whose turn has come: the writer at the head, or the
+// readers at the head up to the first writer (at most 100 at once; each
+// reader taking the lock wakes the next).
 package queue

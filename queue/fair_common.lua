@@ -47,3 +47,28 @@ local function move_up(timeouts, list, wait)
     redis.call('zadd', timeouts, 'XX', 'INCR', -wait, list[i])
   end
 end
+
+-- Wakes the waiters of a read-write lock's line whose turn has come,
+-- unless one is skip, each on its own channel channel .. ':' .. entry: a
+-- writer at the head when the lock is free; when it is free or read, the
+-- readers at the head, up to the first writer, at most most of them (the
+-- others follow as these take the lock). A writer's entry ends with
+-- ':write'.
+local function wake_rw_head(lock, queue, channel, message, publish, skip, most)
+  local mode = redis.call('hget', lock, 'mode')
+  if mode == 'write' then
+    return
+  end
+  for i, entry in ipairs(redis.call('lrange', queue, 0, most - 1)) do
+    local writer = string.sub(entry, -6) == ':write'
+    if writer and (i > 1 or mode ~= false) then
+      return
+    end
+    if entry ~= skip then
+      redis.call(publish, channel .. ':' .. entry, message)
+    end
+    if writer then
+      return
+    end
+  end
+end

@@ -109,14 +109,19 @@ func (q *Queue) attempt(ctx context.Context, rdb redis.Scripter, owner string, l
 	if len(vals) != 3 {
 		return Attempt{}, fmt.Errorf("unexpected fair acquire reply %v", vals)
 	}
-	a := Attempt{Position: int(vals[2])}
-	switch pttl := vals[1]; {
-	case pttl >= 0:
-		a.TTL = time.Duration(pttl) * time.Millisecond
-	case pttl == -1:
-		a.TTL = -1
+	return Attempt{Position: int(vals[2]), TTL: pttl(vals[1])}, nil
+}
+
+// pttl is an Attempt's TTL for a PTTL reply: zero when the lock is free
+// (-2), negative when it never expires (-1).
+func pttl(ms int64) time.Duration {
+	switch {
+	case ms >= 0:
+		return time.Duration(ms) * time.Millisecond
+	case ms == -1:
+		return -1
 	}
-	return a, nil
+	return 0
 }
 
 // Release releases one hold of u.Owner, re-arming u.Lease while holds
@@ -138,58 +143,11 @@ func (q *Queue) ForceRelease(ctx context.Context) (bool, error) {
 	return n == 1, nil
 }
 
-// Waiter is one owner's turn at the lock, from its first queueing attempt
-// until it holds the lock or leaves. The owner must be listening on its
-// Channel (subscription confirmed) before the first Attempt, or the wake-up
-// for its turn could be missed. A Waiter is used by one goroutine.
-type Waiter struct {
-	q      *Queue
-	owner  string
-	queued bool // an attempt queued the owner and it has not left since
-}
-
 // Waiter returns a Waiter for owner; nothing changes in Redis until its
 // first Attempt.
-func (q *Queue) Waiter(owner string) *Waiter { return &Waiter{q: q, owner: owner} }
+func (q *Queue) Waiter(owner string) *Waiter { return &Waiter{l: q, owner: owner} }
 
-// Attempt takes or re-enters the lock as TryAcquire does; otherwise it
-// queues the owner at the tail, or keeps the owner's place, refreshing its
-// deadline. An owner that was queued and found itself evicted goes back to
-// the head (see the package doc).
-func (w *Waiter) Attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (Attempt, error) {
-	m := join
-	if w.queued {
-		m = stay
-	}
-	a, err := w.q.attempt(ctx, rdb, w.owner, lease, holds, m)
-	// After an error the owner may or may not be queued: Leave finds out.
-	w.queued = err != nil || !a.Acquired
-	return a, err
-}
-
-// Pause is how long the waiter may sleep after the attempt a, unless woken:
-// the head sleeps at most the lock's TTL, since an expiry announces
-// nothing; everyone sleeps at most a heartbeat, to keep its deadline fresh
-// and to evict a dead head.
-func (w *Waiter) Pause(a Attempt) time.Duration {
-	d := w.q.Heartbeat()
-	if a.Position == 0 && a.TTL >= 0 {
-		d = min(d, max(a.TTL, time.Millisecond))
-	}
-	return d
-}
-
-// Leave takes the owner out of the queue, if an attempt put it there: the
-// deadlines behind it move up, and if it was the head of a free lock the
-// next waiter is woken in its place. It is safe to call more than once.
-func (w *Waiter) Leave(ctx context.Context) error {
-	if !w.queued {
-		return nil
-	}
-	err := leave.Run(ctx, w.q.rdb, w.q.keys, w.owner, scripts.Millis(w.q.wait), keys.UnlockMessage, w.q.pub()).Err()
-	if err != nil {
-		return err
-	}
-	w.queued = false
-	return nil
+// leave takes owner out of the queue (see Waiter.Leave).
+func (q *Queue) leave(ctx context.Context, owner string) error {
+	return leave.Run(ctx, q.rdb, q.keys, owner, scripts.Millis(q.wait), keys.UnlockMessage, q.pub()).Err()
 }

@@ -54,7 +54,12 @@
 // Mutex is Redisson's RLock. FairMutex (RFairLock) grants the lock in
 // arrival order through a queue in Redis, each waiter woken on its own
 // channel. FencedMutex (RFencedLock) returns with every acquisition a token
-// that only grows, for storage to reject a stale holder's writes. All three
+// that only grows, for storage to reject a stale holder's writes. RWMutex
+// (RReadWriteLock) lets many readers in at once, or one writer; readers
+// are woken together, a writer may also read (a downgrade), and a reader
+// asking to write gets ErrUpgrade. NewFairRWMutex makes an RWMutex whose
+// readers and writers are granted in arrival order, writers never starved
+// by readers (Redisson has none; see package queue for its layout). All
 // are reentrant, owned by the handle, and kept by the same watchdog.
 //
 // # Retries, replicas and clusters
@@ -106,7 +111,7 @@
 //	kind.go          kind: the scripts of a kind of lock; the reentrant kind
 //	acquire.go       the one wait loop (owner.take) and one attempt
 //	turn.go          turn policies; clientTurns: waiters of a Client in turn
-//	fair_turn.go     fairTurns: the Redis queue of a FairMutex
+//	fair_turn.go     fairLine: an owner's place in a fair lock's line in Redis
 //	sleeper.go       sleepers: on a pub/sub subscription, or spinning
 //	hold.go          hold: one holding, its lease and its transitions
 //	watchdog.go      renewal of holds, in batches; ends them at Close
@@ -115,6 +120,7 @@
 //	calls.go         argument checks, errors and detached requests of calls
 //	replica.go       WithReplicaAck
 //	mutex.go, fair_mutex.go, fenced_mutex.go   the handles
+//	rw_mutex.go, fair_rw_mutex.go              RWMutex, plain and fair
 //	multi_*.go, redlock.go                     sets of locks
 //
 // # Glossary

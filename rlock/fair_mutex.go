@@ -40,19 +40,6 @@ import (
 type FairMutex struct {
 	owner
 	q *queue.Queue
-	// waiting is held by the one goroutine of this owner that waits in the
-	// queue: an owner has one place in line, and the goroutines sharing it
-	// take turns, so that one giving up or being served cannot leave
-	// another believing it still has the place.
-	waiting chan struct{}
-
-	// linger is the confirmed subscription of this owner's last wait, kept
-	// for a heartbeat after it got the lock: an owner that locks again soon
-	// joins the queue at once, without a first attempt and a new
-	// subscription. It is closed when its timer fires unused.
-	lingerMu    sync.Mutex
-	linger      sleeper
-	lingerTimer *time.Timer
 }
 
 // NewFairMutex returns a new owner of the fair lock called name: each call
@@ -63,9 +50,9 @@ type FairMutex struct {
 // name yields a FairMutex whose every operation returns an error wrapping
 // ErrInvalidName.
 func (c *Client) NewFairMutex(name string) *FairMutex {
-	f := &FairMutex{q: queue.New(c.rdb, name, c.opts.fairWaitTimeout, c.publishCommand), waiting: make(chan struct{}, 1)}
+	f := &FairMutex{q: queue.New(c.rdb, name, c.opts.fairWaitTimeout, c.publishCommand)}
 	id := c.ids.Next()
-	f.init(c, name, id, keys.Channel(name), &fair{q: f.q, held: scripts.Held{Key: name, Owner: id}}, fairTurns{f})
+	f.init(c, name, id, keys.Channel(name), &fair{q: f.q, held: scripts.Held{Key: name, Owner: id}}, newFairLine(c, f.q, id))
 	return f
 }
 
@@ -123,11 +110,6 @@ type fair struct {
 func (k *fair) attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error) {
 	a, err := k.q.TryAcquire(ctx, rdb, k.held.Owner, lease, holds)
 	return fairOutcome(a), err
-}
-
-// fairOutcome is a queue attempt's outcome.
-func fairOutcome(a queue.Attempt) outcome {
-	return outcome{ok: a.Acquired, ttl: a.TTL, pos: a.Position}
 }
 
 func (k *fair) release(ctx context.Context, u scripts.Unlock) (scripts.Release, error) {

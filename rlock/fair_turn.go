@@ -2,6 +2,7 @@ package rlock
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -9,22 +10,52 @@ import (
 	"github.com/relock-go/relock/queue"
 )
 
-// fairTurns is the turn-taking of a FairMutex: its owner waits in the
-// lock's queue in Redis, listening on its own channel, one goroutine of
-// the owner at a time.
-type fairTurns struct{ f *FairMutex }
-
-func (p fairTurns) start(o *owner, deadline time.Time) turn {
-	return &fairTurn{listening: listening{o: o, channel: p.f.q.Channel(o.id), deadline: deadline}, f: p.f}
+// fairQueue is a fair lock's line in Redis as a fairLine uses it: a
+// FairMutex's queue.Queue, or a fair RWMutex's queue.RWQueue.
+type fairQueue interface {
+	Channel(entry string) string
+	Waiter(entry string) *queue.Waiter
+	Heartbeat() time.Duration
 }
 
-// fairTurn is one acquisition of a FairMutex. Its first attempt never
+// fairLine is the turn-taking policy of an owner of a fair lock: its place
+// in the lock's line in Redis (its entry), where it is woken alone on a
+// channel of its own. The goroutines of the owner take turns holding that
+// place.
+type fairLine struct {
+	c     *Client
+	q     fairQueue
+	entry string // the owner's entry in the line
+	// waiting is held by the one goroutine of this owner that waits in
+	// the line: an owner has one place in line, and the goroutines sharing
+	// it take turns, so that one giving up or being served cannot leave
+	// another believing it still has the place.
+	waiting chan struct{}
+
+	// linger is the confirmed subscription of this owner's last wait, kept
+	// for a heartbeat after it got the lock: an owner that locks again
+	// soon joins the line at once, without a first attempt and a new
+	// subscription. It is closed when its timer fires unused.
+	lingerMu    sync.Mutex
+	linger      sleeper
+	lingerTimer *time.Timer
+}
+
+func newFairLine(c *Client, q fairQueue, entry string) *fairLine {
+	return &fairLine{c: c, q: q, entry: entry, waiting: make(chan struct{}, 1)}
+}
+
+func (l *fairLine) start(o *owner, deadline time.Time) turn {
+	return &fairTurn{listening: listening{o: o, channel: l.q.Channel(l.entry), deadline: deadline}, l: l}
+}
+
+// fairTurn is one acquisition of a fair lock. Its first attempt never
 // queues; once listening, it holds the owner's waiting token and every
 // attempt queues the owner or keeps its place, until it gets the lock or
-// gives up, and then leaves the queue.
+// gives up, and then leaves the line.
 type fairTurn struct {
 	listening
-	f      *FairMutex
+	l      *fairLine
 	qw     *queue.Waiter // nil until listening: the owner's place in line
 	holder bool          // holds the owner's waiting token
 }
@@ -34,14 +65,14 @@ func (t *fairTurn) attempt(ctx context.Context, rdb redis.Scripter, lease time.D
 		return t.o.kind.attempt(ctx, rdb, lease, holds)
 	}
 	a, err := t.qw.Attempt(ctx, rdb, lease, holds)
-	return fairOutcome(a), err
+	return fairOutcome(a), upgradeError(err)
 }
 
-// enter joins the queue at once, without a first attempt, when a
+// enter joins the line at once, without a first attempt, when a
 // subscription of a recent wait is still kept (the joining attempt takes a
 // free lock nobody waits for, as the first attempt would).
 func (t *fairTurn) enter(ctx context.Context) (time.Duration, bool) {
-	if !t.f.hasLinger() {
+	if !t.l.hasLinger() {
 		return 0, false
 	}
 	_, ok, _ := t.join(ctx)
@@ -60,7 +91,7 @@ func (t *fairTurn) listen(ctx context.Context, _ outcome) (time.Duration, bool, 
 // when the wait elapsed, if it cannot.
 func (t *fairTurn) join(ctx context.Context) (time.Duration, bool, error) {
 	if !t.holder {
-		if t.holder = t.f.takeWaiting(ctx, t.deadline); !t.holder {
+		if t.holder = t.l.takeWaiting(ctx, t.deadline); !t.holder {
 			if err := ctx.Err(); err != nil {
 				return 0, false, err
 			}
@@ -70,12 +101,12 @@ func (t *fairTurn) join(ctx context.Context) (time.Duration, bool, error) {
 			return 0, false, nil
 		}
 	}
-	if t.s = t.f.takeLinger(); t.s == nil {
+	if t.s = t.l.takeLinger(); t.s == nil {
 		if ok, err := t.listening.listen(ctx); !ok {
 			return 0, false, err
 		}
 	}
-	t.qw = t.f.q.Waiter(t.o.id)
+	t.qw = t.l.q.Waiter(t.l.entry)
 	return 0, true, nil
 }
 
@@ -83,7 +114,7 @@ func (t *fairTurn) pause(out outcome) time.Duration {
 	return t.qw.Pause(queue.Attempt{Position: out.pos, TTL: out.ttl})
 }
 
-// done leaves the queue unless the lock was taken (even when ctx has
+// done leaves the line unless the lock was taken (even when ctx has
 // ended; when Redis cannot be reached, the place is evicted later, as a
 // dead waiter's), keeps the subscription of a successful wait for a
 // heartbeat, and hands the waiting token on.
@@ -96,64 +127,69 @@ func (t *fairTurn) done(ctx context.Context, ok bool) {
 	switch {
 	case t.s == nil:
 	case ok:
-		t.f.keepLinger(t.s)
+		t.l.keepLinger(t.s)
 	default:
 		t.s.close()
 	}
 	if t.holder {
-		<-t.f.waiting
+		<-t.l.waiting
 	}
 }
 
+// fairOutcome is a queue attempt's outcome.
+func fairOutcome(a queue.Attempt) outcome {
+	return outcome{ok: a.Acquired, ttl: a.TTL, pos: a.Position}
+}
+
 // hasLinger reports whether a subscription of a recent wait is kept.
-func (f *FairMutex) hasLinger() bool {
-	f.lingerMu.Lock()
-	defer f.lingerMu.Unlock()
-	return f.linger != nil
+func (l *fairLine) hasLinger() bool {
+	l.lingerMu.Lock()
+	defer l.lingerMu.Unlock()
+	return l.linger != nil
 }
 
 // takeLinger hands over the kept subscription, if any, to a new wait.
-func (f *FairMutex) takeLinger() sleeper {
-	f.lingerMu.Lock()
-	defer f.lingerMu.Unlock()
-	s := f.linger
-	f.linger = nil
-	if f.lingerTimer != nil {
-		f.lingerTimer.Stop()
+func (l *fairLine) takeLinger() sleeper {
+	l.lingerMu.Lock()
+	defer l.lingerMu.Unlock()
+	s := l.linger
+	l.linger = nil
+	if l.lingerTimer != nil {
+		l.lingerTimer.Stop()
 	}
 	return s
 }
 
 // keepLinger keeps s, the subscription of a wait that got the lock, for a
 // heartbeat.
-func (f *FairMutex) keepLinger(s sleeper) {
-	f.lingerMu.Lock()
-	defer f.lingerMu.Unlock()
-	if f.linger != nil || f.c.closed() {
+func (l *fairLine) keepLinger(s sleeper) {
+	l.lingerMu.Lock()
+	defer l.lingerMu.Unlock()
+	if l.linger != nil || l.c.closed() {
 		s.close()
 		return
 	}
-	f.linger = s
-	if f.lingerTimer == nil {
-		f.lingerTimer = time.AfterFunc(f.q.Heartbeat(), f.dropLinger)
+	l.linger = s
+	if l.lingerTimer == nil {
+		l.lingerTimer = time.AfterFunc(l.q.Heartbeat(), l.dropLinger)
 	} else {
-		f.lingerTimer.Reset(f.q.Heartbeat())
+		l.lingerTimer.Reset(l.q.Heartbeat())
 	}
 }
 
 // dropLinger closes the kept subscription, unused for a heartbeat.
-func (f *FairMutex) dropLinger() {
-	if s := f.takeLinger(); s != nil {
+func (l *fairLine) dropLinger() {
+	if s := l.takeLinger(); s != nil {
 		s.close()
 	}
 }
 
 // takeWaiting waits until no other goroutine of this owner is waiting in
-// the queue, and reports false if ctx ends, the Client closes or the
+// the line, and reports false if ctx ends, the Client closes or the
 // deadline (none when zero) passes first.
-func (f *FairMutex) takeWaiting(ctx context.Context, deadline time.Time) bool {
+func (l *fairLine) takeWaiting(ctx context.Context, deadline time.Time) bool {
 	select {
-	case f.waiting <- struct{}{}:
+	case l.waiting <- struct{}{}:
 		return true
 	default:
 	}
@@ -164,10 +200,10 @@ func (f *FairMutex) takeWaiting(ctx context.Context, deadline time.Time) bool {
 		expired = t.C
 	}
 	select {
-	case f.waiting <- struct{}{}:
+	case l.waiting <- struct{}{}:
 		return true
 	case <-ctx.Done():
-	case <-f.c.ctx.Done():
+	case <-l.c.ctx.Done():
 	case <-expired:
 	}
 	return false

@@ -32,13 +32,17 @@ var ErrUpgrade = errors.New("read lock held: upgrading to the write lock would d
 // waiter, so readers go in together; the watchdog renews read and write
 // holds taken without a lease. The methods are safe for concurrent use.
 //
+// NewFairRWMutex makes an RWMutex whose readers and writers are granted
+// the lock in arrival order.
+//
 // The lock's hash holds mode ("read" or "write"), each reader's hold count
 // under its owner id, the writer's under "<owner id>:write", and each read
 // hold's lease in a key of its own ({name}:<owner id>:rwlock_timeout:<n>),
 // as Redisson keeps them.
 type RWMutex struct {
-	w rwSide // the write lock
-	r rwSide // the read lock
+	w    rwSide // the write lock
+	r    rwSide // the read lock
+	lock *scripts.RWLock
 }
 
 // rwSide is one side, read or write, of an RWMutex: an owner of its own
@@ -49,10 +53,10 @@ type rwSide struct{ owner }
 // name is the lock's Redis key. An empty name yields an RWMutex whose
 // every operation returns an error wrapping ErrInvalidName.
 func (c *Client) NewRWMutex(name string) *RWMutex {
-	rw := &RWMutex{}
-	id, lock, channel := c.ids.Next(), scripts.NewRWLock(name), keys.RWChannel(name)
-	rw.w.init(c, name, id, channel, &rwKind{rdb: c.rdb, lock: lock, owner: id}, clientTurns{})
-	rw.r.init(c, name, id, channel, &rwKind{rdb: c.rdb, lock: lock, owner: id, read: true}, clientTurns{shared: true})
+	rw := &RWMutex{lock: scripts.NewRWLock(name)}
+	id, channel := c.ids.Next(), keys.RWChannel(name)
+	rw.w.init(c, name, id, channel, &rwKind{rdb: c.rdb, lock: rw.lock, owner: id}, clientTurns{})
+	rw.r.init(c, name, id, channel, &rwKind{rdb: c.rdb, lock: rw.lock, owner: id, read: true}, clientTurns{shared: true})
 	return rw
 }
 
@@ -72,10 +76,15 @@ func (k *rwKind) attempt(ctx context.Context, rdb redis.Scripter, lease time.Dur
 	} else {
 		a, err = k.lock.AcquireWrite(ctx, rdb, k.owner, lease, holds)
 	}
+	return outcome{ok: a.OK, ttl: a.TTL, pos: -1}, upgradeError(err)
+}
+
+// upgradeError is err, with the scripts' refused upgrade as ErrUpgrade.
+func upgradeError(err error) error {
 	if errors.Is(err, scripts.ErrUpgrade) {
-		err = ErrUpgrade
+		return ErrUpgrade
 	}
-	return outcome{ok: a.OK, ttl: a.TTL, pos: -1}, err
+	return err
 }
 
 func (k *rwKind) release(ctx context.Context, u scripts.Unlock) (scripts.Release, error) {
@@ -89,11 +98,15 @@ func (k *rwKind) forceRelease(ctx context.Context, publish string) (bool, error)
 	return k.lock.ForceRelease(ctx, k.rdb, publish)
 }
 
-func (k *rwKind) renewal() renewal {
-	if k.read {
-		return renewal{scripts.ReadRenewer, scripts.Held{Key: k.lock.Name(), Owner: k.owner}}
+func (k *rwKind) renewal() renewal { return rwRenewal(k.lock.Name(), k.owner, k.read) }
+
+// rwRenewal is what the watchdog renews for owner's read or write hold of
+// the read-write lock name: every lease key of its read holds, or the hash.
+func rwRenewal(name, owner string, read bool) renewal {
+	if read {
+		return renewal{scripts.ReadRenewer, scripts.Held{Key: name, Owner: owner}}
 	}
-	return renewal{scripts.HashRenewer, scripts.Held{Key: k.lock.Name(), Owner: keys.WriteField(k.owner)}}
+	return renewal{scripts.HashRenewer, scripts.Held{Key: name, Owner: keys.WriteField(owner)}}
 }
 
 // Name is the lock's name, which is also its Redis key.
@@ -185,7 +198,7 @@ func (rw *RWMutex) Mode(ctx context.Context) (string, error) {
 	if err := rw.w.usable(); err != nil {
 		return "", opError("mode", rw.w.name, err)
 	}
-	mode, err := rw.w.kind.(*rwKind).lock.Mode(ctx, rw.w.c.rdb)
+	mode, err := rw.lock.Mode(ctx, rw.w.c.rdb)
 	return mode, opError("mode", rw.w.name, err)
 }
 

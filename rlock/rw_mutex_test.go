@@ -12,177 +12,194 @@ import (
 	"github.com/relock-go/relock/internal/keys"
 )
 
+// forRWKinds runs test on a plain and on a fair RWMutex: both behave alike
+// but for the order of their grants.
+func forRWKinds(t *testing.T, test func(t *testing.T, newRW func(*Client, string) *RWMutex)) {
+	for _, k := range []struct {
+		name  string
+		newRW func(*Client, string) *RWMutex
+	}{{"plain", (*Client).NewRWMutex}, {"fair", (*Client).NewFairRWMutex}} {
+		t.Run(k.name, func(t *testing.T) { test(t, k.newRW) })
+	}
+}
+
 // Writers exclude readers and each other, readers run together; a counter
 // written under the write lock and read under the read lock comes out
 // exact, with goroutines spread over two Clients.
 func TestRWMutexExcludesWritersFromReadersAndEachOther(t *testing.T) {
-	rdb := newRedis(t)
-	ctx := ctxT(t)
-	clients := []*Client{newClient(t, rdb), newClient(t, srv.Client(t))}
-	const writers, readers, rounds = 4, 8, 15
-	var active, writing, maxReaders atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, writers+readers)
-	for i := range writers + readers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rw := clients[i%2].NewRWMutex("rw")
-			for range rounds {
-				if i < writers {
-					if err := rw.Lock(ctx); err != nil {
+	forRWKinds(t, func(t *testing.T, newRW func(*Client, string) *RWMutex) {
+		rdb := newRedis(t)
+		ctx := ctxT(t)
+		clients := []*Client{newClient(t, rdb), newClient(t, srv.Client(t))}
+		const writers, readers, rounds = 4, 8, 15
+		var active, writing, maxReaders atomic.Int64
+		var wg sync.WaitGroup
+		errs := make(chan error, writers+readers)
+		for i := range writers + readers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rw := newRW(clients[i%2], "rw")
+				for range rounds {
+					if i < writers {
+						if err := rw.Lock(ctx); err != nil {
+							errs <- err
+							return
+						}
+						if writing.Add(1) != 1 || active.Load() != 0 {
+							errs <- errors.New("a writer ran beside another owner")
+						}
+						n, _ := rdb.Get(ctx, "counter").Int()
+						rdb.Set(ctx, "counter", n+1, 0)
+						writing.Add(-1)
+						if err := rw.Unlock(ctx); err != nil {
+							errs <- err
+							return
+						}
+						continue
+					}
+					if err := rw.RLock(ctx); err != nil {
 						errs <- err
 						return
 					}
-					if writing.Add(1) != 1 || active.Load() != 0 {
-						errs <- errors.New("a writer ran beside another owner")
+					n := active.Add(1)
+					for m := maxReaders.Load(); n > m && !maxReaders.CompareAndSwap(m, n); m = maxReaders.Load() {
 					}
-					n, _ := rdb.Get(ctx, "counter").Int()
-					rdb.Set(ctx, "counter", n+1, 0)
-					writing.Add(-1)
-					if err := rw.Unlock(ctx); err != nil {
+					if writing.Load() != 0 {
+						errs <- errors.New("a reader ran beside a writer")
+					}
+					time.Sleep(time.Millisecond) // the critical section
+					active.Add(-1)
+					if err := rw.RUnlock(ctx); err != nil {
 						errs <- err
 						return
 					}
-					continue
 				}
-				if err := rw.RLock(ctx); err != nil {
-					errs <- err
-					return
-				}
-				n := active.Add(1)
-				for m := maxReaders.Load(); n > m && !maxReaders.CompareAndSwap(m, n); m = maxReaders.Load() {
-				}
-				if writing.Load() != 0 {
-					errs <- errors.New("a reader ran beside a writer")
-				}
-				time.Sleep(time.Millisecond) // the critical section
-				active.Add(-1)
-				if err := rw.RUnlock(ctx); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	if n, _ := rdb.Get(ctx, "counter").Int(); n != writers*rounds {
-		t.Fatalf("counter = %d, want %d", n, writers*rounds)
-	}
-	if maxReaders.Load() < 2 {
-		t.Fatalf("at most %d reader at once: readers did not share", maxReaders.Load())
-	}
-	if n := rdb.Exists(ctx, "rw").Val(); n != 0 {
-		t.Fatal("lock left behind")
-	}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		if n, _ := rdb.Get(ctx, "counter").Int(); n != writers*rounds {
+			t.Fatalf("counter = %d, want %d", n, writers*rounds)
+		}
+		if maxReaders.Load() < 2 {
+			t.Fatalf("at most %d reader at once: readers did not share", maxReaders.Load())
+		}
+		if n := rdb.Exists(ctx, "rw").Val(); n != 0 {
+			t.Fatal("lock left behind")
+		}
+	})
 }
 
 // Both locks are reentrant, a writer may read (downgrade), a reader may
 // not write (ErrUpgrade, at once).
 func TestRWMutexReentryDowngradeAndRefusedUpgrade(t *testing.T) {
-	rdb := newRedis(t)
-	ctx := ctxT(t)
-	c := newClient(t, rdb)
-	rw, other := c.NewRWMutex("rw"), c.NewRWMutex("rw")
-	for range 2 {
-		if err := rw.Lock(ctx); err != nil {
+	forRWKinds(t, func(t *testing.T, newRW func(*Client, string) *RWMutex) {
+		rdb := newRedis(t)
+		ctx := ctxT(t)
+		c := newClient(t, rdb)
+		rw, other := newRW(c, "rw"), newRW(c, "rw")
+		for range 2 {
+			if err := rw.Lock(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, _ := rw.HoldCount(ctx); n != 2 {
+			t.Fatalf("HoldCount = %d, want 2", n)
+		}
+		if err := rw.RLock(ctx); err != nil {
+			t.Fatalf("RLock by the writer: %v", err)
+		}
+		if ok, _ := other.TryRLock(ctx, 0, 0); ok {
+			t.Fatal("another owner read while the lock was written")
+		}
+		for range 2 {
+			if err := rw.Unlock(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if mode, _ := rw.Mode(ctx); mode != "read" {
+			t.Fatalf("mode after the downgrade = %q, want read", mode)
+		}
+		if n, _ := rw.RHoldCount(ctx); n != 1 {
+			t.Fatalf("RHoldCount after the downgrade = %d, want 1", n)
+		}
+		if ok, _ := other.TryLock(ctx, 0, 0); ok {
+			t.Fatal("another owner wrote while the lock was read")
+		}
+		if ok, _ := other.TryRLock(ctx, 0, 0); !ok {
+			t.Fatal("another reader was refused")
+		}
+		if err := rw.RLock(ctx); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if n, _ := rw.HoldCount(ctx); n != 2 {
-		t.Fatalf("HoldCount = %d, want 2", n)
-	}
-	if err := rw.RLock(ctx); err != nil {
-		t.Fatalf("RLock by the writer: %v", err)
-	}
-	if ok, _ := other.TryRLock(ctx, 0, 0); ok {
-		t.Fatal("another owner read while the lock was written")
-	}
-	for range 2 {
-		if err := rw.Unlock(ctx); err != nil {
-			t.Fatal(err)
+		if n, _ := rw.RHoldCount(ctx); n != 2 {
+			t.Fatalf("RHoldCount = %d, want 2", n)
 		}
-	}
-	if mode, _ := rw.Mode(ctx); mode != "read" {
-		t.Fatalf("mode after the downgrade = %q, want read", mode)
-	}
-	if n, _ := rw.RHoldCount(ctx); n != 1 {
-		t.Fatalf("RHoldCount after the downgrade = %d, want 1", n)
-	}
-	if ok, _ := other.TryLock(ctx, 0, 0); ok {
-		t.Fatal("another owner wrote while the lock was read")
-	}
-	if ok, _ := other.TryRLock(ctx, 0, 0); !ok {
-		t.Fatal("another reader was refused")
-	}
-	if err := rw.RLock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if n, _ := rw.RHoldCount(ctx); n != 2 {
-		t.Fatalf("RHoldCount = %d, want 2", n)
-	}
-	start := time.Now()
-	if err := rw.Lock(ctx); !errors.Is(err, ErrUpgrade) {
-		t.Fatalf("Lock by a reader = %v, want ErrUpgrade", err)
-	}
-	if ok, err := rw.TryLock(ctx, time.Minute, 0); ok || !errors.Is(err, ErrUpgrade) {
-		t.Fatalf("TryLock by a reader = %v, %v, want ErrUpgrade", ok, err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Fatalf("the refused upgrade took %v", d)
-	}
-	for _, u := range []func(context.Context) error{rw.RUnlock, rw.RUnlock, other.RUnlock} {
-		if err := u(ctx); err != nil {
-			t.Fatal(err)
+		start := time.Now()
+		if err := rw.Lock(ctx); !errors.Is(err, ErrUpgrade) {
+			t.Fatalf("Lock by a reader = %v, want ErrUpgrade", err)
 		}
-	}
-	if err := rw.RUnlock(ctx); !errors.Is(err, ErrNotHeld) {
-		t.Fatalf("RUnlock of no read hold = %v, want ErrNotHeld", err)
-	}
-	if n := rdb.Exists(ctx, "rw").Val(); n != 0 {
-		t.Fatal("lock left behind")
-	}
+		if ok, err := rw.TryLock(ctx, time.Minute, 0); ok || !errors.Is(err, ErrUpgrade) {
+			t.Fatalf("TryLock by a reader = %v, %v, want ErrUpgrade", ok, err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("the refused upgrade took %v", d)
+		}
+		for _, u := range []func(context.Context) error{rw.RUnlock, rw.RUnlock, other.RUnlock} {
+			if err := u(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := rw.RUnlock(ctx); !errors.Is(err, ErrNotHeld) {
+			t.Fatalf("RUnlock of no read hold = %v, want ErrNotHeld", err)
+		}
+		if n := rdb.Exists(ctx, "rw").Val(); n != 0 {
+			t.Fatal("lock left behind")
+		}
+	})
 }
 
 // The watchdog keeps read holds past many leases, their timeout keys
 // with them; a fixed read lease runs out and RLost says so.
 func TestRWMutexReadLeases(t *testing.T) {
-	rdb := newRedis(t)
-	ctx := ctxT(t)
-	c := newClient(t, rdb, WithWatchdogTimeout(300*time.Millisecond))
-	rw := c.NewRWMutex("rw")
-	if err := rw.RLock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	timeout := keys.ReadTimeouts("rw", rw.Owner()) + ":1"
-	time.Sleep(time.Second) // over three leases
-	if isClosed(rw.RLost()) {
-		t.Fatal("the watchdog let a read hold go")
-	}
-	if n := rdb.Exists(ctx, "rw", timeout).Val(); n != 2 {
-		t.Fatalf("%d of the lock and its read-timeout key left after three leases", n)
-	}
-	if err := rw.RUnlock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	forRWKinds(t, func(t *testing.T, newRW func(*Client, string) *RWMutex) {
+		rdb := newRedis(t)
+		ctx := ctxT(t)
+		c := newClient(t, rdb, WithWatchdogTimeout(300*time.Millisecond))
+		rw := newRW(c, "rw")
+		if err := rw.RLock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		timeout := keys.ReadTimeouts("rw", rw.Owner()) + ":1"
+		time.Sleep(time.Second) // over three leases
+		if isClosed(rw.RLost()) {
+			t.Fatal("the watchdog let a read hold go")
+		}
+		if n := rdb.Exists(ctx, "rw", timeout).Val(); n != 2 {
+			t.Fatalf("%d of the lock and its read-timeout key left after three leases", n)
+		}
+		if err := rw.RUnlock(ctx); err != nil {
+			t.Fatal(err)
+		}
 
-	fixed := c.NewRWMutex("rw")
-	if err := fixed.RLockWithLease(ctx, 200*time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-fixed.RLost():
-	case <-time.After(5 * time.Second):
-		t.Fatal("RLost not closed when the fixed read lease ran out")
-	}
-	writer := c.NewRWMutex("rw")
-	if ok, err := writer.TryLock(ctx, 5*time.Second, 0); !ok || err != nil {
-		t.Fatalf("writer after the read lease ran out = %v, %v", ok, err)
-	}
+		fixed := newRW(c, "rw")
+		if err := fixed.RLockWithLease(ctx, 200*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-fixed.RLost():
+		case <-time.After(5 * time.Second):
+			t.Fatal("RLost not closed when the fixed read lease ran out")
+		}
+		writer := newRW(c, "rw")
+		if ok, err := writer.TryLock(ctx, 5*time.Second, 0); !ok || err != nil {
+			t.Fatalf("writer after the read lease ran out = %v, %v", ok, err)
+		}
+	})
 }
 
 // Readers waiting on a written lock sleep without polling and are woken
@@ -242,29 +259,31 @@ func TestRWMutexReadersWokenTogetherWithoutPolling(t *testing.T) {
 
 // An RWMutex's sides are MultiLock members like any lock.
 func TestRWMutexInMultiLock(t *testing.T) {
-	rdb := newRedis(t)
-	ctx := ctxT(t)
-	c := newClient(t, rdb)
-	a, b := c.NewRWMutex("a"), c.NewRWMutex("b")
-	l := NewMultiLock(a.ReadMember(), b.WriteMember(), c.NewMutex("m"))
-	if err := l.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if mode, _ := a.Mode(ctx); mode != "read" {
-		t.Fatalf("a's mode = %q", mode)
-	}
-	if mode, _ := b.Mode(ctx); mode != "write" {
-		t.Fatalf("b's mode = %q", mode)
-	}
-	if ok, _ := c.NewRWMutex("a").TryRLock(ctx, 0, 0); !ok {
-		t.Fatal("a read member kept another reader out")
-	}
-	if err := l.Unlock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if n := rdb.Exists(ctx, "b", "m").Val(); n != 0 {
-		t.Fatalf("%d members left held", n)
-	}
+	forRWKinds(t, func(t *testing.T, newRW func(*Client, string) *RWMutex) {
+		rdb := newRedis(t)
+		ctx := ctxT(t)
+		c := newClient(t, rdb)
+		a, b := newRW(c, "a"), newRW(c, "b")
+		l := NewMultiLock(a.ReadMember(), b.WriteMember(), c.NewMutex("m"))
+		if err := l.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if mode, _ := a.Mode(ctx); mode != "read" {
+			t.Fatalf("a's mode = %q", mode)
+		}
+		if mode, _ := b.Mode(ctx); mode != "write" {
+			t.Fatalf("b's mode = %q", mode)
+		}
+		if ok, _ := newRW(c, "a").TryRLock(ctx, 0, 0); !ok {
+			t.Fatal("a read member kept another reader out")
+		}
+		if err := l.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n := rdb.Exists(ctx, "b", "m").Val(); n != 0 {
+			t.Fatalf("%d members left held", n)
+		}
+	})
 }
 
 // Hold counts, keys and fields are Redisson's: mode, reader fields, the

@@ -99,3 +99,10 @@ func ReadTimeouts(name, owner string) string { return suffixName(name, owner) + 
 func ReadTimeoutsBase(name string) string {
 	return strings.TrimSuffix(suffixName(name, ""), ":")
 }
+
+// RWQueue is the line of a fair read-write lock (relock's own: Redisson
+// has no fair read-write lock): a LIST of waiters' fields, head first.
+func RWQueue(name string) string { return prefixName("relock_rwlock_queue", name) }
+
+// RWTimeout is the fair read-write lock's ZSET of waiter deadlines (ms).
+func RWTimeout(name string) string { return prefixName("relock_rwlock_timeout", name) }

@@ -1,0 +1,67 @@
+package queue
+
+import (
+	"context"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// line is a queue in Redis as a Waiter uses it: the fair lock's, or the
+// fair read-write lock's.
+type line interface {
+	attempt(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, holds int, m mode) (Attempt, error)
+	leave(ctx context.Context, owner string) error
+	Heartbeat() time.Duration
+}
+
+// Waiter is one owner's turn at a lock, from its first queueing attempt
+// until it holds the lock or leaves. The owner must be listening on its
+// channel (subscription confirmed) before the first Attempt, or the
+// wake-up for its turn could be missed. A Waiter is used by one goroutine.
+type Waiter struct {
+	l      line
+	owner  string
+	queued bool // an attempt queued the owner and it has not left since
+}
+
+// Attempt takes or re-enters the lock as TryAcquire does; otherwise it
+// queues the owner at the tail, or keeps the owner's place, refreshing its
+// deadline. An owner that was queued and found itself evicted goes back to
+// the head (see the package doc).
+func (w *Waiter) Attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (Attempt, error) {
+	m := join
+	if w.queued {
+		m = stay
+	}
+	a, err := w.l.attempt(ctx, rdb, w.owner, lease, holds, m)
+	// After an error the owner may or may not be queued: Leave finds out.
+	w.queued = err != nil || !a.Acquired
+	return a, err
+}
+
+// Pause is how long the waiter may sleep after the attempt a, unless woken:
+// the head sleeps at most the lock's TTL, since an expiry announces
+// nothing; everyone sleeps at most a heartbeat, to keep its deadline fresh
+// and to evict a dead head.
+func (w *Waiter) Pause(a Attempt) time.Duration {
+	d := w.l.Heartbeat()
+	if a.Position == 0 && a.TTL >= 0 {
+		d = min(d, max(a.TTL, time.Millisecond))
+	}
+	return d
+}
+
+// Leave takes the owner out of the queue, if an attempt put it there: the
+// deadlines behind it move up, and if its leaving gives the next waiter
+// its turn, that one is woken. It is safe to call more than once.
+func (w *Waiter) Leave(ctx context.Context) error {
+	if !w.queued {
+		return nil
+	}
+	if err := w.l.leave(ctx, w.owner); err != nil {
+		return err
+	}
+	w.queued = false
+	return nil
+}
