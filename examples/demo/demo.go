@@ -69,6 +69,7 @@ func (d *demo) play(ctx context.Context) error {
 		{"Fixed lease: no watchdog, so the lease runs out", d.fixedLease},
 		{"Fair lock: granted strictly in arrival order", d.fairness},
 		{"Fencing: a stalled holder's late write is rejected", d.fencing},
+		{"Read-write lock: readers share it, a writer excludes them", d.readWrite},
 		// Further scenes go here, one function each.
 	}
 	for _, sc := range scenes {

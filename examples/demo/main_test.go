@@ -66,6 +66,10 @@ func TestRunPlaysEveryScene(t *testing.T) {
 		"writes price 12.50 with token",
 		"stale write rejected by the store: token",
 		`OK: the store holds "12.50 by orders"`,
+		`OK: two readers hold catalog:price-list at once (mode "read")`,
+		"is woken by the last reader's release and writes",
+		"TryRLock returns false",
+		"refused at once with ErrUpgrade",
 		// 3 services x 2, the reentrant one, the waiter during the
 		// watchdog scene and the next holder after the fixed lease.
 		"OK: counter = 9 = increments made",
