@@ -95,3 +95,42 @@ func ExampleFencedMutex() {
 	// slow writes: token 1 is stale: 2 was seen
 	// stored: paid
 }
+
+// Readers share the lock, a writer excludes them, and a writer may keep
+// reading after it stops writing.
+func ExampleRWMutex() {
+	mr, _ := miniredis.Run()
+	defer mr.Close()
+	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer rdb.Close()
+	locks, _ := rlock.New(rdb)
+	defer locks.Close()
+	ctx := context.Background()
+
+	a, b := locks.NewRWMutex("config"), locks.NewRWMutex("config")
+	a.RLock(ctx)
+	b.RLock(ctx)
+	mode, _ := a.Mode(ctx)
+	fmt.Println("two readers, mode:", mode)
+
+	w := locks.NewRWMutex("config")
+	ok, _ := w.TryLock(ctx, 0, 0)
+	fmt.Println("writer while read:", ok)
+	a.RUnlock(ctx)
+	b.RUnlock(ctx)
+
+	w.Lock(ctx)
+	w.RLock(ctx) // a writer may read
+	w.Unlock(ctx)
+	mode, _ = w.Mode(ctx)
+	fmt.Println("after the downgrade:", mode)
+
+	err := w.Lock(ctx) // a reader may not write
+	fmt.Println("upgrade refused:", errors.Is(err, rlock.ErrUpgrade))
+	w.RUnlock(ctx)
+	// Output:
+	// two readers, mode: read
+	// writer while read: false
+	// after the downgrade: read
+	// upgrade refused: true
+}
