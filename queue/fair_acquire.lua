@@ -5,34 +5,49 @@
 -- KEYS[2]  queue LIST of waiting owner ids, head = next owner
 -- KEYS[3]  deadline ZSET: owner id -> absolute deadline in ms
 -- KEYS[4]  unlock channel; owner o is woken on KEYS[4] .. ':' .. o
+-- KEYS[5]  relock waiters HASH: owner id -> lease (ms), or 'granted'
 -- ARGV[1]  lease in milliseconds
 -- ARGV[2]  owner id
--- ARGV[3]  wait timeout in milliseconds: the deadline allowance per place
+-- ARGV[3]  wait timeout in milliseconds
 -- ARGV[4]  mode: 'try'  acquire only if no one is waiting ahead; never queue
 --                'join' acquire, or join the queue at its tail
 --                'stay' like join, for an owner that has been queued all
 --                       along: if it is missing, it was evicted as stale
---                       from the head (a pause, or a foreign client's larger
---                       wait timeout), and it goes back to the head
+--                       from the head (a pause, or a Redisson client's
+--                       script), and it goes back to the head
 -- ARGV[5]  unlock message
 -- ARGV[6]  publish command: "publish" or "spublish"
 -- ARGV[7]  holds the owner had before this acquisition, as it knows them
 --
--- Returns {1} when the owner now holds the lock (acquired, or re-entered;
--- the lease re-armed either way). Otherwise {0, pttl, position}: the lock's
--- PTTL (-2 when free, -1 when it never expires) and the owner's 0-based
--- place in the queue (-1 in 'try' mode). A queued owner's deadline is set
--- to now + (position + 1) * wait timeout: each attempt keeps it fresh. A
--- re-entry does not count when the hold count already is ARGV[7] + 1: it
--- is a retry of an acquisition whose reply was lost.
-local lock, queue, timeouts, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+-- Returns {1} when the owner now holds the lock: acquired, claimed after a
+-- release granted it (grant_next), or re-entered; the lease is re-armed
+-- either way. Otherwise {0, pttl, position}: the lock's PTTL (-2 when
+-- free, -1 when it never expires) and the owner's 0-based place in the
+-- queue (-1 in 'try' mode).
+--
+-- Deadlines are Redisson's: a newcomer's is the last waiter's deadline
+-- (or, with nobody queued, now plus the lock's PTTL) plus the wait
+-- timeout, and every grant takes a wait timeout off all of them, so they
+-- grow in queue order whichever client queued. Only the head refreshes
+-- its own: when its deadline is less than a wait timeout away, it moves
+-- to now + wait timeout, and every deadline behind it moves as much, so
+-- the order holds. A re-entry does not count when the hold count already
+-- is ARGV[7] + 1: it is a retry of an acquisition whose reply was lost.
+local lock, queue, timeouts, channel, waiters = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local lease, owner, wait, mode = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local now = now_ms()
 
-local evicted = evict_stale(queue, timeouts, now)
-if mode == 'stay' and not redis.call('lpos', queue, owner) then
+evict_stale(queue, timeouts, now, waiters)
+if mode == 'stay' and not redis.call('lpos', queue, owner) and redis.call('hget', waiters, owner) ~= 'granted' then
+  -- Back to the head, with a deadline no later than the next one's.
+  local deadline = now + wait
+  local next = redis.call('lindex', queue, 0)
+  if next then
+    deadline = math.min(deadline, tonumber(redis.call('zscore', timeouts, next) or deadline))
+  end
   redis.call('lpush', queue, owner)
-  redis.call('zadd', timeouts, now + wait, owner)
+  redis.call('zadd', timeouts, deadline, owner)
+  mark_waiter(waiters, timeouts, owner, lease, now, wait)
 end
 
 if redis.call('exists', lock) == 0 then
@@ -41,22 +56,30 @@ if redis.call('exists', lock) == 0 then
     if head then
       redis.call('lpop', queue)
       redis.call('zrem', timeouts, owner)
-      move_up(timeouts, redis.call('lrange', queue, 0, -1), wait)
+      shift_all(timeouts, wait)
     end
+    redis.call('hdel', waiters, owner)
     redis.call('hset', lock, owner, 1)
     redis.call('pexpire', lock, lease)
     return {1}
   end
-  -- Free, but the head has not claimed it yet. If it inherited the turn
-  -- of a waiter evicted just now, the wake-up went to that one: pass it on.
-  if evicted then
-    wake_head(queue, channel, ARGV[5], ARGV[6], owner)
-  end
-else
-  if redis.call('hexists', lock, owner) == 1 then
-    take_hold(lock, owner, ARGV[7], lease, false)
+  -- Free, but the head has not claimed it: its turn may have come with
+  -- an expiry (which announces nothing) or an eviction just now, or it
+  -- died. Pass the turn on again: a live relock head is granted the lock,
+  -- a dead one evicted, a Redisson head woken.
+  if grant_next(lock, queue, timeouts, waiters, channel, ARGV[5], ARGV[6], wait) == owner then
+    redis.call('hdel', waiters, owner)
     return {1}
   end
+elseif redis.call('hexists', lock, owner) == 1 then
+  if redis.call('hget', waiters, owner) == 'granted' then
+    -- Claims the lock a release granted it.
+    redis.call('hdel', waiters, owner)
+    redis.call('pexpire', lock, lease)
+  else
+    take_hold(lock, owner, ARGV[7], lease, false)
+  end
+  return {1}
 end
 
 local pttl = redis.call('pttl', lock)
@@ -65,7 +88,24 @@ if mode == 'try' then
 end
 local pos = redis.call('lpos', queue, owner)
 if not pos then
+  -- Redisson's rule, chained behind the last waiter.
+  local last = redis.call('lindex', queue, -1)
+  local ttl = pttl
+  if last then
+    ttl = tonumber(redis.call('zscore', timeouts, last) or now) - now
+  end
+  redis.call('zadd', timeouts, ttl + wait + now, owner)
   pos = redis.call('rpush', queue, owner) - 1
+  mark_waiter(waiters, timeouts, owner, lease, now, wait)
+elseif pos == 0 then
+  local deadline = tonumber(redis.call('zscore', timeouts, owner) or now)
+  if deadline < now + wait then
+    -- The head refreshes its deadline; those behind keep their distance.
+    local delta = now + wait - deadline
+    for _, waiter in ipairs(redis.call('zrange', timeouts, 0, -1)) do
+      redis.call('zincrby', timeouts, delta, waiter)
+    end
+    mark_waiter(waiters, timeouts, owner, lease, now, wait)
+  end
 end
-redis.call('zadd', timeouts, now + (pos + 1) * wait, owner)
 return {0, pttl, pos}

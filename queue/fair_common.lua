@@ -12,9 +12,10 @@ local function now_ms()
 end
 
 -- Redisson's stale-waiter rule: while the head of queue has a deadline in
--- timeouts at or before now (or none at all), remove it from both. The
--- deadlines of the others are left alone. Returns whether it removed any.
-local function evict_stale(queue, timeouts, now)
+-- timeouts at or before now (or none at all), remove it from both (and
+-- from waiters, the relock waiters' hash, when given). The deadlines of
+-- the others are left alone. Returns whether it removed any.
+local function evict_stale(queue, timeouts, now, waiters)
   local evicted = false
   while true do
     local head = redis.call('lindex', queue, 0)
@@ -27,16 +28,10 @@ local function evict_stale(queue, timeouts, now)
     end
     redis.call('zrem', timeouts, head)
     redis.call('lpop', queue)
+    if waiters then
+      redis.call('hdel', waiters, head)
+    end
     evicted = true
-  end
-end
-
--- Wakes the head waiter, unless it is skip, on its own channel
--- channel .. ':' .. head.
-local function wake_head(queue, channel, message, publish, skip)
-  local head = redis.call('lindex', queue, 0)
-  if head and head ~= skip then
-    redis.call(publish, channel .. ':' .. head, message)
   end
 end
 
@@ -45,6 +40,60 @@ end
 local function move_up(timeouts, list, wait)
   for i = 1, #list do
     redis.call('zadd', timeouts, 'XX', 'INCR', -wait, list[i])
+  end
+end
+
+-- Redisson's grant rule: when an owner takes the lock from the head of the
+-- queue, every deadline left moves one wait timeout earlier.
+local function shift_all(timeouts, wait)
+  for _, waiter in ipairs(redis.call('zrange', timeouts, 0, -1)) do
+    redis.call('zincrby', timeouts, -wait, waiter)
+  end
+end
+
+-- Marks owner, a relock waiter, in waiters with lease (ms), and keeps the
+-- hash no longer than the last deadline (plus a wait timeout): entries of
+-- waiters a Redisson client evicted do not outlive the queue.
+local function mark_waiter(waiters, timeouts, owner, lease, now, wait)
+  redis.call('hset', waiters, owner, lease)
+  local last = redis.call('zrange', timeouts, -1, -1, 'WITHSCORES')
+  local ttl = wait
+  if last[2] then
+    ttl = math.max(tonumber(last[2]) - now, 0) + wait
+  end
+  redis.call('pexpire', waiters, math.max(ttl, redis.call('pttl', waiters)))
+end
+
+-- Gives the turn of the free lock to the head of the queue. A relock
+-- waiter (marked in waiters with its lease) is granted the lock right
+-- here: its field is written with one hold, its lease set, it leaves the
+-- queue as the owner taking the lock would (Redisson's grant rule), it is
+-- marked 'granted', and it is told on its own channel. It must be
+-- listening: a relock waiter nobody hears (its process died) is evicted,
+-- and the next one gets the turn. A Redisson waiter is woken with message
+-- on its channel and takes the lock with its own script. Returns the owner
+-- granted the lock, if any.
+local function grant_next(lock, queue, timeouts, waiters, channel, message, publish, wait)
+  while true do
+    local head = redis.call('lindex', queue, 0)
+    if not head then
+      return nil
+    end
+    local lease = redis.call('hget', waiters, head)
+    if not lease or lease == 'granted' then
+      redis.call(publish, channel .. ':' .. head, message)
+      return nil
+    end
+    redis.call('lpop', queue)
+    redis.call('zrem', timeouts, head)
+    if redis.call(publish, channel .. ':' .. head, message) > 0 then
+      shift_all(timeouts, wait)
+      redis.call('hset', lock, head, 1)
+      redis.call('pexpire', lock, lease)
+      redis.call('hset', waiters, head, 'granted')
+      return head
+    end
+    redis.call('hdel', waiters, head)
   end
 end
 

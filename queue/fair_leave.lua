@@ -1,9 +1,11 @@
--- Leave a fair lock's queue: a waiter gives up. Prepended with scripts.New's helpers and fair_common.lua.
+-- Leave a fair lock's queue: a waiter gives up. Prepended with scripts.New's
+-- helpers and fair_common.lua.
 --
 -- KEYS[1]  lock hash
 -- KEYS[2]  queue LIST
 -- KEYS[3]  deadline ZSET
 -- KEYS[4]  unlock channel
+-- KEYS[5]  relock waiters HASH
 -- ARGV[1]  owner id
 -- ARGV[2]  wait timeout in milliseconds
 -- ARGV[3]  unlock message
@@ -11,16 +13,29 @@
 --
 -- Removes the owner from the LIST and the ZSET and takes one wait timeout off
 -- the deadline of every waiter behind it, as Redisson does. If the owner was
--- the head and the lock is free, it may have been woken for its turn: the
--- new head is woken instead. Returns 1 when the owner was queued, else 0.
+-- the head of a free lock, the turn passes on. A release that granted the
+-- owner the lock it no longer waits for is undone: the hold is dropped and
+-- the turn passes on. Returns 1 when the owner was queued or granted, else 0.
+local wait = tonumber(ARGV[2])
+local mark = redis.call('hget', KEYS[5], ARGV[1])
+redis.call('hdel', KEYS[5], ARGV[1])
+if mark == 'granted' then
+  if redis.call('hget', KEYS[1], ARGV[1]) == '1' then
+    redis.call('hdel', KEYS[1], ARGV[1])
+    if redis.call('exists', KEYS[1]) == 0 then
+      grant_next(KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[4], ARGV[3], ARGV[4], wait)
+    end
+  end
+  return 1
+end
 local pos = redis.call('lpos', KEYS[2], ARGV[1])
 if not pos then
   return 0
 end
-move_up(KEYS[3], redis.call('lrange', KEYS[2], pos + 1, -1), tonumber(ARGV[2]))
+move_up(KEYS[3], redis.call('lrange', KEYS[2], pos + 1, -1), wait)
 redis.call('zrem', KEYS[3], ARGV[1])
 redis.call('lrem', KEYS[2], 0, ARGV[1])
 if pos == 0 and redis.call('exists', KEYS[1]) == 0 then
-  wake_head(KEYS[2], KEYS[4], ARGV[3], ARGV[4], nil)
+  grant_next(KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[4], ARGV[3], ARGV[4], wait)
 end
 return 1

@@ -5,28 +5,32 @@
 -- KEYS[2]  queue LIST
 -- KEYS[3]  deadline ZSET
 -- KEYS[4]  unlock channel
--- KEYS[5]  unlock latch of this release request
+-- KEYS[5]  relock waiters HASH
+-- KEYS[6]  unlock latch of this release request
 -- ARGV[1]  unlock message
 -- ARGV[2]  lease in milliseconds, re-armed while holds remain
 -- ARGV[3]  owner id
 -- ARGV[4]  publish command
 -- ARGV[5]  latch time to live in milliseconds
+-- ARGV[6]  wait timeout in milliseconds
 --
 -- Stale waiters are evicted from the head first. Returns nil when the owner
--- does not hold the lock (when the lock is gone altogether, the head waiter
--- is woken all the same, as Redisson does: an expired lock announces
+-- does not hold the lock (when the lock is gone altogether, the turn passes
+-- to the head all the same, as Redisson does: an expired lock announces
 -- nothing); 0 when holds remain (lease re-armed); 1 when this was the last
--- hold: the field is removed, the key with it, and the head waiter alone is
--- woken on its own channel. The outcome of a release is kept in the latch,
--- so a retry of the same request gets the same answer and releases nothing
--- twice.
-local done = latched(KEYS[5])
+-- hold: the field is removed, the key with it, and the turn passes to the
+-- head (grant_next: a relock waiter is granted the lock at once, a
+-- Redisson waiter is woken). The outcome of a release is kept in the
+-- latch, so a retry of the same request gets the same answer and releases
+-- nothing twice.
+local done = latched(KEYS[6])
 if done then
   return done
 end
-evict_stale(KEYS[2], KEYS[3], now_ms())
+local wait = tonumber(ARGV[6])
+evict_stale(KEYS[2], KEYS[3], now_ms(), KEYS[5])
 if redis.call('exists', KEYS[1]) == 0 then
-  wake_head(KEYS[2], KEYS[4], ARGV[1], ARGV[4], nil)
+  grant_next(KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[4], ARGV[1], ARGV[4], wait)
   return nil
 end
 local outcome = drop_hold(KEYS[1], ARGV[3], ARGV[2])
@@ -34,6 +38,6 @@ if outcome == nil then
   return nil
 end
 if outcome == 1 and redis.call('exists', KEYS[1]) == 0 then
-  wake_head(KEYS[2], KEYS[4], ARGV[1], ARGV[4], nil)
+  grant_next(KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[4], ARGV[1], ARGV[4], wait)
 end
-return latch(KEYS[5], outcome, ARGV[5])
+return latch(KEYS[6], outcome, ARGV[5])

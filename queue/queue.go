@@ -38,7 +38,7 @@ var (
 type Queue struct {
 	rdb  redis.Scripter
 	name string
-	keys []string // lock, queue, deadlines, unlock channel
+	keys []string // lock, queue, deadlines, unlock channel, relock waiters
 	wait time.Duration
 	pub  func() string // publish command for wake-ups: scripts.Publish or SPublish
 }
@@ -53,7 +53,7 @@ func New(rdb redis.Scripter, name string, wait time.Duration, pub func() string)
 	return &Queue{
 		rdb:  rdb,
 		name: name,
-		keys: []string{name, keys.Queue(name), keys.Timeout(name), keys.Channel(name)},
+		keys: []string{name, keys.Queue(name), keys.Timeout(name), keys.Channel(name), keys.FairWaiters(name)},
 		wait: wait,
 		pub:  pub,
 	}
@@ -125,18 +125,19 @@ func pttl(ms int64) time.Duration {
 }
 
 // Release releases one hold of u.Owner, re-arming u.Lease while holds
-// remain; the last release deletes the lock and wakes the head waiter.
-// When the lock is gone (expired, force-unlocked) it reports NotHeld and
-// still wakes the head, whose turn it is. The outcome is kept at u.Latch,
+// remain; the last release deletes the lock and passes the turn to the
+// head of the queue: a relock waiter is granted the lock in the same
+// script, a Redisson waiter is woken. When the lock is gone (expired,
+// force-unlocked) it reports NotHeld and still passes the turn on. The outcome is kept at u.Latch,
 // so a retry of this request (same latch) is not applied twice.
 func (q *Queue) Release(ctx context.Context, u scripts.Unlock) (scripts.Release, error) {
-	return scripts.Outcome(release.Run(ctx, q.rdb, append(q.keys[:4:4], u.Latch), keys.UnlockMessage, scripts.Millis(u.Lease), u.Owner, u.Publish, scripts.Millis(u.LatchTTL)).Int64())
+	return scripts.Outcome(release.Run(ctx, q.rdb, append(q.keys[:5:5], u.Latch), keys.UnlockMessage, scripts.Millis(u.Lease), u.Owner, u.Publish, scripts.Millis(u.LatchTTL), scripts.Millis(q.wait)).Int64())
 }
 
-// ForceRelease deletes the lock whoever holds it and wakes the head waiter;
+// ForceRelease deletes the lock whoever holds it and passes the turn on;
 // it reports whether there was a lock. The queue stays as it is.
 func (q *Queue) ForceRelease(ctx context.Context) (bool, error) {
-	n, err := forceRelease.Run(ctx, q.rdb, q.keys, keys.UnlockMessage, q.pub()).Int64()
+	n, err := forceRelease.Run(ctx, q.rdb, q.keys, keys.UnlockMessage, q.pub(), scripts.Millis(q.wait)).Int64()
 	if err != nil {
 		return false, err
 	}

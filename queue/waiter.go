@@ -41,12 +41,15 @@ func (w *Waiter) Attempt(ctx context.Context, rdb redis.Scripter, lease time.Dur
 }
 
 // Pause is how long the waiter may sleep after the attempt a, unless woken:
-// the head sleeps at most the lock's TTL, since an expiry announces
-// nothing; everyone sleeps at most a heartbeat, to keep its deadline fresh
-// and to evict a dead head.
+// at most the lock's TTL while it is held, since an expiry announces
+// nothing (the head takes the lock then; a waiter behind a dead head
+// evicts it); at most a heartbeat, so that a head keeps its deadline
+// fresh. When the lock is free but a live head behind which the waiter
+// queues has not claimed it yet, the waiter sleeps a heartbeat: the head's
+// turn does not call for a retry.
 func (w *Waiter) Pause(a Attempt) time.Duration {
 	d := w.l.Heartbeat()
-	if a.Position == 0 && a.TTL >= 0 {
+	if a.TTL > 0 || (a.TTL == 0 && a.Position == 0) {
 		d = min(d, max(a.TTL, time.Millisecond))
 	}
 	return d

@@ -29,8 +29,9 @@ import (
 // lease keys ("{" + name + "}:..."), Redisson's lock_* keys (fair queue and
 // deadlines, token counter, and the unlock channel, which the scripts name
 // among their KEYS), the read-write lock's channel (a KEY of its scripts
-// too), and the unlock latches.
-var aclKeys = []string{"~lock:*", "~{lock:*", "~redisson_lock_*", "~redisson_rwlock:*", "~redisson_unlock_latch:*"}
+// too), the unlock latches, and relock's own keys beside the fair locks'
+// queues (relock_lock_waiters, relock_rwlock_queue, relock_rwlock_timeout).
+var aclKeys = []string{"~lock:*", "~{lock:*", "~redisson_lock_*", "~redisson_rwlock:*", "~redisson_unlock_latch:*", "~relock_*"}
 
 // aclChannels are the channel patterns: the unlock channels, the fair
 // lock's per-waiter channels that extend them, and the read-write lock's.
@@ -45,7 +46,7 @@ var aclCommands = []string{
 	"pexpire", "pttl", "del",
 	"get", "set", "incr", "time", "publish",
 	"lindex", "llen", "lpos", "lpush", "rpush", "lpop", "lrange", "lrem",
-	"zadd", "zrem", "zscore",
+	"zadd", "zincrby", "zrange", "zrem", "zscore",
 	// Commands of the Go code: HoldCount, IsLocked, IsHeld, TTL,
 	// FencedMutex.Token (hget, exists, hexists, pttl, get), WithReplicaAck.
 	"wait",

@@ -65,16 +65,26 @@ func awaitQueue(t *testing.T, rdb *redis.Client, name string, want ...string) {
 	})
 }
 
-// assertNoFairKeys fails unless the lock, its queue and its deadlines are
-// all gone from Redis.
+// assertNoFairKeys fails unless the lock, its queue, its deadlines and its
+// relock waiters are all gone from Redis.
 func assertNoFairKeys(t *testing.T, rdb *redis.Client, name string) {
 	t.Helper()
-	n, err := rdb.Exists(context.Background(), name, keys.Queue(name), keys.Timeout(name)).Result()
+	n, err := rdb.Exists(context.Background(), name, keys.Queue(name), keys.Timeout(name), keys.FairWaiters(name)).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n != 0 {
 		t.Errorf("%q: %d of lock, queue and deadlines left in Redis", name, n)
+	}
+}
+
+// asRedissonWaiter makes the queued owner look like a Redisson waiter: not
+// in relock's waiters hash, so a release wakes it instead of granting it
+// the lock, and does not check that it listens.
+func asRedissonWaiter(t *testing.T, rdb *redis.Client, name, owner string) {
+	t.Helper()
+	if err := rdb.HDel(context.Background(), keys.FairWaiters(name), owner).Err(); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -117,6 +117,7 @@ func TestFairMutexNoBargingWhileHeadHasNotClaimed(t *testing.T) {
 	if a, err := stuck.Attempt(ctx, rdb, time.Second, 0); err != nil || a.Position != 0 {
 		t.Fatalf("stuck waiter: %+v %v", a, err)
 	}
+	asRedissonWaiter(t, rdb, name, "stuck:1")
 	mustUnlock(t, holder)
 	newcomer := c.NewFairMutex(name)
 	if ok, err := newcomer.TryLock(ctx, 0, 0); ok || err != nil {

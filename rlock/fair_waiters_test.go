@@ -121,6 +121,7 @@ func TestFairMutexNoBusyRetryWhileHeadHasNotClaimed(t *testing.T) {
 	if _, err := slow.Attempt(ctx, rdb, time.Second, 0); err != nil {
 		t.Fatal(err)
 	}
+	asRedissonWaiter(t, rdb, name, "slow-client:1")
 	later := float64(time.Now().Add(time.Minute).UnixMilli())
 	if err := rdb.ZAdd(ctx, keys.Timeout(name), redis.Z{Score: later, Member: "slow-client:1"}).Err(); err != nil {
 		t.Fatal(err)

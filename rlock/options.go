@@ -13,10 +13,11 @@ import (
 const DefaultWatchdogTimeout = 30 * time.Second
 
 // DefaultFairWaitTimeout is the wait timeout of fair locks (see
-// WithFairWaitTimeout). Redisson's default is 5 minutes; relock's live
-// waiters refresh their deadlines, so a short one costs them nothing and
-// lets a dead waiter hold up the queue for seconds instead of minutes.
-const DefaultFairWaitTimeout = 10 * time.Second
+// WithFairWaitTimeout): Redisson's default (fairLockWaitTimeout), so that
+// Go and Java services sharing fair locks with their default settings keep
+// one queue order. A dead relock waiter costs the queue no more than the
+// lock's remaining lease, whatever the wait timeout: see FairMutex.
+const DefaultFairWaitTimeout = 5 * time.Minute
 
 // DefaultUnlockTimeout bounds the release request that Unlock still makes
 // after its ctx has ended (see WithUnlockTimeout).
@@ -109,13 +110,16 @@ func WithHealthCheck(d time.Duration) Option {
 }
 
 // WithFairWaitTimeout sets the wait timeout of fair locks (Redisson's
-// fairLockWaitTimeout): each place in a fair lock's queue is allowed d, and
-// a waiter that stops refreshing its deadline (its process died) is evicted
-// about d after it reaches the head. Live waiters refresh every d/3 and are
-// never evicted. Default DefaultFairWaitTimeout. When Redisson clients share
-// fair locks with this Client, give both the same value: each grant takes
-// the granting client's timeout off every waiter's deadline. d must be at
-// least 3ms.
+// fairLockWaitTimeout): each place in a fair lock's queue adds d to the
+// deadline of the waiter who takes it, as Redisson computes deadlines, and
+// every grant takes d off all of them. A Redisson waiter whose process died
+// is evicted when its deadline passes at the head (up to d plus the lease
+// it queued behind); a relock waiter that died is evicted as soon as its
+// turn comes and it does not listen. A live relock waiter at the head
+// refreshes its deadline at least every d/3 and is never evicted. Default
+// DefaultFairWaitTimeout. When Redisson clients share fair locks with this
+// Client, give both the same value (the defaults are the same). d must be
+// at least 3ms.
 func WithFairWaitTimeout(d time.Duration) Option {
 	return func(o *options) error {
 		if d < 3*time.Millisecond {

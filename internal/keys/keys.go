@@ -37,6 +37,11 @@ func Timeout(name string) string { return prefixName("redisson_lock_timeout", na
 // WaiterChannel is the fair lock channel on which owner alone is woken.
 func WaiterChannel(name, owner string) string { return Channel(name) + ":" + owner }
 
+// FairWaiters is relock's HASH beside a fair lock's queue: its relock
+// waiters (Redisson's are not in it), each with the lease a release grants
+// it the lock with, or "granted" until it claims the lock.
+func FairWaiters(name string) string { return prefixName("relock_lock_waiters", name) }
+
 // Token is the fenced lock's token counter.
 func Token(name string) string { return prefixName("redisson_lock_token", name) }
 
