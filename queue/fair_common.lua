@@ -64,29 +64,29 @@ local function mark_waiter(waiters, timeouts, owner, lease, now, wait)
   redis.call('pexpire', waiters, math.max(ttl, redis.call('pttl', waiters)))
 end
 
--- Gives the turn of the free lock to the head of the queue. A relock
--- waiter (marked in waiters with its lease) is granted the lock right
--- here: its field is written with one hold, its lease set, it leaves the
--- queue as the owner taking the lock would (Redisson's grant rule), it is
--- marked 'granted', and it is told on its own channel. It must be
--- listening: a relock waiter nobody hears (its process died) is evicted,
--- and the next one gets the turn. A Redisson waiter is woken with message
--- on its channel and takes the lock with its own script. Returns the owner
--- granted the lock, if any.
+-- Gives the turn of the free lock to the head of the queue, telling it
+-- with message on its own channel. A waiter nobody listens to any more
+-- (its process died: every waiter, relock's or Redisson's, listens on its
+-- channel while it waits) is evicted, and the next one gets the turn. A
+-- relock waiter (marked in waiters with its lease) is granted the lock
+-- right here: its field is written with one hold, its lease set, it leaves
+-- the queue as an owner taking the lock would (Redisson's grant rule), and
+-- it is marked 'granted' until it claims the lock. A Redisson waiter takes
+-- the lock with its own script. Returns the owner granted the lock, if any.
 local function grant_next(lock, queue, timeouts, waiters, channel, message, publish, wait)
   while true do
     local head = redis.call('lindex', queue, 0)
     if not head then
       return nil
     end
+    local heard = redis.call(publish, channel .. ':' .. head, message) > 0
     local lease = redis.call('hget', waiters, head)
-    if not lease or lease == 'granted' then
-      redis.call(publish, channel .. ':' .. head, message)
+    if heard and (not lease or lease == 'granted') then
       return nil
     end
     redis.call('lpop', queue)
     redis.call('zrem', timeouts, head)
-    if redis.call(publish, channel .. ':' .. head, message) > 0 then
+    if heard then
       shift_all(timeouts, wait)
       redis.call('hset', lock, head, 1)
       redis.call('pexpire', lock, lease)

@@ -78,12 +78,18 @@ func assertNoFairKeys(t *testing.T, rdb *redis.Client, name string) {
 	}
 }
 
-// asRedissonWaiter makes the queued owner look like a Redisson waiter: not
-// in relock's waiters hash, so a release wakes it instead of granting it
-// the lock, and does not check that it listens.
+// asRedissonWaiter makes the queued owner look like a live Redisson
+// waiter: not in relock's waiters hash, so a release wakes it instead of
+// granting it the lock, and listening on its channel until the test ends.
 func asRedissonWaiter(t *testing.T, rdb *redis.Client, name, owner string) {
 	t.Helper()
-	if err := rdb.HDel(context.Background(), keys.FairWaiters(name), owner).Err(); err != nil {
+	ctx := context.Background()
+	if err := rdb.HDel(ctx, keys.FairWaiters(name), owner).Err(); err != nil {
+		t.Fatal(err)
+	}
+	sub := rdb.Subscribe(ctx, keys.WaiterChannel(name, owner))
+	t.Cleanup(func() { _ = sub.Close() })
+	if _, err := sub.Receive(ctx); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,0 +1,197 @@
+package rlock
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/queue"
+)
+
+// A release grants the lock to a relock head inside the release script: by
+// the time Unlock returns, the waiter's field is written and nobody can
+// take the free lock in between; the waiter then returns holding it once.
+func TestFairMutexGrantsInTheRelease(t *testing.T) {
+	c, rdb := fairClient(t)
+	ctx := ctxT(t)
+	const name = "fair-grant"
+	holder, waiter := c.NewFairMutex(name), c.NewFairMutex(name)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := lockAsync(ctx, waiter)
+	awaitQueue(t, rdb, name, waiter.Owner())
+	mustUnlock(t, holder)
+	if n := rdb.HGet(ctx, name, waiter.Owner()).Val(); n != "1" {
+		t.Fatalf("after Unlock the waiter's field is %q, want 1: not granted in the release", n)
+	}
+	if ok, err := c.NewFairMutex(name).TryLock(ctx, 0, 0); ok || err != nil {
+		t.Fatalf("a newcomer took a granted lock: %v %v", ok, err)
+	}
+	awaitLock(t, got, 5*time.Second)
+	if n, err := waiter.HoldCount(ctx); n != 1 || err != nil {
+		t.Fatalf("HoldCount after the grant = %d, %v; want 1", n, err)
+	}
+	mustUnlock(t, waiter)
+	assertNoFairKeys(t, rdb, name)
+}
+
+// A waiter granted the lock after it gave up (its grant and its leaving
+// crossed) gives the lock back when it leaves: the next waiter gets it.
+func TestFairMutexGrantAfterGivingUpIsReturned(t *testing.T) {
+	c, rdb := fairClient(t)
+	ctx := ctxT(t)
+	const name = "fair-late-grant"
+	holder := c.NewFairMutex(name)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	q := queue.New(rdb, name, DefaultFairWaitTimeout, publishCmd)
+	quitter := q.Waiter("quitter:1")
+	// The quitter listens, so the release grants it the lock.
+	sub := rdb.Subscribe(ctx, q.Channel("quitter:1"))
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := quitter.Attempt(ctx, rdb, time.Minute, 0); err != nil || a.Position != 0 {
+		t.Fatalf("quitter: %+v %v", a, err)
+	}
+	next := c.NewFairMutex(name)
+	got := lockAsync(ctx, next)
+	awaitQueue(t, rdb, name, "quitter:1", next.Owner())
+	mustUnlock(t, holder)
+	if n := rdb.HGet(ctx, name, "quitter:1").Val(); n != "1" {
+		t.Fatalf("quitter's field = %q, want the grant", n)
+	}
+	if err := quitter.Leave(ctx); err != nil {
+		t.Fatal(err)
+	}
+	awaitLock(t, got, 5*time.Second)
+	if rdb.HExists(ctx, name, "quitter:1").Val() {
+		t.Fatal("the grant of a waiter that left is still held")
+	}
+	mustUnlock(t, next)
+	assertNoFairKeys(t, rdb, name)
+}
+
+// Holders that die one after another (fixed leases, never unlocked) cost
+// each waiter about one lease each, at any place in the queue: the second
+// waiter, not the head when it went to sleep, is not left sleeping a
+// heartbeat.
+func TestFairMutexDyingHoldersDoNotStallTheQueue(t *testing.T) {
+	const lease = 400 * time.Millisecond
+	c, rdb := fairClient(t)
+	waiters, _ := fairClient(t)
+	ctx := ctxT(t)
+	const name = "fair-dying"
+	if err := c.NewFairMutex(name).LockWithLease(ctx, lease); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	first, second := waiters.NewFairMutex(name), waiters.NewFairMutex(name)
+	results := make(chan time.Time, 2)
+	for _, f := range []*FairMutex{first, second} {
+		go func() {
+			// Each holds with a fixed lease and never unlocks: it dies.
+			if err := f.LockWithLease(ctx, lease); err != nil {
+				t.Error(err)
+			}
+			results <- time.Now()
+		}()
+		awaitQueue(t, rdb, name, append(queueOf(t, rdb, name), f.Owner())...)
+	}
+	for i := 1; i <= 2; i++ {
+		select {
+		case at := <-results:
+			// i leases in a row, plus slack for a loaded machine.
+			if d := at.Sub(start); d > time.Duration(i)*lease+time.Second {
+				t.Fatalf("grant %d came %v after the first holder locked, %d leases of %v", i, d, i, lease)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("grant %d never came", i)
+		}
+	}
+}
+
+// Deadlines are Redisson's: the first waiter's is the lock's TTL plus the
+// wait timeout from now, each next one's the previous one's plus the wait
+// timeout, and a grant takes the wait timeout off every one left.
+func TestFairMutexDeadlinesAreRedissons(t *testing.T) {
+	const wait = 20 * time.Second
+	c, rdb := fairClient(t, WithFairWaitTimeout(wait), WithWatchdogTimeout(time.Minute))
+	ctx := ctxT(t)
+	const name = "fair-deadlines"
+	holder := c.NewFairMutex(name)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var ws []*FairMutex
+	var gots []<-chan lockResult
+	for range 3 {
+		w := c.NewFairMutex(name)
+		ws = append(ws, w)
+		gots = append(gots, lockAsync(ctx, w))
+		awaitQueue(t, rdb, name, append(queueOf(t, rdb, name), w.Owner())...)
+	}
+	d := make([]float64, 3)
+	for i, w := range ws {
+		d[i], _ = deadlineOf(t, rdb, name, w.Owner())
+	}
+	now := float64(time.Now().UnixMilli())
+	ms := float64(wait.Milliseconds())
+	if first := d[0] - now; math.Abs(first-(time.Minute+wait).Seconds()*1000) > 2000 {
+		t.Errorf("first deadline %v ms away, want about the lock's TTL (1m) plus the wait (20s)", first)
+	}
+	for i := 1; i < 3; i++ {
+		if d[i]-d[i-1] != ms {
+			t.Errorf("deadline %d is %v ms after the one before, want %v", i, d[i]-d[i-1], ms)
+		}
+	}
+	mustUnlock(t, holder)
+	awaitLock(t, gots[0], 5*time.Second)
+	for i := 1; i < 3; i++ {
+		if after, _ := deadlineOf(t, rdb, name, ws[i].Owner()); after != d[i]-ms {
+			t.Errorf("deadline %d after a grant: %v, want %v", i, after, d[i]-ms)
+		}
+	}
+	for i := range ws {
+		mustUnlock(t, ws[i])
+		if i+1 < len(gots) {
+			awaitLock(t, gots[i+1], 5*time.Second)
+		}
+	}
+	assertNoFairKeys(t, rdb, name)
+}
+
+// A relock waiter whose process died is evicted when its turn comes: the
+// waiter behind it gets the lock at once, not a wait timeout later.
+func TestFairMutexDeadWaiterEvictedOnItsTurn(t *testing.T) {
+	c, rdb := fairClient(t)
+	ctx := ctxT(t)
+	const name = "fair-dead-turn"
+	holder := c.NewFairMutex(name)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Queued by a relock client that died: nobody listens on its channel.
+	dead := queue.New(rdb, name, DefaultFairWaitTimeout, publishCmd).Waiter("dead:1")
+	if _, err := dead.Attempt(ctx, rdb, time.Minute, 0); err != nil {
+		t.Fatal(err)
+	}
+	live := c.NewFairMutex(name)
+	got := lockAsync(ctx, live)
+	awaitQueue(t, rdb, name, "dead:1", live.Owner())
+	released := time.Now()
+	mustUnlock(t, holder)
+	// The 5-minute wait timeout is not waited for.
+	if d := awaitLock(t, got, 5*time.Second).Sub(released); d > time.Second {
+		t.Errorf("the live waiter got the lock %v after the release", d)
+	}
+	if rdb.HExists(ctx, keys.FairWaiters(name), "dead:1").Val() {
+		t.Error("the dead waiter is still marked")
+	}
+	mustUnlock(t, live)
+	assertNoFairKeys(t, rdb, name)
+}
