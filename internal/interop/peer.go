@@ -15,6 +15,7 @@ import (
 
 // Peer is a running Redisson test peer.
 type Peer struct {
+	cmd    *exec.Cmd
 	args   []string
 	stdin  io.WriteCloser
 	events chan Event // its JSON lines; closed when its stdout ends
@@ -104,7 +105,7 @@ func Start(tb testing.TB, args ...string) *Peer {
 	if err := cmd.Start(); err != nil {
 		unavailable(tb, "cannot run java: "+err.Error())
 	}
-	p := &Peer{args: args, stdin: stdin, events: make(chan Event, 64)}
+	p := &Peer{cmd: cmd, args: args, stdin: stdin, events: make(chan Event, 64)}
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
@@ -162,6 +163,15 @@ func (p *Peer) Await(tb testing.TB, name string, d time.Duration) Event {
 func (p *Peer) Go(tb testing.TB) {
 	tb.Helper()
 	if _, err := io.WriteString(p.stdin, "\n"); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// Kill kills the peer's process at once, as a crash would: its
+// connections close, and nothing it holds or waits for is given up.
+func (p *Peer) Kill(tb testing.TB) {
+	tb.Helper()
+	if err := p.cmd.Process.Kill(); err != nil {
 		tb.Fatal(err)
 	}
 }
