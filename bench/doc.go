@@ -8,7 +8,9 @@
 //	go test -run '^$' -bench . -benchmem
 //
 // The comparison of strategies under contention is the relock-bench
-// command (cmd/relock-bench, `make bench`). Both start their own
+// command (cmd/relock-bench, `make bench`); its scenarios are uncontended,
+// contention, readwrite (90% reads on one hot lock, RWMutex against
+// Mutex), many, watchdog and cluster. Both start their own
 // redis-server on a free loopback port (with the main module's
 // internal/redistest) unless REDIS_ADDR names one; relock-bench's cluster
 // scenario likewise starts a 3-master Redis Cluster unless

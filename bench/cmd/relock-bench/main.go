@@ -1,11 +1,13 @@
 // Command relock-bench compares relock's pub/sub waiting with spinning,
 // fair mode and the Go peers (redsync, redislock) on one Redis server, in
-// one run: uncontended latency, one hot lock under contention, many locks
-// with waiters, and the watchdog renewing many locks. The cluster scenario
-// then runs many contended locks on a Redis Cluster with classic and with
-// sharded pub/sub, and counts the release messages each master handles. It
-// prints a table and a check of the performance targets, and writes
-// results.json, the table and PNG/SVG plots into -out.
+// one run. Its scenarios (-scenarios) are uncontended (latency on a free
+// lock), contention (one hot lock), readwrite (90% reads and 10% writes on
+// one hot lock, with RWMutex and then with Mutex, and the ratio of their
+// throughputs), many (many locks with waiters) and watchdog (renewing many
+// held locks); cluster then runs many contended locks on a Redis Cluster
+// with classic and with sharded pub/sub, and counts the release messages
+// each master handles. It prints a table and a check of the performance
+// targets, and writes results.json, the table and PNG/SVG plots into -out.
 //
 // It starts its own redis-server on a free loopback port unless REDIS_ADDR
 // names a server (which must be one it may write bench:* keys to), and for
@@ -15,6 +17,7 @@
 //	go run ./cmd/relock-bench            # default run, under 3 minutes
 //	go run ./cmd/relock-bench -quick     # smoke run, about 25 seconds
 //	go run ./cmd/relock-bench -scenarios contention -strategies relock,redsync -goroutines 64
+//	go run ./cmd/relock-bench -scenarios readwrite -readwrite-goroutines 16,64
 package main
 
 import (
@@ -79,8 +82,16 @@ type config struct {
 	wdLocks     int
 	wdTimeout   time.Duration
 	wdPeriods   int
+	rw          readWriteConfig
 	cluster     clusterConfig
 	out         string
+}
+
+// readWriteConfig is the readwrite scenario's settings; it shares -clients,
+// -hold, -duration and -warmup with the contention scenario.
+type readWriteConfig struct {
+	goroutines []int
+	readShare  float64
 }
 
 // clusterConfig is the cluster scenario's settings.
@@ -92,11 +103,11 @@ type clusterConfig struct {
 }
 
 // scenarioNames lists the scenarios in the order they run.
-var scenarioNames = []string{"uncontended", "contention", "many", "watchdog", "cluster"}
+var scenarioNames = []string{"uncontended", "contention", "readwrite", "many", "watchdog", "cluster"}
 
 func parseFlags(args []string) (config, error) {
 	fs := flag.NewFlagSet("relock-bench", flag.ContinueOnError)
-	quick := fs.Bool("quick", false, "smoke run of about 25 s: G=8,64, short runs, 1 000 locks, 100 cluster locks (explicit flags still win)")
+	quick := fs.Bool("quick", false, "smoke run of about 25 s: G=8,64, readwrite G=64, short runs, 1 000 locks, 100 cluster locks (explicit flags still win)")
 	scenarios := fs.String("scenarios", strings.Join(scenarioNames, ","), "scenarios to run: "+strings.Join(scenarioNames, ","))
 	strategies := fs.String("strategies", strings.Join(strategy.Names(strategy.All()), ","), "strategies of the uncontended and contention scenarios")
 	many := fs.String("many-strategies", "relock", "strategies of the many-locks scenario, e.g. relock,relock-fair (fair and polling ones load Redis heavily there and take minutes at 10 000 locks)")
@@ -106,6 +117,8 @@ func parseFlags(args []string) (config, error) {
 	duration := fs.Duration("duration", 2500*time.Millisecond, "measured time of each contention run")
 	warmup := fs.Duration("warmup", 250*time.Millisecond, "unmeasured start of each contention run")
 	uncontended := fs.Duration("uncontended", 400*time.Millisecond, "time of each uncontended run")
+	rwGoroutines := fs.String("readwrite-goroutines", "16,64", "goroutine counts G of the readwrite scenario (each runs RWMutex, then Mutex, for -duration)")
+	rwReads := fs.Float64("readwrite-reads", 0.9, "share of reads in the readwrite scenario's operations, 0 to 1")
 	locks := fs.Int("locks", 10000, "locks of the many-locks scenario")
 	waiters := fs.Int("waiters", 3, "waiters per lock in the many-locks scenario")
 	idle := fs.Duration("idle", 2*time.Second, "how long the many-locks waiters are watched")
@@ -123,7 +136,7 @@ func parseFlags(args []string) (config, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *quick {
-		for name, v := range map[string]string{"goroutines": "8,64", "duration": "700ms", "warmup": "150ms", "uncontended": "200ms",
+		for name, v := range map[string]string{"goroutines": "8,64", "readwrite-goroutines": "64", "duration": "700ms", "warmup": "150ms", "uncontended": "200ms",
 			"locks": "1000", "idle": "500ms", "cluster-locks": "100", "watchdog-locks": "1000", "watchdog-timeout": "1500ms", "watchdog-periods": "2"} {
 			if !set[name] {
 				if err := fs.Set(name, v); err != nil {
@@ -137,6 +150,7 @@ func parseFlags(args []string) (config, error) {
 		scenarios: map[string]bool{}, clients: *clients, hold: *hold, duration: *duration, warmup: *warmup,
 		uncontended: *uncontended, locks: *locks, waiters: *waiters, idle: *idle,
 		wdLocks: *wdLocks, wdTimeout: *wdTimeout, wdPeriods: *wdPeriods, out: *out,
+		rw:      readWriteConfig{readShare: *rwReads},
 		cluster: clusterConfig{masters: *clMasters, locks: *clLocks, waiters: *clWaiters, hold: *clHold},
 	}
 	for _, s := range split(*scenarios) {
@@ -153,12 +167,15 @@ func parseFlags(args []string) (config, error) {
 	// library has it) is skipped rather than refused.
 	found, _ := strategy.ByName(split(*many))
 	c.manyNames = strategy.Names(found)
-	for _, g := range split(*goroutines) {
-		n, err := strconv.Atoi(g)
-		if err != nil || n < 1 {
-			return c, fmt.Errorf("-goroutines: bad count %q", g)
-		}
-		c.goroutines = append(c.goroutines, n)
+	var err error
+	if c.goroutines, err = counts("goroutines", *goroutines); err != nil {
+		return c, err
+	}
+	if c.rw.goroutines, err = counts("readwrite-goroutines", *rwGoroutines); err != nil {
+		return c, err
+	}
+	if c.rw.readShare < 0 || c.rw.readShare > 1 {
+		return c, fmt.Errorf("-readwrite-reads: %v is not between 0 and 1", c.rw.readShare)
 	}
 	if c.clients < 1 || c.locks < 1 || c.waiters < 0 || c.wdLocks < 1 || c.wdPeriods < 1 {
 		return c, fmt.Errorf("-clients, -locks, -watchdog-locks and -watchdog-periods must be positive")
@@ -167,6 +184,19 @@ func parseFlags(args []string) (config, error) {
 		return c, fmt.Errorf("-cluster-masters, -cluster-locks and -cluster-waiters must be positive")
 	}
 	return c, nil
+}
+
+// counts parses the comma-separated goroutine counts of flag name.
+func counts(name, s string) ([]int, error) {
+	var ns []int
+	for _, g := range split(s) {
+		n, err := strconv.Atoi(g)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-%s: bad count %q", name, g)
+		}
+		ns = append(ns, n)
+	}
+	return ns, nil
 }
 
 func split(s string) []string {

@@ -26,7 +26,7 @@ func TestTinyRunEndToEnd(t *testing.T) {
 	cfg, err := parseFlags([]string{
 		"-strategies", "relock,relock-fair,spin-const-1ms,redsync-5ms,redislock-1ms",
 		"-many-strategies", "relock,relock-fair",
-		"-goroutines", "6", "-clients", "3", "-duration", "400ms", "-warmup", "50ms", "-uncontended", "30ms",
+		"-goroutines", "6", "-readwrite-goroutines", "6", "-clients", "3", "-duration", "400ms", "-warmup", "50ms", "-uncontended", "30ms",
 		"-locks", "40", "-waiters", "2", "-idle", "100ms",
 		"-watchdog-locks", "40", "-watchdog-timeout", "600ms", "-watchdog-periods", "1",
 		"-cluster-locks", "12", "-cluster-waiters", "2",
@@ -51,6 +51,16 @@ func TestTinyRunEndToEnd(t *testing.T) {
 	for _, x := range rep.Contention {
 		if x.Violations != 0 || x.Errors != 0 || x.Acquisitions == 0 {
 			t.Errorf("%s: %d violations, %d errors (%s), %d acquisitions; want 0, 0, > 0", x.Strategy, x.Violations, x.Errors, x.FirstError, x.Acquisitions)
+		}
+	}
+	if got, want := len(rep.ReadWrite), 1; got != want {
+		t.Fatalf("%d readwrite results, want %d", got, want)
+	}
+	for _, x := range rep.ReadWrite {
+		for _, k := range []harness.ReadWriteKind{x.RWMutex, x.Mutex} {
+			if k.Violations != 0 || k.Errors != 0 || k.Reads == 0 || k.Writes == 0 {
+				t.Errorf("readwrite %s: %d violations, %d errors (%s), %d reads, %d writes; want 0, 0, > 0, > 0", k.Lock, k.Violations, k.Errors, k.FirstError, k.Reads, k.Writes)
+			}
 		}
 	}
 	for _, m := range rep.ManyLocks {
@@ -83,8 +93,8 @@ func TestTinyRunEndToEnd(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatalf("results.json: %v", err)
 	}
-	if len(back.Contention) != len(rep.Contention) || len(back.Targets) == 0 {
-		t.Errorf("results.json holds %d contention results and %d targets", len(back.Contention), len(back.Targets))
+	if len(back.Contention) != len(rep.Contention) || len(back.ReadWrite) != len(rep.ReadWrite) || len(back.Targets) == 0 {
+		t.Errorf("results.json holds %d contention results, %d readwrite results and %d targets", len(back.Contention), len(back.ReadWrite), len(back.Targets))
 	}
 	for _, f := range []string{"results.txt", "contention.png", "contention.svg", "cluster.png", "cluster.svg"} {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {

@@ -73,6 +73,19 @@ func (c config) bench(ctx context.Context, addr string, progress io.Writer) (*re
 			}
 		}
 	}
+	if c.scenarios["readwrite"] {
+		for _, g := range c.rw.goroutines {
+			show("readwrite    RWMutex, Mutex   G=%-3d K=%d, %.0f%% reads", g, min(g, c.clients), 100*c.rw.readShare)
+			x, err := harness.ReadWrite{
+				Addr: addr, Goroutines: g, Clients: c.clients, Hold: c.hold, ReadShare: c.rw.readShare,
+				Warmup: c.warmup, Duration: c.duration,
+			}.Run(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("readwrite G=%d: %w", g, err)
+			}
+			rep.ReadWrite = append(rep.ReadWrite, x)
+		}
+	}
 	if c.scenarios["many"] {
 		rep.Config.ManyLocks, rep.Config.ManyWaiters = c.locks, c.waiters
 		many, _ := strategy.ByName(c.manyNames)
@@ -113,6 +126,9 @@ func (c config) steps() int {
 	}
 	if c.scenarios["contention"] {
 		n += len(c.strategies) * len(c.goroutines)
+	}
+	if c.scenarios["readwrite"] {
+		n += len(c.rw.goroutines)
 	}
 	if c.scenarios["many"] {
 		n += len(c.manyNames)

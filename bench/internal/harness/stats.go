@@ -1,6 +1,7 @@
 // Package harness runs the benchmark scenarios: uncontended latency, one
-// hot lock under contention, many locks with waiters, and the watchdog
-// renewing many locks. Each scenario returns a result struct that the
+// hot lock under contention, a read-mostly workload on one hot lock with
+// RWMutex and with Mutex, many locks with waiters, the watchdog renewing
+// many locks, and many locks on a Redis Cluster. Each scenario returns a result struct that the
 // report package prints, plots and writes as JSON.
 package harness
 

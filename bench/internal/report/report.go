@@ -48,6 +48,7 @@ type Report struct {
 	Ping        harness.Quantiles           `json:"ping"`
 	Uncontended []harness.UncontendedResult `json:"uncontended,omitempty"`
 	Contention  []harness.ContentionResult  `json:"contention,omitempty"`
+	ReadWrite   []harness.ReadWriteResult   `json:"readwrite,omitempty"`
 	ManyLocks   []harness.ManyLocksResult   `json:"many_locks,omitempty"`
 	Watchdog    *harness.WatchdogResult     `json:"watchdog,omitempty"`
 	Cluster     []harness.ClusterResult     `json:"cluster,omitempty"`

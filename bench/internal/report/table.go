@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/relock-go/relock/bench/internal/harness"
 )
 
 // WriteTable prints the run's results as plain-text tables.
@@ -56,6 +58,10 @@ func (r *Report) WriteTable(w io.Writer) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
+	}
+
+	if err := r.writeReadWrite(w); err != nil {
+		return err
 	}
 
 	if len(r.ManyLocks) > 0 {
@@ -136,4 +142,34 @@ func (r *Report) writeCluster(w io.Writer) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// writeReadWrite prints the readwrite scenario: per goroutine count, one
+// line for RWMutex and one for Mutex, then their throughput ratio.
+func (r *Report) writeReadWrite(w io.Writer) error {
+	if len(r.ReadWrite) == 0 {
+		return nil
+	}
+	x0 := r.ReadWrite[0]
+	fmt.Fprintf(w, "\nOne hot read-write lock: %.0f%% reads, %.0f%% writes, hold %.0f ms, goroutines G over K=%d Clients, next operation right after release, %.1f s per run\n",
+		100*x0.ReadShare, 100*(1-x0.ReadShare), x0.HoldMs, x0.Clients, x0.Seconds)
+	fmt.Fprintf(w, "RWMutex: reads RLock, writes Lock; Mutex: every operation Lock; same goroutines and seeds. Waits in ms (cut = waits cut off by the end, included);\n")
+	fmt.Fprintf(w, "max rd = most reads inside at once\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "G\tlock\tops/s\treads/s\twrites/s\tread wait p50\tp99\twrite wait p50\tp99\tcut\tmax rd\tcli cmd/op\tviol\terr\t")
+	for _, x := range r.ReadWrite {
+		for _, k := range []harness.ReadWriteKind{x.RWMutex, x.Mutex} {
+			fmt.Fprintf(tw, "%d\t%s\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%d\t%d\t%.1f\t%d\t%d\t\n",
+				x.Goroutines, k.Lock, k.PerSecond, k.ReadsPerSecond, k.WritesPerSecond,
+				k.ReadWait.P50, k.ReadWait.P99, k.WriteWait.P50, k.WriteWait.P99,
+				k.WaitsCut, k.MaxReaders, k.ClientCmdsPer, k.Violations, k.Errors)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, x := range r.ReadWrite {
+		fmt.Fprintf(w, "G=%d: RWMutex / Mutex throughput: %.2f×\n", x.Goroutines, x.Speedup)
+	}
+	return nil
 }
