@@ -13,54 +13,74 @@
 //   - the deadlines, a ZSET redisson_lock_timeout:{n}: owner id to the
 //     absolute time (ms) after which a waiter counts as dead;
 //   - one channel per waiter, redisson_lock__channel:{n}:<owner id>, on which
-//     that waiter alone is woken with the unlock message "0".
+//     that waiter alone is told its turn with the unlock message "0";
 //
-// # Who wakes whom
+// and, relock's own, a HASH relock_lock_waiters:{n} of the relock waiters
+// in the queue: owner id to the lease a release grants it the lock with,
+// or "granted" until it claims the lock. Redisson's waiters are not in it.
+//
+// # Whose turn, and how it is told
 //
 // An owner may take the lock only when it is free and nobody waits, or it
 // is the head (TryAcquire, and every attempt of a Waiter): a newcomer never
-// gets ahead of the queue, not even with a single attempt. Release wakes the
-// head only, on its own channel. A waiter subscribes to its channel (and the
-// server confirms) before its first queueing attempt, so a release that
-// lands right after it joins still wakes it.
+// gets ahead of the queue, not even with a single attempt. When the lock
+// becomes free (a last release, a force-release, the head leaving, or an
+// attempt that finds an expired lock with someone else at the head), the
+// turn passes to the head in the same script: a message on its channel,
+// and
 //
-// The head sleeps at most the lock's remaining TTL: a lock that expires
-// without Unlock (its holder died) announces nothing, so the head wakes by
-// itself when the lease runs out and takes the lock. Waiters behind the head
-// are never woken by releases; they sleep a heartbeat (a third of the wait
-// timeout) between attempts, so a free lock that the head has not claimed
-// yet costs them nothing. A script that evicts a stale head from a free
-// lock wakes the new head, which inherited the turn.
+//   - a relock head is granted the lock at once: its field is written, its
+//     lease set, it leaves the queue (the grant rule below), and it is
+//     marked "granted". Its next attempt claims the lock (one hold). The
+//     lock is never free between two holders, so nobody can barge. If it
+//     gave up meanwhile, its leaving gives the lock back and passes the
+//     turn on;
+//   - a Redisson head takes the lock with its own acquire script;
+//   - a head nobody listens to (PUBLISH reaches no subscriber) is dead:
+//     every waiter, relock's or Redisson's, listens on its channel while it
+//     waits. It is evicted, and the turn passes to the next.
 //
-// # Deadlines, dead and live waiters
+// A waiter subscribes to its channel (and the server confirms) before its
+// first queueing attempt, so a turn that comes right after it joins still
+// reaches it. A waiter sleeps at most the lock's remaining TTL while the
+// lock is held, since an expiry announces nothing: the head then takes the
+// lock, and a waiter behind a dead head finds the lock expired and passes
+// the turn on. While the lock is free and a live Redisson head has not
+// claimed it yet, the waiters behind sleep a heartbeat (a third of the wait
+// timeout): no tight loop.
 //
-// Every acquire attempt, release and force-release first evicts waiters
-// from the head whose deadline has passed (Redisson's rule). Each attempt of a live waiter sets its own
-// deadline to now + (position + 1) * wait timeout, and it attempts at least
-// every heartbeat, so its deadline stays ahead of the clock: a live waiter
-// is never evicted however long it waits. A grant, and a waiter giving up,
-// take one wait timeout off the deadlines of those who move up a place,
-// which keeps that bound. A waiter whose process died stops refreshing and
-// is evicted at most about one wait timeout after it reaches the head; the
-// next live waiter's heartbeat evicts it and, the lock being free, claims
-// the lock or wakes the new head. Should a live waiter find itself evicted
-// anyway (a pause longer than the wait timeout, or a Redisson client that
-// subtracts a larger wait timeout than ours), it was the head when it was
-// evicted, and it goes back to the head. Several waiters evicted at once
-// go back in the order of their next attempts, which need not be their
-// order of arrival: strict FIFO needs every client of a lock to use the
-// same wait timeout.
+// # Deadlines
 //
-// A waiter that gives up leaves in one script: it is removed from both
+// Deadlines are Redisson's, so that Go and Java waiters in one queue are
+// treated alike by both clients' scripts. A newcomer's deadline is the
+// last waiter's deadline (with nobody queued: now plus the lock's PTTL)
+// plus the wait timeout, so deadlines grow in queue order; every grant
+// takes one wait timeout off all of them, and a waiter giving up takes one
+// off those behind it. Every script first evicts waiters from the head
+// whose deadline has passed (Redisson's rule). A live relock waiter at the
+// head refreshes its deadline on each attempt when it is less than a wait
+// timeout away, and moves every deadline behind it by as much, so the order
+// holds: it is never evicted however long it waits. Should a live waiter
+// find itself evicted anyway (a pause longer than the wait timeout), it was
+// the head, and it goes back to the head.
+//
+// What a dead waiter costs the queue: a relock or Redisson waiter that died
+// is evicted as soon as a relock script gives it its turn, so it costs
+// nothing beyond the lease of the holder before it. When only Redisson
+// clients run the scripts, a dead waiter (relock's or Redisson's) holds up
+// the queue until its deadline, as in Redisson.
+//
+// A waiter that gives up leaves in one script: it is removed from the
 // keys, the deadlines behind it move up, and if it was the head of a free
-// lock the new head is woken in its place, so no wake-up is lost with it.
+// lock the turn passes on, so no turn is lost with it.
 //
 // # Compatibility
 //
 // Redisson fair waiters and relock waiters can share a queue: they are
 // served in arrival order, each on its own channel. Redisson computes
-// deadlines from its client clock and its own fairLockWaitTimeout; give
-// relock the same wait timeout when the two share a lock. relock reads the
+// deadlines from its client clock and its own fairLockWaitTimeout (5
+// minutes by default, relock's default too); give relock the same wait
+// timeout when the two share a lock. relock reads the
 // server's clock (TIME) in its scripts, and needs Redis 6.0.6 or later
 // (LPOS).
 //

@@ -22,13 +22,17 @@ import (
 // turns waiting in it, and when the one in line gives up, the place is
 // given up and the next of them queues anew.
 //
-// Each waiter is woken on its own channel, and Unlock wakes the next owner
-// only; a lock that expires without Unlock (its holder died) passes to the
-// next owner within its remaining lease. A waiter that gives up (its wait
-// elapsed, its ctx ended) leaves the queue at once, and one whose process
-// died is evicted about the fair wait timeout (WithFairWaitTimeout) after
-// reaching the head of the queue; a live waiter is never evicted. See
-// package queue for the protocol.
+// Each waiter is told its turn on its own channel. Unlock grants the lock
+// to the next owner in line inside the release script when it is a relock
+// owner (the lock is never free between them, so nobody barges), or wakes
+// it when it is a Redisson client; a lock that expires without Unlock (its
+// holder died) passes to the next owner within its remaining lease. A
+// waiter that gives up (its wait elapsed, its ctx ended) leaves the queue
+// at once, handing on a grant that came too late; one whose process died
+// (Go or Java) is evicted when its turn comes and nobody listens on its
+// channel. A live waiter is never evicted. Deadlines in the queue are
+// Redisson's (WithFairWaitTimeout), so Go and Java waiters keep one order.
+// See package queue for the protocol.
 //
 // A name should be locked in one mode only. A Mutex and a FairMutex on the
 // same name still exclude each other, and neither corrupts the other's
