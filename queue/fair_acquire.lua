@@ -27,8 +27,9 @@
 --
 -- Deadlines are Redisson's: a newcomer's is the last waiter's deadline
 -- (or, with nobody queued, now plus the lock's PTTL) plus the wait
--- timeout, and every grant takes a wait timeout off all of them, so they
--- grow in queue order whichever client queued. Only the head refreshes
+-- timeout, and every grant takes a wait timeout off all of them (while a
+-- Redisson waiter is queued: shift_all), so they grow in queue order
+-- whichever client queued. Only the head refreshes
 -- its own: when its deadline is less than a wait timeout away, it moves
 -- to now + wait timeout, and every deadline behind it moves as much, so
 -- the order holds. A re-entry does not count when the hold count already
@@ -56,7 +57,7 @@ if redis.call('exists', lock) == 0 then
     if head then
       redis.call('lpop', queue)
       redis.call('zrem', timeouts, owner)
-      shift_all(timeouts, wait)
+      shift_all(timeouts, wait, queue, waiters)
     end
     redis.call('hdel', waiters, owner)
     redis.call('hset', lock, owner, 1)

@@ -44,8 +44,28 @@ local function move_up(timeouts, list, wait)
 end
 
 -- Redisson's grant rule: when an owner takes the lock from the head of the
--- queue, every deadline left moves one wait timeout earlier.
-local function shift_all(timeouts, wait)
+-- queue, every deadline left moves one wait timeout earlier. It matters to
+-- Redisson waiters only (relock waiters are found dead by their silence,
+-- and the head refreshes its own deadline), so while every waiter queued
+-- is a relock waiter, the deadlines stay as they are: a grant then costs
+-- a few commands, not one per waiter.
+local function shift_all(timeouts, wait, queue, waiters)
+  local ids = redis.call('lrange', queue, 0, -1)
+  local redisson = false
+  for i = 1, #ids, 500 do
+    local marks = redis.call('hmget', waiters, unpack(ids, i, math.min(i + 499, #ids)))
+    for j = 1, #marks do
+      if not marks[j] then
+        redisson = true
+      end
+    end
+    if redisson then
+      break
+    end
+  end
+  if not redisson then
+    return
+  end
   for _, waiter in ipairs(redis.call('zrange', timeouts, 0, -1)) do
     redis.call('zincrby', timeouts, -wait, waiter)
   end
@@ -87,7 +107,7 @@ local function grant_next(lock, queue, timeouts, waiters, channel, message, publ
     redis.call('lpop', queue)
     redis.call('zrem', timeouts, head)
     if heard then
-      shift_all(timeouts, wait)
+      shift_all(timeouts, wait, queue, waiters)
       redis.call('hset', lock, head, 1)
       redis.call('pexpire', lock, lease)
       redis.call('hset', waiters, head, 'granted')

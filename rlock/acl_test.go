@@ -42,7 +42,7 @@ var aclCommands = []string{
 	// Scripts, with EVALSHA and, after the server lost its script cache, EVAL.
 	"evalsha", "eval",
 	// Commands the scripts run (scripts/*.lua, queue/*.lua).
-	"exists", "hexists", "hget", "hincrby", "hset", "hdel", "hlen", "hkeys",
+	"exists", "hexists", "hget", "hmget", "hincrby", "hset", "hdel", "hlen", "hkeys",
 	"pexpire", "pttl", "del",
 	"get", "set", "incr", "time", "publish",
 	"lindex", "llen", "lpos", "lpush", "rpush", "lpop", "lrange", "lrem",

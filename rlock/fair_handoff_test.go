@@ -117,7 +117,8 @@ func TestFairMutexDyingHoldersDoNotStallTheQueue(t *testing.T) {
 
 // Deadlines are Redisson's: the first waiter's is the lock's TTL plus the
 // wait timeout from now, each next one's the previous one's plus the wait
-// timeout, and a grant takes the wait timeout off every one left.
+// timeout, and while a Redisson waiter is queued, a grant takes the wait
+// timeout off every one left.
 func TestFairMutexDeadlinesAreRedissons(t *testing.T) {
 	const wait = 20 * time.Second
 	c, rdb := fairClient(t, WithFairWaitTimeout(wait), WithWatchdogTimeout(time.Minute))
@@ -129,15 +130,21 @@ func TestFairMutexDeadlinesAreRedissons(t *testing.T) {
 	}
 	var ws []*FairMutex
 	var gots []<-chan lockResult
-	for range 3 {
+	for range 2 {
 		w := c.NewFairMutex(name)
 		ws = append(ws, w)
 		gots = append(gots, lockAsync(ctx, w))
 		awaitQueue(t, rdb, name, append(queueOf(t, rdb, name), w.Owner())...)
 	}
+	java := queue.New(rdb, name, wait, publishCmd).Waiter("java:1")
+	if _, err := java.Attempt(ctx, rdb, time.Minute, 0); err != nil {
+		t.Fatal(err)
+	}
+	asRedissonWaiter(t, rdb, name, "java:1")
+	ids := []string{ws[0].Owner(), ws[1].Owner(), "java:1"}
 	d := make([]float64, 3)
-	for i, w := range ws {
-		d[i], _ = deadlineOf(t, rdb, name, w.Owner())
+	for i, id := range ids {
+		d[i], _ = deadlineOf(t, rdb, name, id)
 	}
 	now := float64(time.Now().UnixMilli())
 	ms := float64(wait.Milliseconds())
@@ -152,16 +159,16 @@ func TestFairMutexDeadlinesAreRedissons(t *testing.T) {
 	mustUnlock(t, holder)
 	awaitLock(t, gots[0], 5*time.Second)
 	for i := 1; i < 3; i++ {
-		if after, _ := deadlineOf(t, rdb, name, ws[i].Owner()); after != d[i]-ms {
+		if after, _ := deadlineOf(t, rdb, name, ids[i]); after != d[i]-ms {
 			t.Errorf("deadline %d after a grant: %v, want %v", i, after, d[i]-ms)
 		}
 	}
-	for i := range ws {
-		mustUnlock(t, ws[i])
-		if i+1 < len(gots) {
-			awaitLock(t, gots[i+1], 5*time.Second)
-		}
+	mustUnlock(t, ws[0])
+	awaitLock(t, gots[1], 5*time.Second)
+	if err := java.Leave(ctx); err != nil {
+		t.Fatal(err)
 	}
+	mustUnlock(t, ws[1])
 	assertNoFairKeys(t, rdb, name)
 }
 
