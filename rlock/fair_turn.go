@@ -33,8 +33,8 @@ type fairLine struct {
 	waiting chan struct{}
 
 	// linger is the confirmed subscription of this owner's last wait, kept
-	// for a heartbeat after it got the lock: an owner that locks again
-	// soon joins the line at once, without a first attempt and a new
+	// for lingerTime after it got the lock: an owner that locks again soon
+	// joins the line at once, without a first attempt and a new
 	// subscription. It is closed when its timer fires unused.
 	lingerMu    sync.Mutex
 	linger      sleeper
@@ -117,7 +117,7 @@ func (t *fairTurn) pause(out outcome) time.Duration {
 // done leaves the line unless the lock was taken (even when ctx has
 // ended; when Redis cannot be reached, the place is evicted later, as a
 // dead waiter's), keeps the subscription of a successful wait for a
-// heartbeat, and hands the waiting token on.
+// while (lingerTime), and hands the waiting token on.
 func (t *fairTurn) done(ctx context.Context, ok bool) {
 	if t.qw != nil && !ok {
 		_, _ = persist(t.o.c, ctx, func(ctx context.Context) (struct{}, error) {
@@ -160,8 +160,12 @@ func (l *fairLine) takeLinger() sleeper {
 	return s
 }
 
-// keepLinger keeps s, the subscription of a wait that got the lock, for a
-// heartbeat.
+// lingerTime is how long the subscription of a wait that got the lock is
+// kept for the owner's next wait: a heartbeat, at most a second.
+func (l *fairLine) lingerTime() time.Duration { return min(l.q.Heartbeat(), time.Second) }
+
+// keepLinger keeps s, the subscription of a wait that got the lock, for
+// lingerTime.
 func (l *fairLine) keepLinger(s sleeper) {
 	l.lingerMu.Lock()
 	defer l.lingerMu.Unlock()
@@ -171,13 +175,13 @@ func (l *fairLine) keepLinger(s sleeper) {
 	}
 	l.linger = s
 	if l.lingerTimer == nil {
-		l.lingerTimer = time.AfterFunc(l.q.Heartbeat(), l.dropLinger)
+		l.lingerTimer = time.AfterFunc(l.lingerTime(), l.dropLinger)
 	} else {
-		l.lingerTimer.Reset(l.q.Heartbeat())
+		l.lingerTimer.Reset(l.lingerTime())
 	}
 }
 
-// dropLinger closes the kept subscription, unused for a heartbeat.
+// dropLinger closes the kept subscription, unused for lingerTime.
 func (l *fairLine) dropLinger() {
 	if s := l.takeLinger(); s != nil {
 		s.close()
