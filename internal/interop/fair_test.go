@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -105,30 +104,10 @@ func TestFairOrderMixedWithDefaults(t *testing.T) {
 // exact and never had two owners inside.
 func TestFairExclusionMixed(t *testing.T) {
 	rdb, c := setup(t)
-	ctx := redistest.Context(t, 2*time.Minute)
-	const javaWorkers, goWorkers, iters = 2, 2, 20
-	java := Start(t, peerArgs("worker", "fair", "fair-counter", "--workers", strconv.Itoa(javaWorkers),
-		"--iters", strconv.Itoa(iters), "--counter", "counter", "--sleep", "1")...)
-	var wg sync.WaitGroup
-	for range goWorkers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f := c.NewFairMutex("fair-counter")
-			for range iters {
-				if err := Work(ctx, rdb, "counter", "go", f.Lock, f.Unlock); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	sum := java.Await(t, "summary", time.Minute)
-	if errs, _ := sum["errors"].([]any); len(errs) > 0 {
-		t.Fatalf("Java workers: %v", errs)
-	}
-	CheckCounter(t, rdb, "counter", (javaWorkers+goWorkers)*iters)
+	mixedWorkers(t, rdb, "fair", "fair-counter", func() (lock, unlock func(context.Context) error) {
+		f := c.NewFairMutex("fair-counter")
+		return f.Lock, f.Unlock
+	})
 }
 
 // A Java fair holder's unlock wakes a Go waiter, and a Go holder's unlock

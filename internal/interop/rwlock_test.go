@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"context"
 	"strconv"
 	"sync"
 	"testing"
@@ -134,18 +135,30 @@ func TestGoWriterExcludesAndWakesJavaReader(t *testing.T) {
 // worker protocol: it comes out exact and never had two writers inside.
 func TestJavaAndGoWritersExclude(t *testing.T) {
 	rdb, c := setup(t)
+	mixedWorkers(t, rdb, "rwwrite", "rw", func() (lock, unlock func(context.Context) error) {
+		rw := c.NewRWMutex("rw")
+		return rw.Lock, rw.Unlock
+	})
+}
+
+// mixedWorkers runs two Redisson workers of kind and two Go workers, each
+// twenty rounds of the worker protocol under the lock name (the Go side
+// taking and releasing it with what newLock returns), and checks that the
+// counter came out exact with never two workers inside.
+func mixedWorkers(t *testing.T, rdb *redis.Client, kind, name string, newLock func() (lock, unlock func(context.Context) error)) {
+	t.Helper()
 	ctx := redistest.Context(t, 2*time.Minute)
 	const javaWorkers, goWorkers, iters = 2, 2, 20
-	java := Start(t, peerArgs("worker", "rwwrite", "rw", "--workers", strconv.Itoa(javaWorkers),
+	java := Start(t, peerArgs("worker", kind, name, "--workers", strconv.Itoa(javaWorkers),
 		"--iters", strconv.Itoa(iters), "--counter", "counter", "--sleep", "1")...)
 	var wg sync.WaitGroup
 	for range goWorkers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rw := c.NewRWMutex("rw")
+			lock, unlock := newLock()
 			for range iters {
-				if err := Work(ctx, rdb, "counter", "go", rw.Lock, rw.Unlock); err != nil {
+				if err := Work(ctx, rdb, "counter", "go", lock, unlock); err != nil {
 					t.Error(err)
 					return
 				}
