@@ -120,24 +120,30 @@ end
 -- Wakes the waiters of a read-write lock's line whose turn has come,
 -- unless one is skip, each on its own channel channel .. ':' .. entry: a
 -- writer at the head when the lock is free; when it is free or read, the
--- readers at the head, up to the first writer, at most most of them (the
--- others follow as these take the lock). A writer's entry ends with
--- ':write'.
-local function wake_rw_head(lock, queue, channel, message, publish, skip, most)
+-- readers at the head, up to the first writer, looking at most most
+-- entries (the others follow as these take the lock). A waiter nobody
+-- listens to any more (its process died) is taken out of the line
+-- (queue, timeouts) and the turn goes on past it. A writer's entry ends
+-- with ':write'.
+local function wake_rw_head(lock, queue, timeouts, channel, message, publish, skip, most)
   local mode = redis.call('hget', lock, 'mode')
   if mode == 'write' then
     return
   end
-  for i, entry in ipairs(redis.call('lrange', queue, 0, most - 1)) do
+  local ahead = false
+  for _, entry in ipairs(redis.call('lrange', queue, 0, most - 1)) do
     local writer = string.sub(entry, -6) == ':write'
-    if writer and (i > 1 or mode ~= false) then
+    if writer and (ahead or mode ~= false) then
       return
     end
-    if entry ~= skip then
-      redis.call(publish, channel .. ':' .. entry, message)
-    end
-    if writer then
-      return
+    if entry == skip or redis.call(publish, channel .. ':' .. entry, message) > 0 then
+      if writer then
+        return
+      end
+      ahead = true
+    else
+      redis.call('lrem', queue, 1, entry)
+      redis.call('zrem', timeouts, entry)
     end
   end
 end

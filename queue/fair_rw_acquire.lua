@@ -31,7 +31,7 @@ local lease, entry, owner, wait, how = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[
 local writer = entry ~= owner
 local now = now_ms()
 
-local evicted = evict_stale(queue, timeouts, now)
+evict_stale(queue, timeouts, now)
 if how == 'stay' and not redis.call('lpos', queue, entry) then
   redis.call('lpush', queue, entry)
   redis.call('zadd', timeouts, now + wait, entry)
@@ -74,12 +74,14 @@ if turn and free then
   end
   local holds = take_read(lock, mode, KEYS[5], owner, ARGV[8], lease)
   -- The reader next in line goes in too.
-  wake_rw_head(lock, queue, channel, ARGV[6], ARGV[7], nil, 1)
+  wake_rw_head(lock, queue, timeouts, channel, ARGV[6], ARGV[7], nil, 1)
   return {1, holds}
 end
-if evicted then
-  -- The turn of a head evicted just now passes on.
-  wake_rw_head(lock, queue, channel, ARGV[6], ARGV[7], entry, 100)
+-- Waiters whose turn has come (after an eviction just now, or an expiry,
+-- which announces nothing) are told, and dead ones taken out of the line.
+wake_rw_head(lock, queue, timeouts, channel, ARGV[6], ARGV[7], entry, 100)
+if pos then
+  pos = redis.call('lpos', queue, entry)
 end
 
 local pttl = redis.call('pttl', lock)

@@ -12,7 +12,7 @@
 -- none. The line is kept.
 evict_stale(KEYS[2], KEYS[3], now_ms())
 if redis.call('del', KEYS[1]) == 1 then
-  wake_rw_head(KEYS[1], KEYS[2], KEYS[4], ARGV[1], ARGV[2], nil, 100)
+  wake_rw_head(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], nil, 100)
   return 1
 end
 return 0

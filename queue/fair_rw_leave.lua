@@ -21,6 +21,6 @@ move_up(KEYS[3], redis.call('lrange', KEYS[2], pos + 1, -1), tonumber(ARGV[2]))
 redis.call('zrem', KEYS[3], ARGV[1])
 redis.call('lrem', KEYS[2], 0, ARGV[1])
 if pos == 0 then
-  wake_rw_head(KEYS[1], KEYS[2], KEYS[4], ARGV[3], ARGV[4], nil, 100)
+  wake_rw_head(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[3], ARGV[4], nil, 100)
 end
 return 1

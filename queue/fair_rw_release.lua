@@ -34,7 +34,7 @@ if mode then
     outcome = drop_read(KEYS[1], mode, KEYS[6], KEYS[7], ARGV[6], ARGV[2])
   end
 end
-wake_rw_head(KEYS[1], KEYS[2], KEYS[4], ARGV[1], ARGV[4], nil, 100)
+wake_rw_head(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[4], nil, 100)
 if outcome == nil then
   return nil
 end

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/queue"
 )
 
 // rwLine reads a fair read-write lock's line, head first.
@@ -178,4 +179,42 @@ func TestFairRWMutexGivingUpLeavesLine(t *testing.T) {
 		t.Fatal("the writer was not woken by the last read release")
 	}
 	mustUnlock(t, writer)
+}
+
+// A writer that died in the line (queued, no longer listening) is taken
+// out when its turn comes: the reader behind it gets the lock at once, not
+// after the 5-minute wait timeout.
+func TestFairRWMutexDeadWaiterEvictedOnItsTurn(t *testing.T) {
+	rdb := newRedis(t)
+	ctx := ctxT(t)
+	c := newClient(t, rdb)
+	holder := c.NewFairRWMutex("rw")
+	if err := holder.RLock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	dead := queue.NewRW(rdb, "rw", DefaultFairWaitTimeout, publishCmd).Waiter("dead:1:write")
+	if a, err := dead.Attempt(ctx, rdb, time.Minute, 0); err != nil || a.Position != 0 {
+		t.Fatalf("dead writer: %+v %v", a, err)
+	}
+	reader := c.NewFairRWMutex("rw")
+	read := make(chan error, 1)
+	go func() { read <- reader.RLock(ctx) }()
+	awaitRWLine(t, ctx, "rw", "dead:1:write", reader.Owner())
+	if err := holder.RUnlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-read:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the reader behind a dead writer was not woken")
+	}
+	if got := rwLine(t, ctx, "rw"); len(got) != 0 {
+		t.Fatalf("line after the dead writer's turn: %v", got)
+	}
+	if err := reader.RUnlock(ctx); err != nil {
+		t.Fatal(err)
+	}
 }
