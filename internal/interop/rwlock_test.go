@@ -89,10 +89,7 @@ func TestJavaWriterExcludesAndWakesGoReaders(t *testing.T) {
 	close(acquired)
 	for at := range acquired {
 		lat := Millis(at) - unlocked.Float("t_start")
-		t.Logf("Java write unlock -> Go reader: %.2f ms", lat)
-		if lat > 5000 {
-			t.Fatalf("Go reader woken %.0f ms after the Java unlock: not by pub/sub", lat)
-		}
+		checkWakeUp(t, "Java write unlock -> Go reader", lat)
 	}
 	if n := rdb.Exists(ctx, "rw").Val(); n != 0 {
 		t.Fatal("lock left behind")
@@ -125,10 +122,7 @@ func TestGoWriterExcludesAndWakesJavaReader(t *testing.T) {
 	}
 	got := waiter.Await(t, "acquired", 30*time.Second)
 	lat := got.Float("t") - Millis(released)
-	t.Logf("Go write unlock -> Java reader: %.2f ms", lat)
-	if lat > 5000 {
-		t.Fatalf("Java reader woken %.0f ms after the Go unlock: not by pub/sub", lat)
-	}
+	checkWakeUp(t, "Go write unlock -> Java reader", lat)
 }
 
 // Java and Go writers update one counter under the lock with the peer's

@@ -41,3 +41,14 @@ func CheckCounter(t *testing.T, rdb *redis.Client, counter string, want int) {
 		t.Fatalf("up to %d workers inside at once, want 1", max)
 	}
 }
+
+// checkWakeUp logs the wake-up latency lat (ms) of what, and fails the
+// test when it is so long that the waiter cannot have been woken by
+// pub/sub (its timed retry is 30 s away).
+func checkWakeUp(t *testing.T, what string, lat float64) {
+	t.Helper()
+	t.Logf("%s: %.2f ms", what, lat)
+	if lat > 5000 {
+		t.Fatalf("%s: woken %.0f ms after the release, not by pub/sub", what, lat)
+	}
+}
