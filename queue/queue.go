@@ -44,9 +44,8 @@ type Queue struct {
 }
 
 // New returns the queue of the fair lock called name. wait is the wait
-// timeout: the deadline allowance of each place in the queue, about how
-// long a dead waiter can hold up the queue once it reaches the head. Live
-// waiters refresh their deadline every wait/3. Wake-ups are published with
+// timeout: the deadline allowance of each place in the queue, as Redisson's
+// fairLockWaitTimeout (see the package doc). Wake-ups are published with
 // the command pub returns when a script runs: scripts.Publish, or
 // scripts.SPublish for sharded pub/sub.
 func New(rdb redis.Scripter, name string, wait time.Duration, pub func() string) *Queue {
@@ -63,7 +62,7 @@ func New(rdb redis.Scripter, name string, wait time.Duration, pub func() string)
 func (q *Queue) Channel(owner string) string { return keys.WaiterChannel(q.name, owner) }
 
 // Heartbeat is the longest a waiter sleeps between attempts: a third of the
-// wait timeout, so that its deadline never runs out while it lives.
+// wait timeout, so that the head's deadline never runs out while it lives.
 func (q *Queue) Heartbeat() time.Duration { return max(q.wait/3, time.Millisecond) }
 
 // Attempt is the outcome of one acquisition attempt.

@@ -38,9 +38,9 @@ import (
 // same name still exclude each other, and neither corrupts the other's
 // state, but the Mutex ignores the queue (it may take a free lock ahead of
 // the fair waiters), and each kind's Unlock wakes only waiters of its own
-// kind: a waiter of the other kind retries after its timed sleep (a
-// Mutex waiter after the lock's TTL as it last saw it, a FairMutex waiter
-// after a heartbeat, a third of the fair wait timeout).
+// kind: a waiter of the other kind retries after its timed sleep, the
+// lock's TTL as it last saw it (a FairMutex waiter at most a third of the
+// fair wait timeout).
 type FairMutex struct {
 	owner
 	q *queue.Queue

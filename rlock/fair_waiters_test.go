@@ -13,42 +13,6 @@ import (
 	"github.com/relock-go/relock/queue"
 )
 
-// TestFairMutexEvictsDeadWaiter puts a waiter that queued and then stopped
-// (its process died) at the head: once the lock is released, the live
-// waiter behind it is held up only until the dead one's deadline, about one
-// wait timeout, then evicts it and takes the lock.
-func TestFairMutexEvictsDeadWaiter(t *testing.T) {
-	const wait = 300 * time.Millisecond
-	c, rdb := fairClient(t, WithFairWaitTimeout(wait))
-	ctx := context.Background()
-	const name = "fair-dead"
-	holder := c.NewFairMutex(name)
-	if err := holder.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	dead := queue.New(rdb, name, wait, publishCmd).Waiter("dead-client:1")
-	if a, err := dead.Attempt(ctx, rdb, time.Second, 0); err != nil || a.Position != 0 {
-		t.Fatalf("dead waiter: %+v %v", a, err)
-	}
-	queuedDead := time.Now()
-	live := c.NewFairMutex(name)
-	got := lockAsync(ctx, live)
-	awaitQueue(t, rdb, name, "dead-client:1", live.Owner())
-	mustUnlock(t, holder) // wakes the dead head, who never answers
-
-	at := awaitLock(t, got, 5*time.Second)
-	// The dead waiter's deadline is wait after it queued; a heartbeat
-	// (wait/3) later at most, the live waiter evicts it.
-	if d := at.Sub(queuedDead); d > wait+wait/3+300*time.Millisecond {
-		t.Errorf("live waiter got the lock %v after the dead one queued", d)
-	}
-	if _, ok := deadlineOf(t, rdb, name, "dead-client:1"); ok {
-		t.Error("the dead waiter is still in the deadlines")
-	}
-	mustUnlock(t, live)
-	assertNoFairKeys(t, rdb, name)
-}
-
 // TestFairMutexNeverEvictsLiveWaiter keeps a waiter waiting for ten wait
 // timeouts: it stays at the head of the queue throughout and gets the lock
 // before a later arrival. Then its deadline is wiped out as a Redisson
