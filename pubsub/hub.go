@@ -38,6 +38,11 @@ type Options struct {
 	// that a release published with SPUBLISH reaches only that master's
 	// subscribers instead of every node. Connections is then ignored.
 	Sharded bool
+	// OnReplace, if set, is called by a connection's reader goroutine when
+	// it replaced the connection: why tells what failed (its error, or that
+	// it fell silent), channels how many channels the new connection
+	// subscribes again. It must return quickly.
+	OnReplace func(channels int, why error)
 }
 
 // Hub multiplexes the channel subscriptions of many waiters over a few

@@ -35,7 +35,10 @@ func subscribe(t *testing.T, h *Hub, channel string) *Subscription {
 // waitAsync starts sub.Wait(d) and reports its result on the channel.
 func waitAsync(sub *Subscription, d time.Duration) <-chan error {
 	done := make(chan error, 1)
-	go func() { done <- sub.Wait(context.Background(), d) }()
+	go func() {
+		_, err := sub.Wait(context.Background(), d)
+		done <- err
+	}()
 	return done
 }
 
@@ -133,13 +136,13 @@ func TestPermitKeptForBusyWaiterButNotHoarded(t *testing.T) {
 		t.Fatalf("permits = %d, want 1 (one per waiter at most)", permits)
 	}
 	start := time.Now()
-	if err := sub.Wait(context.Background(), time.Minute); err != nil || time.Since(start) > time.Second {
-		t.Fatalf("Wait with a permit = %v after %v, want at once", err, time.Since(start))
+	if woken, err := sub.Wait(context.Background(), time.Minute); err != nil || !woken || time.Since(start) > time.Second {
+		t.Fatalf("Wait with a permit = %v, %v after %v, want woken at once", woken, err, time.Since(start))
 	}
 	// The second message was not kept: the next Wait sleeps its full time.
 	start = time.Now()
-	if err := sub.Wait(context.Background(), 50*time.Millisecond); err != nil || time.Since(start) < 50*time.Millisecond {
-		t.Fatalf("Wait = %v after %v, want a 50ms sleep", err, time.Since(start))
+	if woken, err := sub.Wait(context.Background(), 50*time.Millisecond); err != nil || woken || time.Since(start) < 50*time.Millisecond {
+		t.Fatalf("Wait = %v, %v after %v, want a 50ms sleep, not woken", woken, err, time.Since(start))
 	}
 }
 
@@ -148,7 +151,10 @@ func TestWaitEndsWithContextOrClose(t *testing.T) {
 	sub := subscribe(t, h, "ch")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- sub.Wait(ctx, time.Minute) }()
+	go func() {
+		_, err := sub.Wait(ctx, time.Minute)
+		done <- err
+	}()
 	untilSleeping(t, h, 1)
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
@@ -270,11 +276,11 @@ func TestJoinedBehindLeavesPendingWakeUpToOthers(t *testing.T) {
 	}
 	defer b.Close()
 	start := time.Now()
-	if err := b.Wait(context.Background(), 50*time.Millisecond); err != nil || time.Since(start) < 50*time.Millisecond {
-		t.Fatalf("newcomer's Wait = %v after %v: it took the busy waiter's wake-up", err, time.Since(start))
+	if woken, err := b.Wait(context.Background(), 50*time.Millisecond); err != nil || woken || time.Since(start) < 50*time.Millisecond {
+		t.Fatalf("newcomer's Wait = %v, %v after %v: it took the busy waiter's wake-up", woken, err, time.Since(start))
 	}
-	if err := a.Wait(context.Background(), time.Minute); err != nil {
-		t.Fatal(err)
+	if woken, err := a.Wait(context.Background(), time.Minute); err != nil || !woken {
+		t.Fatalf("busy waiter's Wait = %v, %v, want woken by its kept permit", woken, err)
 	}
 	a.Close()
 }

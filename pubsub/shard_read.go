@@ -34,6 +34,7 @@ func (s *shard) readLoop() {
 			return
 		}
 		var ne net.Error
+		timeout := errors.As(err, &ne) && ne.Timeout()
 		switch {
 		case err == nil:
 			pinged, failures = false, 0
@@ -41,15 +42,22 @@ func (s *shard) readLoop() {
 			if !s.lagging() && s.probed(ctx) {
 				continue
 			}
-		case errors.As(err, &ne) && ne.Timeout() && !pinged && !s.lagging() && s.probed(ctx):
+		case timeout && !pinged && !s.lagging() && s.probed(ctx):
 			if pinged = ps.Ping(ctx) == nil; pinged {
 				continue
 			}
 		}
 		// Broken, silent after a ping, or its confirmations lost: start a
 		// new generation, after a backoff when failures repeat.
+		why := err
+		switch {
+		case err == nil || (timeout && s.lagging()):
+			why = errLagging
+		case timeout && pinged:
+			why = errSilent
+		}
 		pinged = false
-		s.replace(gen)
+		s.replace(gen, why)
 		if failures > 0 {
 			select {
 			case <-time.After(backoff.Exponential(10*time.Millisecond, time.Second, failures-1)):
@@ -92,9 +100,16 @@ func (s *shard) lagging() bool {
 	return s.pending > 0 && time.Since(s.progress) > s.healthCheck
 }
 
-// replace retires connection generation gen: a new connection subscribes,
-// in one command, every channel that still has waiters.
-func (s *shard) replace(gen uint64) {
+// Why a connection is replaced, besides its own error.
+var (
+	errSilent  = errors.New("pubsub: connection silent after a ping")
+	errLagging = errors.New("pubsub: subscriptions or probes not confirmed in time")
+)
+
+// replace retires connection generation gen, which failed with why: a new
+// connection subscribes, in one command, every channel that still has
+// waiters, and the Hub's OnReplace is told.
+func (s *shard) replace(gen uint64, why error) {
 	s.mu.Lock()
 	if gen != s.gen || s.closed {
 		s.mu.Unlock()
@@ -122,6 +137,9 @@ func (s *shard) replace(gen uint64) {
 	}
 	s.mu.Unlock()
 	_ = old.Close()
+	if f := s.hub.opt.OnReplace; f != nil {
+		f(len(wanted), why)
+	}
 }
 
 // dispatch applies one message of connection generation gen.

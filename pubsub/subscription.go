@@ -41,35 +41,36 @@ type Subscription struct {
 }
 
 // Wait sleeps until a message on the channel wakes this waiter, or d has
-// passed; either way it returns nil and the caller retries. It returns
-// ctx.Err() when ctx ends first, ErrClosed when the Hub closes, and
-// ErrMoved when the channel must be subscribed again elsewhere.
+// passed; either way the caller retries, and woken reports which: true
+// when a release (a message, or one that came while nobody slept) ended
+// the wait. It returns ctx.Err() when ctx ends first, ErrClosed when the
+// Hub closes, and ErrMoved when the channel must be subscribed again
+// elsewhere.
 //
 // Waiters sleep in turn: a message wakes the one that has waited longest,
 // and a waiter whose retry after a wake-up failed keeps its turn.
-func (sub *Subscription) Wait(ctx context.Context, d time.Duration) error {
+func (sub *Subscription) Wait(ctx context.Context, d time.Duration) (woken bool, err error) {
 	s, e := sub.shard, sub.entry
 	s.mu.Lock()
 	if e.state == orphaned {
 		s.mu.Unlock()
-		return ErrMoved
+		return false, ErrMoved
 	}
 	front, behind := sub.woken, sub.behind
 	sub.woken, sub.behind = false, false
 	if !behind && e.q.take() {
 		s.mu.Unlock()
-		return nil
+		return true, nil
 	}
 	if d <= 0 {
 		s.mu.Unlock()
-		return nil
+		return false, nil
 	}
 	w, el := e.q.sleep(d, front)
 	s.mu.Unlock()
 
 	t := time.NewTimer(d)
 	defer t.Stop()
-	var err error
 	select {
 	case delay := <-w:
 		if delay > 0 {
@@ -81,10 +82,10 @@ func (sub *Subscription) Wait(ctx context.Context, d time.Duration) error {
 		defer s.mu.Unlock()
 		if err != nil {
 			e.q.release(1) // this waiter will not retry: the next one will
-			return err
+			return false, err
 		}
 		sub.woken = true
-		return nil
+		return true, nil
 	case <-t.C:
 	case <-ctx.Done():
 		err = ctx.Err()
@@ -100,9 +101,10 @@ func (sub *Subscription) Wait(ctx context.Context, d time.Duration) error {
 			e.q.release(1)
 		} else {
 			sub.woken = true
+			return true, nil
 		}
 	}
-	return err
+	return false, err
 }
 
 // Won tells the channel's entry that this waiter, woken by a release,

@@ -14,6 +14,8 @@ import (
 // listen; a waiter listens before it retries, so a release between an
 // attempt and the subscription is never missed.
 func (o *owner) take(ctx context.Context, wait, lease time.Duration) (out outcome, err error) {
+	a := progress{o: o, start: time.Now()}
+	defer func() { a.finish(out, err) }()
 	deadline, err := o.begin(ctx, wait)
 	if err != nil {
 		return outcome{}, err
@@ -26,7 +28,7 @@ func (o *owner) take(ctx context.Context, wait, lease time.Duration) (out outcom
 		sleep, entered = t.enter(ctx)
 	}
 	if !entered {
-		out, err = o.attempt(ctx, lease, t)
+		out, err = a.attempt(ctx, lease, t)
 		if out.ok || err != nil || wait == 0 {
 			return out, err
 		}
@@ -35,6 +37,7 @@ func (o *owner) take(ctx context.Context, wait, lease time.Duration) (out outcom
 			return outcome{}, err
 		}
 	}
+	a.waiting()
 	for {
 		if !deadline.IsZero() {
 			left := time.Until(deadline)
@@ -44,17 +47,21 @@ func (o *owner) take(ctx context.Context, wait, lease time.Duration) (out outcom
 			sleep = min(sleep, left)
 		}
 		if sleep > 0 {
-			if err := t.sleep(ctx, sleep); err != nil {
+			woken, err := t.sleep(ctx, sleep)
+			if err != nil {
 				if errors.Is(err, errWaitElapsed) {
 					err = nil
 				}
 				return outcome{}, err
 			}
+			if woken {
+				a.woken()
+			}
 			if err := ctx.Err(); err != nil {
 				return outcome{}, err
 			}
 		}
-		if out, err = o.attempt(ctx, lease, t); out.ok || err != nil {
+		if out, err = a.attempt(ctx, lease, t); out.ok || err != nil {
 			return out, err
 		}
 		sleep = t.pause(out)
@@ -116,7 +123,7 @@ func (o *owner) attempt(ctx context.Context, lease time.Duration, t turn) (outco
 	if h != nil {
 		h.reentered(sent)
 	} else {
-		o.hold = newHold(o.name, o.kind.renewal(), lease, renew, sent)
+		o.hold = newHold(o, lease, renew, sent)
 		o.c.wd.keep(o.hold)
 	}
 	// An Unlock that failed before is not retried by the next one: the
@@ -137,4 +144,74 @@ func (o *owner) sleepFor(ttl time.Duration) time.Duration {
 		// No TTL on the key: not one of ours; check again after a lease.
 		return o.c.opts.watchdogTimeout
 	}
+}
+
+// progress is what one acquisition has done so far, for the Client's
+// events and its list of waiters.
+type progress struct {
+	o        *owner
+	start    time.Time
+	attempts int
+	wakeups  int
+	w        *waiter // listed while the acquisition waits
+}
+
+// attempt makes one attempt of the acquisition.
+func (a *progress) attempt(ctx context.Context, lease time.Duration, t turn) (outcome, error) {
+	a.attempts++
+	if a.w != nil {
+		a.w.attempts.Store(int64(a.attempts))
+	}
+	return a.o.attempt(ctx, lease, t)
+}
+
+// waiting records that the acquisition waits: it is listed among the
+// Client's waiters until it ends.
+func (a *progress) waiting() {
+	a.w = &waiter{o: a.o, since: a.start}
+	a.w.attempts.Store(int64(a.attempts))
+	a.o.c.waiters.add(a.w)
+	if obs := a.o.c.obs; obs != nil {
+		obs.ObserveLock(a.event(EventWaitStarted))
+	}
+}
+
+// woken records a wake-up by a release.
+func (a *progress) woken() {
+	a.wakeups++
+	a.w.wakeups.Store(int64(a.wakeups))
+	if obs := a.o.c.obs; obs != nil {
+		obs.ObserveLock(a.event(EventWoken))
+	}
+}
+
+// finish ends the acquisition with its outcome.
+func (a *progress) finish(out outcome, err error) {
+	if a.w != nil {
+		a.o.c.waiters.remove(a.w)
+	}
+	obs := a.o.c.obs
+	if obs == nil {
+		return
+	}
+	if !out.ok {
+		e := a.event(EventNotAcquired)
+		e.Err = err
+		obs.ObserveLock(e)
+		return
+	}
+	e := a.event(EventAcquired)
+	if h := a.o.currentHold(); h != nil {
+		e.Lease, e.Watchdog, e.Count = h.terms()
+		e.Reentry = e.Count > 1
+	}
+	obs.ObserveLock(e)
+}
+
+// event is an event of the acquisition's, with what it has done so far.
+func (a *progress) event(t EventType) Event {
+	e := a.o.event(t)
+	e.Wait = e.Time.Sub(a.start)
+	e.Attempts, e.Wakeups = a.attempts, a.wakeups
+	return e
 }

@@ -23,8 +23,11 @@ import (
 type Client struct {
 	rdb  redis.UniversalClient
 	opts options
+	obs  Observer // the options' observers; nil when none
 	ids  *ownerid.Source
 	wd   *watchdog
+	// waiters lists the acquisitions that wait now (Activity).
+	waiters waitList
 	// latchTTL is how long a release outcome is kept for retries of its
 	// request: longer than rdb can take to give up on a command.
 	latchTTL time.Duration
@@ -83,14 +86,14 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 		return nil, opError("new client", "", fmt.Errorf("sharded pub/sub needs a *redis.ClusterClient, not %T", rdb))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Client{rdb: rdb, opts: o, ids: ownerid.NewSource(), latchTTL: retryWindow(rdb), ctx: ctx, cancel: cancel}
+	c := &Client{rdb: rdb, opts: o, obs: o.observer(), ids: ownerid.NewSource(), latchTTL: retryWindow(rdb), ctx: ctx, cancel: cancel}
 	switch {
 	case o.sharded != nil:
 		c.setWire(*o.sharded)
 	case !cluster:
 		c.setWire(false)
 	}
-	c.wd = newWatchdog(ctx, rdb, o.watchdogTimeout)
+	c.wd = newWatchdog(ctx, rdb, o.watchdogTimeout, c.obs)
 	return c, nil
 }
 
@@ -102,7 +105,13 @@ func (c *Client) setWire(sharded bool) {
 		w.publish = scripts.SPublish
 	}
 	if c.opts.spin == nil {
-		w.hub = pubsub.New(c.rdb, pubsub.Options{Connections: c.opts.subConns, HealthCheck: c.opts.healthCheck, Sharded: sharded})
+		po := pubsub.Options{Connections: c.opts.subConns, HealthCheck: c.opts.healthCheck, Sharded: sharded}
+		if obs := c.obs; obs != nil {
+			po.OnReplace = func(channels int, why error) {
+				obs.ObserveLock(Event{Type: EventSubscriptionReplaced, Time: time.Now(), Count: channels, Err: why})
+			}
+		}
+		w.hub = pubsub.New(c.rdb, po)
 		w.sleepers = hubSleepers{w.hub}
 	} else {
 		w.sleepers = spinSleepers{backoff: c.opts.spin, closed: c.ctx.Done()}

@@ -125,3 +125,5 @@ func (k *fair) forceRelease(ctx context.Context, _ string) (bool, error) {
 }
 
 func (k *fair) renewal() renewal { return renewal{scripts.HashRenewer, k.held} }
+
+func (k *fair) describe() (Kind, string) { return KindFairMutex, "" }

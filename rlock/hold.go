@@ -1,6 +1,7 @@
 package rlock
 
 import (
+	"fmt"
 	"sync"
 	"time"
 )
@@ -16,9 +17,11 @@ import (
 // with no renewal having reached Redis. Once released or lost, a hold is
 // over and never comes back: a new acquisition makes a new hold.
 type hold struct {
+	by      *owner
 	key     string
 	renewal renewal // what the watchdog renews, if it keeps this hold
 	lost    chan struct{}
+	since   time.Time // when the first acquisition was sent
 
 	mu        sync.Mutex
 	count     int           // acquisitions not yet released
@@ -27,16 +30,17 @@ type hold struct {
 	stopped   bool          // renewal ended by an unconfirmed last release
 	releasing bool          // a release is in flight: absence is not loss
 	deadline  time.Time     // latest time the lease is known to last
+	renewedAt time.Time     // when the last renewal was sent; zero before
 	timer     *time.Timer   // fires at deadline
 	over      error         // why the hold ended (ErrNotHeld, ErrLost, ErrClosed); nil while held
 	ends      map[uint64]func(error)
 	nextID    uint64
 }
 
-// newHold records a first acquisition, whose lease was set by a command
-// sent at sent. renew says whether the watchdog keeps it.
-func newHold(key string, r renewal, lease time.Duration, renew bool, sent time.Time) *hold {
-	h := &hold{key: key, renewal: r, lost: make(chan struct{}), count: 1, lease: lease, renew: renew, deadline: sent.Add(lease)}
+// newHold records a first acquisition by o, whose lease was set by a
+// command sent at sent. renew says whether the watchdog keeps it.
+func newHold(o *owner, lease time.Duration, renew bool, sent time.Time) *hold {
+	h := &hold{by: o, key: o.name, renewal: o.kind.renewal(), lost: make(chan struct{}), since: sent, count: 1, lease: lease, renew: renew, deadline: sent.Add(lease)}
 	// The timer may fire at once (a lease that ended on the way back):
 	// expire must find it set.
 	h.mu.Lock()
@@ -82,6 +86,7 @@ func (h *hold) partlyReleased(sent time.Time) {
 func (h *hold) renewed(sent time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.renewedAt = sent
 	h.extendLocked(sent.Add(h.lease))
 }
 
@@ -141,37 +146,48 @@ func (h *hold) stopRenewal() {
 	h.stopped = true
 }
 
-// released records the last release.
-func (h *hold) released() { h.end(ErrNotHeld, false) }
+// How holds are lost (hold.lostNow), as events tell it.
+const (
+	lostAtRenewal = "a renewal found the lock gone"
+	lostAtRelease = "a release found the lock gone"
+	lostAtExtend  = "an extension found the lock gone"
+	lostByExpiry  = "the lease ran out before a renewal reached Redis"
+)
 
-// lostNow records that the lock is no longer held: a renewal or a release
-// found it gone. A renewal's finding is ignored while a release is in
-// flight (fromRenewal).
-func (h *hold) lostNow(fromRenewal bool) { h.end(ErrLost, fromRenewal) }
+// released records the last release.
+func (h *hold) released() { h.end(ErrNotHeld, "", false) }
+
+// lostNow records that the lock is no longer held: a renewal, a release
+// or an extension found it gone (why). A renewal's finding is ignored
+// while a release is in flight (fromRenewal).
+func (h *hold) lostNow(why string, fromRenewal bool) { h.end(ErrLost, why, fromRenewal) }
 
 // closed records that the Client closed: nothing keeps or watches the hold.
-func (h *hold) closed() { h.end(ErrClosed, false) }
+func (h *hold) closed() { h.end(ErrClosed, "", false) }
 
 // expire runs when the timer fires: unless the lease was extended
 // meanwhile, it ran out without a renewal reaching Redis.
 func (h *hold) expire() {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if !time.Now().Before(h.deadline) {
-		h.endLocked(ErrLost, false)
+	if time.Now().Before(h.deadline) {
+		h.mu.Unlock()
+		return
 	}
+	h.endLocked(ErrLost, lostByExpiry, false)
 }
 
 // end ends the hold for cause, once: loss and Close close lost; every
-// function given to onEnd is called.
-func (h *hold) end(cause error, fromRenewal bool) {
+// function given to onEnd is called, and a loss is reported to the
+// Client's observers.
+func (h *hold) end(cause error, why string, fromRenewal bool) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.endLocked(cause, fromRenewal)
+	h.endLocked(cause, why, fromRenewal)
 }
 
-func (h *hold) endLocked(cause error, fromRenewal bool) {
+// endLocked is end with mu held; it unlocks mu before calling anything.
+func (h *hold) endLocked(cause error, why string, fromRenewal bool) {
 	if h.over != nil || (fromRenewal && h.releasing) {
+		h.mu.Unlock()
 		return
 	}
 	h.over = cause
@@ -179,21 +195,30 @@ func (h *hold) endLocked(cause error, fromRenewal bool) {
 	if cause != ErrNotHeld {
 		close(h.lost)
 	}
-	for _, f := range h.ends {
+	ends := h.ends
+	h.ends = nil
+	count := h.count
+	h.mu.Unlock()
+	for _, f := range ends {
 		f(cause)
 	}
-	h.ends = nil
+	if cause == ErrLost && h.by.c.obs != nil {
+		e := h.by.event(EventLost)
+		e.Count, e.Held, e.Err = count, e.Time.Sub(h.since), fmt.Errorf("%w: %s", ErrLost, why)
+		h.by.c.obs.ObserveLock(e)
+	}
 }
 
 // onEnd arranges for f to be called with the cause when the hold ends: at
 // once if it has. The returned function cancels the arrangement.
 func (h *hold) onEnd(f func(error)) (cancel func()) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.over != nil {
-		f(h.over)
+	if over := h.over; over != nil {
+		h.mu.Unlock()
+		f(over)
 		return func() {}
 	}
+	defer h.mu.Unlock()
 	if h.ends == nil {
 		h.ends = make(map[uint64]func(error))
 	}

@@ -25,6 +25,9 @@ type kind interface {
 	forceRelease(ctx context.Context, publish string) (bool, error)
 	// renewal is what the watchdog renews for a hold of this owner.
 	renewal() renewal
+	// describe is the kind's name and, for a side of a read-write lock,
+	// its mode.
+	describe() (Kind, string)
 }
 
 // outcome is what one acquisition attempt found.
@@ -66,3 +69,10 @@ func (k *reentrant) forceRelease(ctx context.Context, publish string) (bool, err
 }
 
 func (k *reentrant) renewal() renewal { return renewal{scripts.HashRenewer, k.held} }
+
+func (k *reentrant) describe() (Kind, string) {
+	if k.fenced {
+		return KindFencedMutex, ""
+	}
+	return KindMutex, ""
+}

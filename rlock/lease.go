@@ -91,7 +91,7 @@ func (o *owner) Extend(ctx context.Context, lease time.Duration) error {
 		return opError("extend", o.name, errs[0])
 	}
 	if !renewed[0][0] {
-		h.lostNow(false)
+		h.lostNow(lostAtExtend, false)
 		o.hold = nil
 		return opError("extend", o.name, ErrNotHeld)
 	}

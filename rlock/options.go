@@ -36,6 +36,7 @@ type options struct {
 	replicaTimeout  time.Duration
 	sharded         *bool // WithShardedPubSub; nil: decide by the server
 	unlockTimeout   time.Duration
+	observers       []Observer // WithObserver, WithLogger
 }
 
 func defaultOptions() options {

@@ -23,6 +23,8 @@ type owner struct {
 	nameErr error  // why name cannot be used with this Client, if it cannot
 	kind    kind
 	turns   turns
+	kindOf  Kind   // what kind describes
+	mode    string // and the side of a read-write lock
 
 	// mu serialises this owner's commands that change the lock, so that
 	// the hold follows Redis in the same order.
@@ -39,11 +41,17 @@ type owner struct {
 // the owner id id, whose releases are announced on channel.
 func (o *owner) init(c *Client, name, id, channel string, k kind, t turns) {
 	o.c, o.name, o.id, o.channel, o.kind, o.turns = c, name, id, channel, k, t
+	o.kindOf, o.mode = k.describe()
 	if _, cluster := c.rdb.(*redis.ClusterClient); cluster && keys.Slot(channel) != keys.Slot(name) {
 		// Redisson's naming rule gives such a name's auxiliary keys another
 		// slot, and a script cannot touch keys of two slots.
 		o.nameErr = fmt.Errorf("%w: it has braces but no hash tag, so on Redis Cluster its channel and keys would land in another slot than the lock", ErrInvalidName)
 	}
+}
+
+// event is an event of type t about this owner's lock, happening now.
+func (o *owner) event(t EventType) Event {
+	return Event{Type: t, Time: time.Now(), Name: o.name, Kind: o.kindOf, Mode: o.mode, Owner: o.id}
 }
 
 // Name is the lock's name, which is also its Redis key.

@@ -48,21 +48,37 @@ func (o *owner) unlock(ctx context.Context) error {
 		if h != nil {
 			h.partlyReleased(sent)
 		}
+		o.released(h, max(count-1, 1))
 		return nil
 	case scripts.Released:
 		if h != nil {
 			h.released()
 		}
 		o.hold = nil
+		o.released(h, 0)
 		return nil
 	}
 	if h != nil {
 		// Held as far as this owner knew: the lock was lost meanwhile.
 		h.setReleasing(false)
-		h.lostNow(false)
+		h.lostNow(lostAtRelease, false)
 	}
 	o.hold = nil
 	return opError("unlock", o.name, ErrNotHeld)
+}
+
+// released reports a release that left left acquisitions of hold h (nil
+// when the owner knew of none) to the Client's observers.
+func (o *owner) released(h *hold, left int) {
+	if o.c.obs == nil {
+		return
+	}
+	e := o.event(EventReleased)
+	e.Count = left
+	if h != nil {
+		e.Held = e.Time.Sub(h.since)
+	}
+	o.c.obs.ObserveLock(e)
 }
 
 // unlockRequest is a release request of this owner's; the Client's pub/sub

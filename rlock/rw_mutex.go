@@ -100,6 +100,16 @@ func (k *rwKind) forceRelease(ctx context.Context, publish string) (bool, error)
 
 func (k *rwKind) renewal() renewal { return rwRenewal(k.lock.Name(), k.owner, k.read) }
 
+func (k *rwKind) describe() (Kind, string) { return KindRWMutex, rwMode(k.renewal()) }
+
+// rwMode is the mode of a side of a read-write lock that renews r.
+func rwMode(r renewal) string {
+	if r.renew == scripts.ReadRenewer {
+		return ModeRead
+	}
+	return ModeWrite
+}
+
 // rwRenewal is what the watchdog renews for owner's read or write hold of
 // the read-write lock name: every lease key of its read holds, or the hash.
 func rwRenewal(name, owner string, read bool) renewal {

@@ -11,9 +11,10 @@ import (
 // sleeper is how a waiter sleeps between its attempts: on the shared
 // subscription of its channel (the default), or by a backoff (WithSpin).
 type sleeper interface {
-	// wait returns after at most d, to retry, or with ctx.Err(),
-	// ErrClosed, or errMoved (listen again: the channel moved).
-	wait(ctx context.Context, d time.Duration) error
+	// wait returns after at most d, to retry, and reports whether a
+	// release woke it; or it returns ctx.Err(), ErrClosed, or errMoved
+	// (listen again: the channel moved).
+	wait(ctx context.Context, d time.Duration) (bool, error)
 	// first is how long to sleep, after listening began, before retrying
 	// an attempt that found the lock busy for pause: a subscriber retries
 	// at once (the lock may have been released before it subscribed), a
@@ -77,15 +78,15 @@ func (h hubSleepers) join(channel string) (sleeper, time.Duration) {
 // subscription waits for a release message on the lock's channel.
 type subscription struct{ sub *pubsub.Subscription }
 
-func (s subscription) wait(ctx context.Context, d time.Duration) error {
-	err := s.sub.Wait(ctx, d)
+func (s subscription) wait(ctx context.Context, d time.Duration) (bool, error) {
+	woken, err := s.sub.Wait(ctx, d)
 	switch {
 	case errors.Is(err, pubsub.ErrClosed):
-		return ErrClosed
+		return false, ErrClosed
 	case errors.Is(err, pubsub.ErrMoved):
-		return errMoved
+		return false, errMoved
 	}
-	return err
+	return woken, err
 }
 
 func (s subscription) first(time.Duration) time.Duration { return 0 }
@@ -115,18 +116,18 @@ type spinner struct {
 	closed  <-chan struct{}
 }
 
-func (s *spinner) wait(ctx context.Context, d time.Duration) error {
+func (s *spinner) wait(ctx context.Context, d time.Duration) (bool, error) {
 	d = min(d, s.backoff(s.attempt))
 	s.attempt++
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
-		return nil
+		return false, nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return false, ctx.Err()
 	case <-s.closed:
-		return ErrClosed
+		return false, ErrClosed
 	}
 }
 

@@ -30,9 +30,9 @@ type turn interface {
 	// that found out; it returns how long to sleep before the next attempt,
 	// and false (with the error, nil when the wait elapsed) to give up.
 	listen(ctx context.Context, out outcome) (time.Duration, bool, error)
-	// sleep sleeps at most d, or until woken; it listens again by itself
-	// when the channel moved.
-	sleep(ctx context.Context, d time.Duration) error
+	// sleep sleeps at most d, or until woken (then it reports true); it
+	// listens again by itself when the channel moved.
+	sleep(ctx context.Context, d time.Duration) (bool, error)
 	// pause is how long to sleep, unless woken, after the failed attempt
 	// out.
 	pause(out outcome) time.Duration
@@ -56,18 +56,18 @@ func (l *listening) listen(ctx context.Context) (bool, error) {
 	return s != nil, err
 }
 
-func (l *listening) sleep(ctx context.Context, d time.Duration) error {
-	err := l.s.wait(ctx, d)
+func (l *listening) sleep(ctx context.Context, d time.Duration) (bool, error) {
+	woken, err := l.s.wait(ctx, d)
 	if errors.Is(err, errMoved) {
 		// Listen on the channel's new master; the retry that follows
 		// catches a wake-up missed meanwhile.
 		l.s.close()
 		var ok bool
 		if ok, err = l.listen(ctx); !ok && err == nil {
-			return errWaitElapsed
+			return false, errWaitElapsed
 		}
 	}
-	return err
+	return woken, err
 }
 
 // errWaitElapsed ends a wait loop whose deadline passed while it listened

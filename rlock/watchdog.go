@@ -30,15 +30,16 @@ type watchdog struct {
 	rdb     redis.UniversalClient
 	lease   time.Duration
 	cluster bool
+	obs     Observer // nil when none
 
 	mu    sync.Mutex
 	holds map[*hold]struct{}
 	done  chan struct{} // closed when the renewal goroutine has exited
 }
 
-func newWatchdog(ctx context.Context, rdb redis.UniversalClient, lease time.Duration) *watchdog {
+func newWatchdog(ctx context.Context, rdb redis.UniversalClient, lease time.Duration, obs Observer) *watchdog {
 	_, cluster := rdb.(*redis.ClusterClient)
-	wd := &watchdog{ctx: ctx, rdb: rdb, lease: lease, cluster: cluster, holds: make(map[*hold]struct{}), done: make(chan struct{})}
+	wd := &watchdog{ctx: ctx, rdb: rdb, lease: lease, cluster: cluster, obs: obs, holds: make(map[*hold]struct{}), done: make(chan struct{})}
 	go wd.run()
 	return wd
 }
@@ -149,7 +150,15 @@ func (wd *watchdog) renewBatches(renew scripts.Renewer, bs []*batch) {
 	}
 	sent := time.Now()
 	renewed, errs := renew.Renew(wd.ctx, wd.rdb, wd.lease, held)
+	took := time.Since(sent)
 	for i, b := range bs {
+		if wd.obs != nil {
+			e := Event{Type: EventRenewed, Time: time.Now(), Count: len(b.holds), Latency: took, Err: errs[i]}
+			if errs[i] != nil {
+				e.Type = EventRenewalFailed
+			}
+			wd.obs.ObserveLock(e)
+		}
 		if errs[i] != nil {
 			// Unreachable: the hold's timer reports it lost if no renewal
 			// succeeds before its lease ends.
@@ -159,7 +168,7 @@ func (wd *watchdog) renewBatches(renew scripts.Renewer, bs []*batch) {
 			if renewed[i][j] {
 				h.renewed(sent)
 			} else {
-				h.lostNow(true)
+				h.lostNow(lostAtRenewal, true)
 			}
 		}
 	}

@@ -1,0 +1,120 @@
+package rlock
+
+import (
+	"cmp"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Activity is what a Client's owners hold and wait for at one moment, as
+// the Client knows it (Client.Activity): Inspect tells what Redis knows.
+type Activity struct {
+	Holds   []HoldInfo
+	Waiters []WaiterInfo
+}
+
+// HoldInfo is one hold of a Client's owner.
+type HoldInfo struct {
+	Name  string
+	Kind  Kind
+	Mode  string // ModeRead or ModeWrite for a read-write lock
+	Owner string
+	Count int       // acquisitions not yet released
+	Since time.Time // when the first acquisition was sent
+	Lease time.Duration
+	// Watchdog reports that the watchdog renews the hold; LastRenewal is
+	// when its last successful renewal was sent (zero before the first).
+	Watchdog    bool
+	LastRenewal time.Time
+	// LeaseEnd is the latest time the lease is known to last.
+	LeaseEnd time.Time
+}
+
+// WaiterInfo is one acquisition of a Client's owner that waits for a lock.
+type WaiterInfo struct {
+	Name     string
+	Kind     Kind
+	Mode     string // ModeRead or ModeWrite for a read-write lock
+	Owner    string
+	Since    time.Time // when the acquisition began
+	Attempts int       // acquire scripts run so far
+	Wakeups  int       // release messages that woke it so far
+}
+
+// Activity lists the holds and the waiting acquisitions of this Client's
+// owners, by lock name then age. It sends nothing to Redis.
+func (c *Client) Activity() Activity {
+	var a Activity
+	for _, h := range c.wd.kept() {
+		if info, ok := h.info(); ok {
+			a.Holds = append(a.Holds, info)
+		}
+	}
+	for _, w := range c.waiters.list() {
+		a.Waiters = append(a.Waiters, WaiterInfo{
+			Name: w.o.name, Kind: w.o.kindOf, Mode: w.o.mode, Owner: w.o.id, Since: w.since,
+			Attempts: int(w.attempts.Load()), Wakeups: int(w.wakeups.Load()),
+		})
+	}
+	slices.SortFunc(a.Holds, func(x, y HoldInfo) int {
+		return cmp.Or(cmp.Compare(x.Name, y.Name), x.Since.Compare(y.Since), cmp.Compare(x.Owner, y.Owner))
+	})
+	slices.SortFunc(a.Waiters, func(x, y WaiterInfo) int {
+		return cmp.Or(cmp.Compare(x.Name, y.Name), x.Since.Compare(y.Since), cmp.Compare(x.Owner, y.Owner))
+	})
+	return a
+}
+
+// info describes the hold; false once it is over.
+func (h *hold) info() (HoldInfo, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.over != nil {
+		return HoldInfo{}, false
+	}
+	o := h.by
+	return HoldInfo{
+		Name: o.name, Kind: o.kindOf, Mode: o.mode, Owner: o.id, Count: h.count, Since: h.since,
+		Lease: h.lease, Watchdog: h.renew && !h.stopped, LastRenewal: h.renewedAt, LeaseEnd: h.deadline,
+	}, true
+}
+
+// waiter is one waiting acquisition in a Client's list.
+type waiter struct {
+	o                 *owner
+	since             time.Time
+	attempts, wakeups atomic.Int64
+}
+
+// waitList is the waiting acquisitions of a Client.
+type waitList struct {
+	mu sync.Mutex
+	m  map[*waiter]struct{}
+}
+
+func (l *waitList) add(w *waiter) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.m == nil {
+		l.m = make(map[*waiter]struct{})
+	}
+	l.m[w] = struct{}{}
+}
+
+func (l *waitList) remove(w *waiter) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.m, w)
+}
+
+func (l *waitList) list() []*waiter {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ws := make([]*waiter, 0, len(l.m))
+	for w := range l.m {
+		ws = append(ws, w)
+	}
+	return ws
+}
