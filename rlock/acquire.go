@@ -14,7 +14,7 @@ import (
 // listen; a waiter listens before it retries, so a release between an
 // attempt and the subscription is never missed.
 func (o *owner) take(ctx context.Context, wait, lease time.Duration) (out outcome, err error) {
-	a := progress{o: o, start: time.Now()}
+	a := progress{o: o, ctx: ctx, start: time.Now()}
 	defer func() { a.finish(out, err) }()
 	deadline, err := o.begin(ctx, wait)
 	if err != nil {
@@ -150,6 +150,7 @@ func (o *owner) sleepFor(ttl time.Duration) time.Duration {
 // events and its list of waiters.
 type progress struct {
 	o        *owner
+	ctx      context.Context // the caller's
 	start    time.Time
 	attempts int
 	wakeups  int
@@ -211,6 +212,7 @@ func (a *progress) finish(out outcome, err error) {
 // event is an event of the acquisition's, with what it has done so far.
 func (a *progress) event(t EventType) Event {
 	e := a.o.event(t)
+	e.Context = a.ctx
 	e.Wait = e.Time.Sub(a.start)
 	e.Attempts, e.Wakeups = a.attempts, a.wakeups
 	return e

@@ -1,6 +1,7 @@
 package rlock
 
 import (
+	"context"
 	"errors"
 	"time"
 )
@@ -50,7 +51,7 @@ const (
 	EventNotAcquired
 	// EventReleased: an Unlock released one acquisition. Count is the hold
 	// count left; when 0 the lock was released and Held is how long this
-	// owner held it.
+	// owner held it. Latency is how long the Unlock took.
 	EventReleased
 	// EventRenewed: the watchdog renewed a batch of Count holds (of one
 	// script call) in Latency. Name and Owner are empty.
@@ -107,8 +108,14 @@ type Event struct {
 	Watchdog bool          // the watchdog renews the hold
 	Held     time.Duration // how long the hold lasted
 	Count    int           // hold count; or holds renewed; or channels resubscribed
-	Latency  time.Duration // a renewal's round trip
+	Latency  time.Duration // a renewal's round trip, or an Unlock's
 	Err      error         // why, where the type says
+
+	// Context is the ctx of the call the event belongs to (Lock, TryLock,
+	// Unlock: the acquisition and release events), so that a tracer can
+	// parent a span of the call on the caller's; nil for the events of the
+	// watchdog, of holds lost and of subscriptions.
+	Context context.Context
 }
 
 // Observer receives the events of a Client's locks (WithObserver), for

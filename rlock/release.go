@@ -48,14 +48,14 @@ func (o *owner) unlock(ctx context.Context) error {
 		if h != nil {
 			h.partlyReleased(sent)
 		}
-		o.released(h, max(count-1, 1))
+		o.released(ctx, sent, h, max(count-1, 1))
 		return nil
 	case scripts.Released:
 		if h != nil {
 			h.released()
 		}
 		o.hold = nil
-		o.released(h, 0)
+		o.released(ctx, sent, h, 0)
 		return nil
 	}
 	if h != nil {
@@ -67,14 +67,15 @@ func (o *owner) unlock(ctx context.Context) error {
 	return opError("unlock", o.name, ErrNotHeld)
 }
 
-// released reports a release that left left acquisitions of hold h (nil
-// when the owner knew of none) to the Client's observers.
-func (o *owner) released(h *hold, left int) {
+// released reports a release, asked under ctx and sent at sent, that left
+// left acquisitions of hold h (nil when the owner knew of none) to the
+// Client's observers.
+func (o *owner) released(ctx context.Context, sent time.Time, h *hold, left int) {
 	if o.c.obs == nil {
 		return
 	}
 	e := o.event(EventReleased)
-	e.Count = left
+	e.Context, e.Latency, e.Count = ctx, e.Time.Sub(sent), left
 	if h != nil {
 		e.Held = e.Time.Sub(h.since)
 	}
