@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -43,10 +44,10 @@ func server(b *testing.B) string {
 
 // client returns a relock Client on its own go-redis client, closed when
 // the benchmark ends.
-func client(b *testing.B) *rlock.Client {
+func client(b *testing.B, opts ...rlock.Option) *rlock.Client {
 	b.Helper()
 	rdb := redis.NewClient(&redis.Options{Addr: server(b)})
-	c, err := rlock.New(rdb)
+	c, err := rlock.New(rdb, opts...)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -75,6 +76,34 @@ func BenchmarkLockUnlock(b *testing.B) {
 		if err := m.Unlock(ctx); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkLockUnlockObserved is BenchmarkLockUnlock without an observer
+// and with one that counts every event, in one run: what observing costs.
+func BenchmarkLockUnlockObserved(b *testing.B) {
+	var counts [16]atomic.Int64
+	counting := rlock.ObserverFunc(func(e rlock.Event) { counts[e.Type].Add(1) })
+	for _, bc := range []struct {
+		name string
+		opts []rlock.Option
+	}{{"none", nil}, {"counting", []rlock.Option{rlock.WithObserver(counting)}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			m := client(b, bc.opts...).NewMutex(lockName(b))
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := m.Lock(ctx); err != nil {
+					b.Fatal(err)
+				}
+				if err := m.Unlock(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	if got := counts[rlock.EventAcquired].Load(); got == 0 {
+		b.Fatal("the counting observer saw no acquisition")
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"slices"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -138,7 +139,11 @@ func (s *shard) replace(gen uint64, why error) {
 	s.mu.Unlock()
 	_ = old.Close()
 	if f := s.hub.opt.OnReplace; f != nil {
-		f(len(wanted), why)
+		n := len(wanted)
+		if slices.Contains(wanted, s.probe) {
+			n-- // the Hub's own
+		}
+		f(n, why)
 	}
 }
 
