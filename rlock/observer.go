@@ -11,10 +11,10 @@ type Kind string
 
 // The kinds of lock.
 const (
-	KindMutex       Kind = "mutex"         // Mutex: Redisson's RLock
-	KindFencedMutex Kind = "fenced"        // FencedMutex: RFencedLock
-	KindFairMutex   Kind = "fair"          // FairMutex: RFairLock
-	KindRWMutex     Kind = "read-write"    // RWMutex: RReadWriteLock
+	KindMutex       Kind = "mutex"           // Mutex: Redisson's RLock
+	KindFencedMutex Kind = "fenced"          // FencedMutex: RFencedLock
+	KindFairMutex   Kind = "fair"            // FairMutex: RFairLock
+	KindRWMutex     Kind = "read-write"      // RWMutex: RReadWriteLock
 	KindFairRWMutex Kind = "fair-read-write" // NewFairRWMutex
 )
 
