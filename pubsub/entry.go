@@ -32,6 +32,9 @@ type entry struct {
 	// the channel is wanted while it is above zero.
 	q     wakeups
 	share share
+	// grant is the last grant message heard (keys.GrantPrefix), until a
+	// waiter takes it (Subscription.TakeGrant).
+	grant string
 }
 
 func newEntry(channel string) *entry {

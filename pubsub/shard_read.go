@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -190,9 +191,14 @@ func (s *shard) dispatch(gen uint64, msg any) {
 		if e == nil || e.state != subscribed {
 			return
 		}
-		if m.Payload == keys.ReadUnlockMessage {
+		switch {
+		case m.Payload == keys.ReadUnlockMessage:
 			e.q.releaseAll()
-		} else {
+		case strings.HasPrefix(m.Payload, keys.GrantPrefix):
+			// A fair waiter's own channel: it holds the lock now.
+			e.grant = m.Payload
+			e.q.release(1)
+		default:
 			e.released()
 		}
 	}

@@ -122,6 +122,21 @@ func (sub *Subscription) Won() {
 	}
 }
 
+// TakeGrant reports whether grant (a message beginning with
+// keys.GrantPrefix) is the last grant message heard on the channel, and
+// forgets it if so: the waiter it names holds the lock. A grant message
+// wakes a waiter as a release does.
+func (sub *Subscription) TakeGrant(grant string) bool {
+	s, e := sub.shard, sub.entry
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if grant == "" || e.grant != grant {
+		return false
+	}
+	e.grant = ""
+	return true
+}
+
 // WakeOthers wakes every other waiter of the channel that sleeps now, to
 // retry at once: this waiter took a lock that they may share (a read lock).
 func (sub *Subscription) WakeOthers() {

@@ -5,7 +5,8 @@
 -- KEYS[2]  queue LIST of waiting owner ids, head = next owner
 -- KEYS[3]  deadline ZSET: owner id -> absolute deadline in ms
 -- KEYS[4]  unlock channel; owner o is woken on KEYS[4] .. ':' .. o
--- KEYS[5]  relock waiters HASH: owner id -> lease (ms), or 'granted'
+-- KEYS[5]  relock waiters HASH: owner id -> '<lease ms>:<wait id>', or
+--          'granted'
 -- ARGV[1]  lease in milliseconds
 -- ARGV[2]  owner id
 -- ARGV[3]  wait timeout in milliseconds
@@ -15,9 +16,13 @@
 --                       along: if it is missing, it was evicted as stale
 --                       from the head (a pause, or a Redisson client's
 --                       script), and it goes back to the head
+--                'claim' for an owner told by a grant message that it
+--                       holds the lock: confirm the grant and re-arm the
+--                       lease; never queue nor take a free lock
 -- ARGV[5]  unlock message
 -- ARGV[6]  publish command: "publish" or "spublish"
 -- ARGV[7]  holds the owner had before this acquisition, as it knows them
+-- ARGV[8]  the wait id of a queued owner: a grant tells it 'granted:<id>'
 --
 -- Returns {1} when the owner now holds the lock: acquired, claimed after a
 -- release granted it (grant_next), or re-entered; the lease is re-armed
@@ -37,6 +42,18 @@
 local lock, queue, timeouts, channel, waiters = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local lease, owner, wait, mode = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local now = now_ms()
+local mark = lease .. ':' .. ARGV[8]
+
+if mode == 'claim' then
+  if redis.call('hget', waiters, owner) == 'granted' then
+    redis.call('hdel', waiters, owner)
+    if redis.call('hexists', lock, owner) == 1 then
+      redis.call('pexpire', lock, lease)
+      return {1}
+    end
+  end
+  return {0, redis.call('pttl', lock), -1}
+end
 
 evict_stale(queue, timeouts, now, waiters)
 if mode == 'stay' and not redis.call('lpos', queue, owner) and redis.call('hget', waiters, owner) ~= 'granted' then
@@ -48,7 +65,7 @@ if mode == 'stay' and not redis.call('lpos', queue, owner) and redis.call('hget'
   end
   redis.call('lpush', queue, owner)
   redis.call('zadd', timeouts, deadline, owner)
-  mark_waiter(waiters, timeouts, owner, lease, now, wait)
+  mark_waiter(waiters, timeouts, owner, mark, now, wait)
 end
 
 if redis.call('exists', lock) == 0 then
@@ -97,7 +114,7 @@ if not pos then
   end
   redis.call('zadd', timeouts, ttl + wait + now, owner)
   pos = redis.call('rpush', queue, owner) - 1
-  mark_waiter(waiters, timeouts, owner, lease, now, wait)
+  mark_waiter(waiters, timeouts, owner, mark, now, wait)
 elseif pos == 0 then
   local deadline = tonumber(redis.call('zscore', timeouts, owner) or now)
   if deadline < now + wait then
@@ -106,7 +123,7 @@ elseif pos == 0 then
     for _, waiter in ipairs(redis.call('zrange', timeouts, 0, -1)) do
       redis.call('zincrby', timeouts, delta, waiter)
     end
-    mark_waiter(waiters, timeouts, owner, lease, now, wait)
+    mark_waiter(waiters, timeouts, owner, mark, now, wait)
   end
 end
 return {0, pttl, pos}

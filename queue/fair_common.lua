@@ -71,11 +71,12 @@ local function shift_all(timeouts, wait, queue, waiters)
   end
 end
 
--- Marks owner, a relock waiter, in waiters with lease (ms), and keeps the
+-- Marks owner, a relock waiter, in waiters with mark ('<lease ms>:<wait
+-- id>'), and keeps the
 -- hash no longer than the last deadline (plus a wait timeout): entries of
 -- waiters a Redisson client evicted do not outlive the queue.
-local function mark_waiter(waiters, timeouts, owner, lease, now, wait)
-  redis.call('hset', waiters, owner, lease)
+local function mark_waiter(waiters, timeouts, owner, mark, now, wait)
+  redis.call('hset', waiters, owner, mark)
   local last = redis.call('zrange', timeouts, -1, -1, 'WITHSCORES')
   local ttl = wait
   if last[2] then
@@ -84,24 +85,47 @@ local function mark_waiter(waiters, timeouts, owner, lease, now, wait)
   redis.call('pexpire', waiters, math.max(ttl, redis.call('pttl', waiters)))
 end
 
+-- Publishes message on channel with publish ('publish' or 'spublish') and
+-- reports whether anyone heard it. 'cluster-publish' is classic pub/sub on
+-- a Redis Cluster, where PUBLISH counts only the receivers connected to
+-- the node that runs the script: it publishes with PUBLISH and, unable to
+-- tell, reports that someone heard.
+local function announce(publish, channel, message)
+  if publish == 'cluster-publish' then
+    redis.call('publish', channel, message)
+    return true
+  end
+  return redis.call(publish, channel, message) > 0
+end
+
 -- Gives the turn of the free lock to the head of the queue, telling it
--- with message on its own channel. A waiter nobody listens to any more
--- (its process died: every waiter, relock's or Redisson's, listens on its
--- channel while it waits) is evicted, and the next one gets the turn. A
--- relock waiter (marked in waiters with its lease) is granted the lock
--- right here: its field is written with one hold, its lease set, it leaves
--- the queue as an owner taking the lock would (Redisson's grant rule), and
--- it is marked 'granted' until it claims the lock. A Redisson waiter takes
--- the lock with its own script. Returns the owner granted the lock, if any.
+-- on its own channel. A waiter nobody listens to any more (its process
+-- died: every waiter, relock's or Redisson's, listens on its channel while
+-- it waits) is evicted, and the next one gets the turn. A relock waiter
+-- (marked in waiters with '<lease>:<wait id>') is granted the lock right
+-- here: its field is written with one hold, its lease set, it leaves the
+-- queue as an owner taking the lock would (Redisson's grant rule), it is
+-- marked 'granted' until it claims the lock, and the message it hears is
+-- 'granted:<wait id>', which tells that wait it holds the lock. A Redisson
+-- waiter hears message and takes the lock with its own script. Returns
+-- the owner granted the lock, if any.
 local function grant_next(lock, queue, timeouts, waiters, channel, message, publish, wait)
   while true do
     local head = redis.call('lindex', queue, 0)
     if not head then
       return nil
     end
-    local heard = redis.call(publish, channel .. ':' .. head, message) > 0
-    local lease = redis.call('hget', waiters, head)
-    if heard and (not lease or lease == 'granted') then
+    local mark = redis.call('hget', waiters, head)
+    local lease, id
+    if mark and mark ~= 'granted' then
+      lease, id = string.match(mark, '^(%d+):(.+)$')
+    end
+    local tell = message
+    if id then
+      tell = 'granted:' .. id
+    end
+    local heard = announce(publish, channel .. ':' .. head, tell)
+    if heard and not lease then
       return nil
     end
     redis.call('lpop', queue)
@@ -136,7 +160,7 @@ local function wake_rw_head(lock, queue, timeouts, channel, message, publish, sk
     if writer and (ahead or mode ~= false) then
       return
     end
-    if entry == skip or redis.call(publish, channel .. ':' .. entry, message) > 0 then
+    if entry == skip or announce(publish, channel .. ':' .. entry, message) then
       if writer then
         return
       end

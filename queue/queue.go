@@ -4,6 +4,8 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -54,7 +56,23 @@ func New(rdb redis.Scripter, name string, wait time.Duration, pub func() string)
 		name: name,
 		keys: []string{name, keys.Queue(name), keys.Timeout(name), keys.Channel(name), keys.FairWaiters(name)},
 		wait: wait,
-		pub:  pub,
+		pub:  announcer(rdb, pub),
+	}
+}
+
+// announcer is the publish command the queue scripts are given: pub's,
+// but for classic pub/sub on a Redis Cluster 'cluster-publish', since
+// PUBLISH there counts only the receivers on one node, and a waiter that
+// seems unheard may listen on another (fair_common.lua's announce).
+func announcer(rdb redis.Scripter, pub func() string) func() string {
+	if _, cluster := rdb.(*redis.ClusterClient); !cluster {
+		return pub
+	}
+	return func() string {
+		if p := pub(); p != scripts.Publish {
+			return p
+		}
+		return "cluster-publish"
 	}
 }
 
@@ -80,9 +98,10 @@ type Attempt struct {
 type mode string
 
 const (
-	try  mode = "try"
-	join mode = "join"
-	stay mode = "stay"
+	try   mode = "try"
+	join  mode = "join"
+	stay  mode = "stay"
+	claim mode = "claim"
 )
 
 // TryAcquire takes or re-enters the lock for owner if it can right now:
@@ -93,12 +112,12 @@ const (
 // rdb: the queue's client, or one connection of it when the caller must
 // wait for replicas on that connection.
 func (q *Queue) TryAcquire(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, holds int) (Attempt, error) {
-	return q.attempt(ctx, rdb, owner, lease, holds, try)
+	return q.attempt(ctx, rdb, owner, lease, holds, try, "")
 }
 
-func (q *Queue) attempt(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, holds int, m mode) (Attempt, error) {
+func (q *Queue) attempt(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, holds int, m mode, wait string) (Attempt, error) {
 	vals, err := acquire.Run(ctx, rdb, q.keys, scripts.Millis(lease), owner, scripts.Millis(q.wait), string(m),
-		keys.UnlockMessage, q.pub(), holds).Int64Slice()
+		keys.UnlockMessage, q.pub(), holds, wait).Int64Slice()
 	if err != nil {
 		return Attempt{}, err
 	}
@@ -130,7 +149,7 @@ func pttl(ms int64) time.Duration {
 // force-unlocked) it reports NotHeld and still passes the turn on. The outcome is kept at u.Latch,
 // so a retry of this request (same latch) is not applied twice.
 func (q *Queue) Release(ctx context.Context, u scripts.Unlock) (scripts.Release, error) {
-	return scripts.Outcome(release.Run(ctx, q.rdb, append(q.keys[:5:5], u.Latch), keys.UnlockMessage, scripts.Millis(u.Lease), u.Owner, u.Publish, scripts.Millis(u.LatchTTL), scripts.Millis(q.wait)).Int64())
+	return scripts.Outcome(release.Run(ctx, q.rdb, append(q.keys[:5:5], u.Latch), keys.UnlockMessage, scripts.Millis(u.Lease), u.Owner, q.pub(), scripts.Millis(u.LatchTTL), scripts.Millis(q.wait)).Int64())
 }
 
 // ForceRelease deletes the lock whoever holds it and passes the turn on;
@@ -145,7 +164,14 @@ func (q *Queue) ForceRelease(ctx context.Context) (bool, error) {
 
 // Waiter returns a Waiter for owner; nothing changes in Redis until its
 // first Attempt.
-func (q *Queue) Waiter(owner string) *Waiter { return &Waiter{l: q, owner: owner} }
+func (q *Queue) Waiter(owner string) *Waiter {
+	return &Waiter{l: q, owner: owner, id: strconv.FormatUint(waits.Add(1), 10)}
+}
+
+// waits numbers the Waiters of the process: with the owner id, which is
+// unique, a Waiter's number tells its grant messages from those of the
+// owner's earlier waits.
+var waits atomic.Uint64
 
 // leave takes owner out of the queue (see Waiter.Leave).
 func (q *Queue) leave(ctx context.Context, owner string) error {

@@ -53,7 +53,7 @@ func NewRW(rdb redis.Scripter, name string, wait time.Duration, pub func() strin
 		keys: []string{name, keys.RWQueue(name), keys.RWTimeout(name), keys.RWChannel(name)},
 		base: keys.ReadTimeoutsBase(name),
 		wait: wait,
-		pub:  pub,
+		pub:  announcer(rdb, pub),
 	}
 }
 
@@ -71,13 +71,15 @@ func (q *RWQueue) Waiter(entry string) *Waiter { return &Waiter{l: q, owner: ent
 // it can now, as Queue.TryAcquire does; a reader asking to write gets
 // scripts.ErrUpgrade.
 func (q *RWQueue) TryAcquire(ctx context.Context, rdb redis.Scripter, entry string, lease time.Duration, holds int) (Attempt, error) {
-	return q.attempt(ctx, rdb, entry, lease, holds, try)
+	return q.attempt(ctx, rdb, entry, lease, holds, try, "")
 }
 
 // ownerOf is the owner id of entry.
 func ownerOf(entry string) string { return strings.TrimSuffix(entry, ":write") }
 
-func (q *RWQueue) attempt(ctx context.Context, rdb redis.Scripter, entry string, lease time.Duration, holds int, m mode) (Attempt, error) {
+// attempt makes an attempt of entry's; the fair read-write line grants
+// nothing by message, so wait ids are not used.
+func (q *RWQueue) attempt(ctx context.Context, rdb redis.Scripter, entry string, lease time.Duration, holds int, m mode, _ string) (Attempt, error) {
 	owner := ownerOf(entry)
 	vals, err := rwAcquire.Run(ctx, rdb, append(q.keys[:4:4], keys.ReadTimeouts(q.name, owner)),
 		scripts.Millis(lease), entry, owner, scripts.Millis(q.wait), string(m), keys.UnlockMessage, q.pub(), holds).Int64Slice()
@@ -100,7 +102,7 @@ func (q *RWQueue) Release(ctx context.Context, u scripts.Unlock) (scripts.Releas
 	owner := ownerOf(u.Owner)
 	return scripts.Outcome(rwRelease.Run(ctx, q.rdb,
 		append(q.keys[:4:4], u.Latch, keys.ReadTimeouts(q.name, owner), q.base),
-		keys.UnlockMessage, scripts.Millis(u.Lease), u.Owner, u.Publish, scripts.Millis(u.LatchTTL), owner).Int64())
+		keys.UnlockMessage, scripts.Millis(u.Lease), u.Owner, q.pub(), scripts.Millis(u.LatchTTL), owner).Int64())
 }
 
 // ForceRelease deletes the lock whoever holds it and wakes the head of the

@@ -5,12 +5,14 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/keys"
 )
 
 // line is a queue in Redis as a Waiter uses it: the fair lock's, or the
 // fair read-write lock's.
 type line interface {
-	attempt(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, holds int, m mode) (Attempt, error)
+	attempt(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, holds int, m mode, wait string) (Attempt, error)
 	leave(ctx context.Context, owner string) error
 	Heartbeat() time.Duration
 }
@@ -22,7 +24,8 @@ type line interface {
 type Waiter struct {
 	l      line
 	owner  string
-	queued bool // an attempt queued the owner and it has not left since
+	id     string // this wait's id in grant messages; "" when the line grants nothing
+	queued bool   // an attempt queued the owner and it has not left since
 }
 
 // Attempt takes or re-enters the lock as TryAcquire does; otherwise it
@@ -34,10 +37,29 @@ func (w *Waiter) Attempt(ctx context.Context, rdb redis.Scripter, lease time.Dur
 	if w.queued {
 		m = stay
 	}
-	a, err := w.l.attempt(ctx, rdb, w.owner, lease, holds, m)
+	a, err := w.l.attempt(ctx, rdb, w.owner, lease, holds, m, w.id)
 	// After an error the owner may or may not be queued: Leave finds out.
 	w.queued = err != nil || !a.Acquired
 	return a, err
+}
+
+// Grant is the message that tells this wait, on the owner's channel, that
+// a release granted it the lock: the owner holds it from then on, with the
+// lease of its last attempt, and confirms with Claim. It is "" for a line
+// that grants nothing (the fair read-write lock's). A grant message of an
+// earlier wait of the owner is another message.
+func (w *Waiter) Grant() string {
+	if w.id == "" {
+		return ""
+	}
+	return keys.GrantPrefix + w.id
+}
+
+// Claim confirms a grant that the owner heard of (Grant) and re-arms the
+// lease: Acquired is false when the lock is no longer the owner's (it
+// expired first). It never queues the owner nor takes a free lock.
+func (w *Waiter) Claim(ctx context.Context, rdb redis.Scripter, lease time.Duration) (Attempt, error) {
+	return w.l.attempt(ctx, rdb, w.owner, lease, 1, claim, w.id)
 }
 
 // Pause is how long the waiter may sleep after the attempt a, unless woken:

@@ -93,6 +93,7 @@ func (o *owner) begin(ctx context.Context, wait time.Duration) (time.Time, error
 func (o *owner) attempt(ctx context.Context, lease time.Duration, t turn) (outcome, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.settle()
 	if o.c.closed() {
 		return outcome{}, ErrClosed
 	}
@@ -116,6 +117,11 @@ func (o *owner) attempt(ctx context.Context, lease time.Duration, t turn) (outco
 	} else {
 		out, err = t.attempt(ctx, o.c.rdb, lease, holds)
 	}
+	if out.granted {
+		// No attempt was sent: the grant was made after the last one.
+		sent = o.lastSent
+	}
+	o.lastSent = sent
 	if !out.ok || err != nil {
 		out.ok = false
 		return out, err
@@ -126,10 +132,52 @@ func (o *owner) attempt(ctx context.Context, lease time.Duration, t turn) (outco
 		o.hold = newHold(o, lease, renew, sent)
 		o.c.wd.keep(o.hold)
 	}
+	if out.granted {
+		o.confirm(t.(claimer), lease, o.hold)
+	}
 	// An Unlock that failed before is not retried by the next one: the
 	// owner locked again instead.
 	o.retryLatch = ""
 	return out, nil
+}
+
+// claimer is a turn that can be granted the lock by a release.
+type claimer interface {
+	// claim confirms the grant and re-arms the lease; false when the lock
+	// is no longer the owner's.
+	claim(ctx context.Context, lease time.Duration) (bool, error)
+}
+
+// confirm claims, in the background, the grant through which the owner
+// took hold h with lease: the hold's lease is known to last from when the
+// claim is sent, or the hold is lost if the claim finds the lock gone. The
+// owner's next command waits for it (settle); Close too. Called with mu
+// held.
+func (o *owner) confirm(c claimer, lease time.Duration, h *hold) {
+	o.c.wireMu.Lock()
+	defer o.c.wireMu.Unlock()
+	if o.c.closed() {
+		return // the hold ends with the Client
+	}
+	done := make(chan struct{})
+	o.claiming = done
+	o.c.background.Add(1)
+	go func() {
+		defer o.c.background.Done()
+		defer close(done)
+		ctx, cancel := context.WithTimeout(o.c.ctx, o.c.opts.unlockTimeout)
+		defer cancel()
+		sent := time.Now()
+		ok, err := c.claim(ctx, lease)
+		switch {
+		case err != nil:
+			// Unknown: renewals, or the lease's end, tell.
+		case ok:
+			h.renewed(sent)
+		default:
+			h.lostNow(lostAtClaim, false)
+		}
+	}()
 }
 
 // sleepFor is how long a waiter may sleep, unless woken, after an attempt
@@ -154,6 +202,7 @@ type progress struct {
 	start    time.Time
 	attempts int
 	wakeups  int
+	granted  bool    // the last attempt was a grant heard of
 	w        *waiter // listed while the acquisition waits
 }
 
@@ -163,7 +212,9 @@ func (a *progress) attempt(ctx context.Context, lease time.Duration, t turn) (ou
 	if a.w != nil {
 		a.w.attempts.Store(int64(a.attempts))
 	}
-	return a.o.attempt(ctx, lease, t)
+	out, err := a.o.attempt(ctx, lease, t)
+	a.granted = out.granted
+	return out, err
 }
 
 // waiting records that the acquisition waits: it is listed among the
@@ -206,6 +257,7 @@ func (a *progress) finish(out outcome, err error) {
 		e.Lease, e.Watchdog, e.Count = h.terms()
 		e.Reentry = e.Count > 1
 	}
+	e.Granted = a.granted
 	obs.ObserveLock(e)
 }
 

@@ -36,11 +36,14 @@ type Client struct {
 	// or on a Redis Cluster whose pub/sub kind New was not told, by the
 	// first operation that needs it, under that operation's ctx.
 	wire   atomic.Pointer[wire]
-	wireMu sync.Mutex // serialises deciding wire, and Close
+	wireMu sync.Mutex // serialises deciding wire, Close, and starting background work
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
-	once   sync.Once
+	// background counts the goroutines that confirm grants; Close waits
+	// for them.
+	background sync.WaitGroup
+	once       sync.Once
 }
 
 // wire is the pub/sub of a Client: the command that announces a release,
@@ -158,6 +161,7 @@ func (c *Client) Close() error {
 		if w := c.wire.Load(); w != nil && w.hub != nil {
 			_ = w.hub.Close()
 		}
+		c.background.Wait()
 		c.wd.close()
 	})
 	return nil

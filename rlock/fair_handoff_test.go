@@ -37,6 +37,46 @@ func TestFairMutexGrantsInTheRelease(t *testing.T) {
 	assertNoFairKeys(t, rdb, name)
 }
 
+// The grant message tells the waiter it holds the lock: it returns without
+// another attempt, its hold's lease is confirmed in the background, and a
+// grant of an earlier wait is never taken for a new one.
+func TestFairMutexGrantMessageHandsOverWithoutAnAttempt(t *testing.T) {
+	rec := newRecorder()
+	c, rdb := fairClient(t, WithObserver(rec))
+	ctx := ctxT(t)
+	const name = "fair-grant-message"
+	holder, waiter := c.NewFairMutex(name), c.NewFairMutex(name)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := lockAsync(ctx, waiter)
+	awaitQueue(t, rdb, name, waiter.Owner())
+	mustUnlock(t, holder)
+	awaitLock(t, got, 5*time.Second)
+	acq := rec.await(t, EventAcquired, func(e Event) bool { return e.Owner == waiter.Owner() })
+	if !acq.Granted || acq.Wakeups != 1 {
+		t.Fatalf("waiter's acquisition %+v, want granted by one message", acq)
+	}
+	eventually(t, 5*time.Second, "the grant confirmed", func() bool {
+		hs := c.Activity().Holds
+		return len(hs) == 1 && time.Until(hs[0].LeaseEnd) > DefaultWatchdogTimeout/2 &&
+			rdb.HExists(ctx, keys.FairWaiters(name), waiter.Owner()).Val() == false
+	})
+	mustUnlock(t, waiter)
+	assertNoFairKeys(t, rdb, name)
+
+	// The waiter's next wait (on its kept subscription) is not granted by
+	// anything of the last one.
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := waiter.TryLock(ctx, 100*time.Millisecond, 0); ok || err != nil {
+		t.Fatalf("TryLock on a held lock = %v, %v", ok, err)
+	}
+	mustUnlock(t, holder)
+	assertNoFairKeys(t, rdb, name)
+}
+
 // A waiter granted the lock after it gave up (its grant and its leaving
 // crossed) gives the lock back when it leaves: the next waiter gets it.
 func TestFairMutexGrantAfterGivingUpIsReturned(t *testing.T) {

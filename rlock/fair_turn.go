@@ -64,8 +64,22 @@ func (t *fairTurn) attempt(ctx context.Context, rdb redis.Scripter, lease time.D
 	if t.qw == nil {
 		return t.o.kind.attempt(ctx, rdb, lease, holds)
 	}
+	// A grant heard since the last attempt: the owner holds the lock (its
+	// field written, its lease set, inside the release), unless another
+	// goroutine of the owner took it first or replicas must acknowledge
+	// the acquisition (then the attempt claims the grant).
+	if holds == 0 && t.o.c.opts.replicas == 0 && t.s.granted(t.qw.Grant()) {
+		return outcome{ok: true, pos: -1, granted: true}, nil
+	}
 	a, err := t.qw.Attempt(ctx, rdb, lease, holds)
 	return fairOutcome(a), upgradeError(err)
+}
+
+// claim confirms a grant this turn heard of, re-arming the lease, and
+// reports whether the owner still holds the lock.
+func (t *fairTurn) claim(ctx context.Context, lease time.Duration) (bool, error) {
+	a, err := t.qw.Claim(ctx, t.o.c.rdb, lease)
+	return a.Acquired, err
 }
 
 // enter joins the line at once, without a first attempt, when a

@@ -151,6 +151,7 @@ const (
 	lostAtRenewal = "a renewal found the lock gone"
 	lostAtRelease = "a release found the lock gone"
 	lostAtExtend  = "an extension found the lock gone"
+	lostAtClaim   = "the claim of a grant found the lock gone"
 	lostByExpiry  = "the lease ran out before a renewal reached Redis"
 )
 

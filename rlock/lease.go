@@ -77,6 +77,7 @@ func (o *owner) Extend(ctx context.Context, lease time.Duration) error {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.settle()
 	h := o.hold
 	if h == nil || h.isOver() {
 		return opError("extend", o.name, ErrNotHeld)

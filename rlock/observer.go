@@ -42,7 +42,8 @@ const (
 	// Attempts the acquire scripts run, Wakeups the release messages that
 	// woke it, Reentry whether the owner held it already, Count the hold
 	// count now, Lease the hold's lease and Watchdog whether the watchdog
-	// renews it.
+	// renews it. Granted reports a fair lock handed over by the release
+	// itself: the acquisition ran no script after the release.
 	EventAcquired
 	// EventNotAcquired: an acquisition gave up. Err is nil when its wait
 	// elapsed (or a TryLock's single attempt found the lock busy), else why:
@@ -104,6 +105,7 @@ type Event struct {
 	Attempts int           // acquire scripts run by the acquisition
 	Wakeups  int           // release messages that woke the acquisition
 	Reentry  bool          // the owner held the lock already
+	Granted  bool          // handed over by the release itself
 	Lease    time.Duration // the hold's lease
 	Watchdog bool          // the watchdog renews the hold
 	Held     time.Duration // how long the hold lasted

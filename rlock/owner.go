@@ -35,6 +35,20 @@ type owner struct {
 	// reused by the next Unlock, which retries it, unless an acquisition
 	// came between.
 	retryLatch string
+	// lastSent is when the owner's last attempt was sent.
+	lastSent time.Time
+	// claiming is closed when the claim of a grant, made in the
+	// background, is done: the owner's next command waits for it (settle).
+	claiming chan struct{}
+}
+
+// settle waits until the claim of a grant in flight is done, so that the
+// owner's commands reach Redis in order. Called with mu held.
+func (o *owner) settle() {
+	if o.claiming != nil {
+		<-o.claiming
+		o.claiming = nil
+	}
 }
 
 // init sets the owner up for a new handle of the lock called name, with

@@ -20,6 +20,7 @@ func (o *owner) unlock(ctx context.Context) error {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.settle()
 	lease, count := o.c.opts.watchdogTimeout, 0
 	h := o.hold
 	if h != nil {

@@ -20,6 +20,9 @@ type sleeper interface {
 	// at once (the lock may have been released before it subscribed), a
 	// spinner has nothing to catch up on.
 	first(pause time.Duration) time.Duration
+	// granted reports, once, that grant (a queue.Waiter's Grant) was
+	// heard: a release granted the waiter the lock.
+	granted(grant string) bool
 	// won is told that the attempt after the last wait took the lock.
 	won()
 	// wakeOthers wakes the waiters asleep beside this one: it took a lock
@@ -91,6 +94,8 @@ func (s subscription) wait(ctx context.Context, d time.Duration) (bool, error) {
 
 func (s subscription) first(time.Duration) time.Duration { return 0 }
 
+func (s subscription) granted(grant string) bool { return s.sub.TakeGrant(grant) }
+
 func (s subscription) won() { s.sub.Won() }
 
 func (s subscription) wakeOthers() { s.sub.WakeOthers() }
@@ -132,6 +137,8 @@ func (s *spinner) wait(ctx context.Context, d time.Duration) (bool, error) {
 }
 
 func (s *spinner) first(pause time.Duration) time.Duration { return pause }
+
+func (s *spinner) granted(string) bool { return false }
 
 func (s *spinner) won() {}
 

@@ -15,6 +15,10 @@ const (
 	UnlockMessage = "0"
 	// ReadUnlockMessage wakes every waiter of each subscribed client.
 	ReadUnlockMessage = "1"
+	// GrantPrefix begins the message that tells a relock fair waiter, on
+	// its own channel, that a release granted it the lock: the prefix,
+	// then the id of its wait (queue/fair_common.lua's grant_next).
+	GrantPrefix = "granted:"
 )
 
 // prefixName is Redisson's prefixName: it keeps name's hash slot.
@@ -38,8 +42,9 @@ func Timeout(name string) string { return prefixName("redisson_lock_timeout", na
 func WaiterChannel(name, owner string) string { return Channel(name) + ":" + owner }
 
 // FairWaiters is relock's HASH beside a fair lock's queue: its relock
-// waiters (Redisson's are not in it), each with the lease a release grants
-// it the lock with, or "granted" until it claims the lock.
+// waiters (Redisson's are not in it), each with "<lease ms>:<wait id>" (the
+// lease a release grants it the lock with, and the id its grant message
+// names), or "granted" until it claims the lock.
 func FairWaiters(name string) string { return prefixName("relock_lock_waiters", name) }
 
 // Token is the fenced lock's token counter.
