@@ -1,9 +1,22 @@
 package rlock
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/queue"
+	"github.com/relock-go/relock/scripts"
 )
 
 // LockInfo is what Redis knows of one lock, whichever client (Go or Java)
@@ -14,7 +27,9 @@ type LockInfo struct {
 	// mode field (KindFairRWMutex when a fair read-write line is beside
 	// it), KindFairMutex when a fair queue is there, KindFencedMutex when
 	// a fencing token counter is, else KindMutex. Empty when nothing of a
-	// lock of that name is in Redis.
+	// lock of that name is in Redis. A fair lock nobody waits for has no
+	// line, so it shows as KindMutex or KindRWMutex; a fenced lock's
+	// counter never expires, so a free fenced lock still shows its kind.
 	Kind Kind
 	// Held reports that the lock's hash exists.
 	Held bool
@@ -23,13 +38,15 @@ type LockInfo struct {
 	// TTL is the lock's remaining time to live: 0 when it is not held,
 	// negative when the hash has no TTL.
 	TTL time.Duration
-	// Holders are the hash's owners, by owner id.
+	// Holders are the hash's owners, by owner id (a writer that also reads
+	// is there twice: writing, then reading).
 	Holders []Holder
 	// Queue is a fair lock's line, head first.
 	Queue []QueueEntry
 	// Subscribers is how many subscriptions (one per waiting process and
 	// kind of channel) listen on the lock's channels: its release channel
-	// and, for a fair lock, its waiters' own channels.
+	// and, for a fair lock, its waiters' own channels. On a Redis Cluster
+	// with classic pub/sub, it is the sum over every node.
 	Subscribers int
 	// Token is the last fencing token handed out (0 when none).
 	Token int64
@@ -48,7 +65,8 @@ type Holder struct {
 	Count  int    // hold count
 	Mode   string // ModeRead or ModeWrite in a read-write lock
 	// TTL is a reader's own remaining lease in a read-write lock (the
-	// longest of its read holds'); 0 otherwise.
+	// longest of its read holds', negative when one has no expiry); 0
+	// otherwise.
 	TTL time.Duration
 }
 
@@ -57,32 +75,461 @@ type QueueEntry struct {
 	Owner string // owner id
 	Mode  string // ModeRead or ModeWrite in a fair read-write lock
 	// Deadline is when the waiter is evicted unless it refreshes its place
-	// (the line's ZSET score: Redis server time).
+	// (the line's ZSET score: Redis server time); zero when it has none.
 	Deadline time.Time
 	// Relock reports a relock waiter (it may be granted the lock
-	// directly); false for a Redisson one.
+	// directly); false for a Redisson one. Every waiter of a fair
+	// read-write lock is relock's: Redisson has none.
 	Relock bool
 }
 
-// Inspect reads what Redis holds of the lock called name, in one round
-// trip per kind of key: its holders, TTL, fair line, subscribers and
-// fencing token, and adds this Client's own holds and waiters of it. It
-// changes nothing. A key of that name that is not a lock is an error
-// wrapping ErrWrongType.
+// modeField is the hash field of a read-write lock's mode.
+const modeField = "mode"
+
+// writeSuffix ends a writer's field in a read-write lock's hash, and its
+// entry in a fair read-write line.
+var writeSuffix = keys.WriteField("")
+
+// Inspect reads what Redis holds of the lock called name: its holders,
+// TTL, fair line, subscribers and fencing token, and adds this Client's
+// own holds and waiters of it. It changes nothing. It takes two round
+// trips (three for a read-write lock with readers, whose leases are read
+// once their owners are known): one pipeline of reads in the lock's slot,
+// then the subscriber count, which on a Redis Cluster with classic pub/sub
+// asks every node, concurrently. A key of that name that is not a lock
+// (not a hash, or a hash whose fields are not owners' hold counts) is an
+// error wrapping ErrWrongType.
 func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
-	return LockInfo{}, opError("inspect", name, errors.New("not implemented"))
+	const op = "inspect"
+	if err := c.usableName(name); err != nil {
+		return LockInfo{}, opError(op, name, err)
+	}
+	pipe := c.rdb.Pipeline()
+	s := look(ctx, pipe, name)
+	pttl := pipe.Do(ctx, "pttl", name)
+	fairLine := pipe.LRange(ctx, keys.Queue(name), 0, -1)
+	fairDeadlines := pipe.ZRangeWithScores(ctx, keys.Timeout(name), 0, -1)
+	fairRelock := pipe.HKeys(ctx, keys.FairWaiters(name))
+	rwLine := pipe.LRange(ctx, keys.RWQueue(name), 0, -1)
+	rwDeadlines := pipe.ZRangeWithScores(ctx, keys.RWTimeout(name), 0, -1)
+	token := pipe.Get(ctx, keys.Token(name))
+	kind, hash, err := s.result(exec(ctx, pipe))
+	if err != nil {
+		return LockInfo{}, opError(op, name, err)
+	}
+
+	info := LockInfo{Name: name, Kind: kind, Held: len(hash) > 0, Mode: hash[modeField], TTL: millis(pttl)}
+	if info.Token, err = token.Int64(); err != nil && !errors.Is(err, redis.Nil) {
+		return LockInfo{}, opError(op, name, fmt.Errorf("reading the fencing token: %w", err))
+	}
+	info.Holders = holdersOf(hash)
+	if err := c.readerTTLs(ctx, name, info.Holders); err != nil {
+		return LockInfo{}, opError(op, name, err)
+	}
+
+	channels := []string{keys.Channel(name)}
+	switch kind {
+	case KindFairMutex:
+		relock := make(map[string]bool)
+		for _, owner := range fairRelock.Val() {
+			relock[owner] = true
+		}
+		info.Queue = line(fairLine.Val(), fairDeadlines.Val(), func(e *QueueEntry) {
+			e.Relock = relock[e.Owner]
+			channels = append(channels, keys.WaiterChannel(name, e.Owner))
+		})
+	case KindFairRWMutex:
+		q := queue.NewRW(c.rdb, name, c.opts.fairWaitTimeout, c.publishCommand)
+		channels = []string{keys.RWChannel(name)}
+		info.Queue = line(rwLine.Val(), rwDeadlines.Val(), func(e *QueueEntry) {
+			channels = append(channels, q.Channel(e.Owner))
+			e.Relock = true
+			e.Mode = ModeRead
+			if owner, ok := strings.CutSuffix(e.Owner, writeSuffix); ok {
+				e.Owner, e.Mode = owner, ModeWrite
+			}
+		})
+	case KindRWMutex:
+		channels = []string{keys.RWChannel(name)}
+	case "":
+		// Waiters of either kind may be between a release and their retry.
+		channels = append(channels, keys.RWChannel(name))
+	}
+	if info.Subscribers, err = c.subscribers(ctx, name, channels); err != nil {
+		return LockInfo{}, opError(op, name, fmt.Errorf("counting subscribers: %w", err))
+	}
+
+	local := c.Activity()
+	for _, h := range local.Holds {
+		if h.Name == name {
+			info.Local.Holds = append(info.Local.Holds, h)
+		}
+	}
+	for _, w := range local.Waiters {
+		if w.Name == name {
+			info.Local.Waiters = append(info.Local.Waiters, w)
+		}
+	}
+	return info, nil
 }
 
 // Locks returns the names of the locks whose names match pattern (SCAN's
-// glob syntax), sorted, scanning every master of a Redis Cluster; keys
-// that are not lock hashes are left out. It never sends KEYS.
+// glob syntax; empty is "*"), sorted, scanning every master of a Redis
+// Cluster; keys that are not lock hashes are left out: a lock hash has
+// owner fields ("<client id>:<sequence>", a writer's with ":write" after)
+// valued positive hold counts, and may have a mode field. relock's hash of
+// a fair lock's relock waiters, which looks like one, is left out too. It
+// never sends KEYS: each page of SCAN (TYPE hash) is followed by a
+// pipeline of HGETALL of its keys.
 func (c *Client) Locks(ctx context.Context, pattern string) ([]string, error) {
-	return nil, opError("locks", pattern, errors.New("not implemented"))
+	if pattern == "" {
+		pattern = "*"
+	}
+	if c.closed() {
+		return nil, opError("locks", "", ErrClosed)
+	}
+	var mu sync.Mutex
+	var names []string
+	scan := func(ctx context.Context, rdb redis.Cmdable) error {
+		found, err := scanLocks(ctx, rdb, pattern)
+		mu.Lock()
+		defer mu.Unlock()
+		names = append(names, found...)
+		return err
+	}
+	var err error
+	if cluster, ok := c.rdb.(*redis.ClusterClient); ok {
+		err = cluster.ForEachMaster(ctx, func(ctx context.Context, master *redis.Client) error {
+			return scan(ctx, master)
+		})
+	} else {
+		err = scan(ctx, c.rdb)
+	}
+	if err != nil {
+		return nil, opError("locks", "", fmt.Errorf("scanning for %q: %w", pattern, err))
+	}
+	slices.Sort(names)
+	return slices.Compact(names), nil
 }
 
 // ForceUnlock deletes the lock called name whoever holds it, whatever its
-// kind (as Inspect tells it), and wakes its waiters as that kind does; it
-// reports whether there was a lock. Meant for operators.
+// kind (as Inspect tells it, from one round trip of reads), and wakes its
+// waiters as that kind's ForceUnlock does; it reports whether there was a
+// lock. A key of that name that is not a lock is an error wrapping
+// ErrWrongType, and is left alone. Meant for operators.
 func (c *Client) ForceUnlock(ctx context.Context, name string) (bool, error) {
-	return false, opError("force unlock", name, errors.New("not implemented"))
+	const op = "force unlock"
+	if err := c.usableName(name); err != nil {
+		return false, opError(op, name, err)
+	}
+	pipe := c.rdb.Pipeline()
+	kind, hash, err := look(ctx, pipe, name).result(exec(ctx, pipe))
+	if err != nil || len(hash) == 0 {
+		return false, opError(op, name, err)
+	}
+	switch kind {
+	case KindFairMutex:
+		return c.NewFairMutex(name).ForceUnlock(ctx)
+	case KindFencedMutex:
+		return c.NewFencedMutex(name).ForceUnlock(ctx)
+	case KindRWMutex:
+		return c.NewRWMutex(name).ForceUnlock(ctx)
+	case KindFairRWMutex:
+		return c.NewFairRWMutex(name).ForceUnlock(ctx)
+	}
+	return c.NewMutex(name).ForceUnlock(ctx)
+}
+
+// usableName returns why the lock called name cannot be used with c: an
+// error wrapping ErrInvalidName, or ErrClosed; nil when it can. These are
+// the checks every handle's operation makes, made by a handle.
+func (c *Client) usableName(name string) error { return c.NewMutex(name).usable() }
+
+// sight is the reads, queued in one pipeline, that tell a lock's kind.
+type sight struct {
+	typ    *redis.StatusCmd
+	hash   *redis.MapStringStringCmd
+	fair   *redis.IntCmd // how many of the fair line's keys exist
+	fairRW *redis.IntCmd // of the fair read-write line's
+	token  *redis.IntCmd // whether the fencing token counter exists
+}
+
+// look queues in pipe the reads that tell the kind of the lock called name.
+func look(ctx context.Context, pipe redis.Pipeliner, name string) *sight {
+	return &sight{
+		typ:    pipe.Type(ctx, name),
+		hash:   pipe.HGetAll(ctx, name),
+		fair:   pipe.Exists(ctx, keys.Queue(name), keys.Timeout(name), keys.FairWaiters(name)),
+		fairRW: pipe.Exists(ctx, keys.RWQueue(name), keys.RWTimeout(name)),
+		token:  pipe.Exists(ctx, keys.Token(name)),
+	}
+}
+
+// result is the lock's kind and hash (empty when not held), once the
+// pipeline has run with the outcome err. A key of the lock's name that is
+// not a lock is an error wrapping ErrWrongType, which comes before err:
+// it explains the WRONGTYPE of the reads of the hash.
+func (s *sight) result(err error) (Kind, map[string]string, error) {
+	if typ := s.typ.Val(); s.typ.Err() == nil && typ != "hash" && typ != "none" {
+		return "", nil, fmt.Errorf("%w: it is a %s", ErrWrongType, typ)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	hash := s.hash.Val()
+	if len(hash) > 0 && !isLockHash(hash) {
+		return "", nil, fmt.Errorf("%w: it is a hash, but its fields are not owners' hold counts", ErrWrongType)
+	}
+	held := len(hash) > 0
+	_, rw := hash[modeField]
+	switch {
+	case s.fairRW.Val() > 0 && (rw || !held):
+		return KindFairRWMutex, hash, nil
+	case rw:
+		return KindRWMutex, hash, nil
+	case s.fair.Val() > 0:
+		return KindFairMutex, hash, nil
+	case s.token.Val() > 0:
+		return KindFencedMutex, hash, nil
+	case held:
+		return KindMutex, hash, nil
+	}
+	return "", hash, nil
+}
+
+// exec sends the commands queued in pipe in one round trip and returns
+// the first error of one of them, leaving out redis.Nil (a missing key):
+// the caller reads each command's own value.
+func exec(ctx context.Context, pipe redis.Pipeliner) error {
+	cmds, err := pipe.Exec(ctx)
+	for _, cmd := range cmds {
+		if err := cmd.Err(); err != nil && !errors.Is(err, redis.Nil) {
+			return err
+		}
+	}
+	if errors.Is(err, redis.Nil) {
+		return nil
+	}
+	return err
+}
+
+// isLockHash reports whether the fields of a hash are a lock's: at least
+// one owner field valued a positive hold count, and maybe a read-write
+// lock's mode.
+func isLockHash(hash map[string]string) bool {
+	owners := 0
+	for field, value := range hash {
+		if field == modeField {
+			if value != ModeRead && value != ModeWrite {
+				return false
+			}
+			continue
+		}
+		if n, err := strconv.ParseInt(value, 10, 64); err != nil || n <= 0 || !isOwnerField(field) {
+			return false
+		}
+		owners++
+	}
+	return owners > 0
+}
+
+// isOwnerField reports whether field has the shape of an owner id,
+// "<client id>:<digits>", or of a writer's field, the same with ":write"
+// after.
+func isOwnerField(field string) bool {
+	owner := strings.TrimSuffix(field, writeSuffix)
+	i := strings.LastIndexByte(owner, ':')
+	if i <= 0 || i == len(owner)-1 {
+		return false
+	}
+	for _, r := range owner[i+1:] {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// holdersOf lists the owners in a lock's hash, by owner id; in a
+// read-write lock, a "<owner id>:write" field is the writer, and the other
+// owners are readers.
+func holdersOf(hash map[string]string) []Holder {
+	_, rw := hash[modeField]
+	var hs []Holder
+	for field, value := range hash {
+		if field == modeField {
+			continue
+		}
+		h := Holder{Owner: field}
+		h.Count, _ = strconv.Atoi(value) // isLockHash checked it
+		if rw {
+			h.Mode = ModeRead
+			if owner, ok := strings.CutSuffix(field, writeSuffix); ok {
+				h.Owner, h.Mode = owner, ModeWrite
+			}
+		}
+		if i := strings.LastIndexByte(h.Owner, ':'); i > 0 {
+			h.Client = h.Owner[:i]
+		}
+		hs = append(hs, h)
+	}
+	slices.SortFunc(hs, func(x, y Holder) int {
+		// ModeWrite sorts before ModeRead.
+		return cmp.Or(cmp.Compare(x.Owner, y.Owner), cmp.Compare(y.Mode, x.Mode))
+	})
+	return hs
+}
+
+// readerTTLs sets the TTL of each reader among the holders of the
+// read-write lock name: the longest PTTL of its read holds' lease keys,
+// ReadTimeouts(name, owner) + ":" + n for n from 1 to its count, read in
+// one pipeline (no round trip when there is no reader).
+func (c *Client) readerTTLs(ctx context.Context, name string, hs []Holder) error {
+	pttls := make([][]*redis.Cmd, len(hs))
+	pipe := c.rdb.Pipeline()
+	for i, h := range hs {
+		if h.Mode != ModeRead {
+			continue
+		}
+		prefix := keys.ReadTimeouts(name, h.Owner) + ":"
+		for n := 1; n <= h.Count; n++ {
+			pttls[i] = append(pttls[i], pipe.Do(ctx, "pttl", prefix+strconv.Itoa(n)))
+		}
+	}
+	if pipe.Len() == 0 {
+		return nil
+	}
+	if err := exec(ctx, pipe); err != nil {
+		return fmt.Errorf("reading the leases of read holds: %w", err)
+	}
+	for i, cmds := range pttls {
+		for _, cmd := range cmds {
+			d := millis(cmd)
+			if d < 0 {
+				hs[i].TTL = d // no expiry: the longest of all
+				break
+			}
+			hs[i].TTL = max(hs[i].TTL, d)
+		}
+	}
+	return nil
+}
+
+// millis is the reply of a PTTL sent in a pipeline whose errors were
+// checked, as a duration: 0 for a missing key, negative for a key without
+// expiry.
+func millis(pttl *redis.Cmd) time.Duration {
+	ms, _ := pttl.Int64()
+	if ms == -2 {
+		return 0
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+// line is a fair line's entries, head first, each with its deadline from
+// deadlines and then completed by each.
+func line(entries []string, deadlines []redis.Z, each func(*QueueEntry)) []QueueEntry {
+	at := make(map[string]time.Time, len(deadlines))
+	for _, z := range deadlines {
+		if member, ok := z.Member.(string); ok {
+			at[member] = time.UnixMilli(int64(z.Score))
+		}
+	}
+	q := make([]QueueEntry, 0, len(entries))
+	for _, entry := range entries {
+		e := QueueEntry{Owner: entry, Deadline: at[entry]}
+		each(&e)
+		q = append(q, e)
+	}
+	return q
+}
+
+// subscribers counts the subscriptions to channels, all in the slot of the
+// lock called name: with sharded pub/sub on the master of that slot, with
+// classic pub/sub on every node of a Redis Cluster (each counts only its
+// own clients), else on the one server.
+func (c *Client) subscribers(ctx context.Context, name string, channels []string) (int, error) {
+	w, err := c.pubsub(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if w.publish == scripts.SPublish {
+		master, err := c.master(ctx, name)
+		if err != nil {
+			return 0, err
+		}
+		return sum(master.PubSubShardNumSub(ctx, channels...).Result())
+	}
+	cluster, ok := c.rdb.(*redis.ClusterClient)
+	if !ok {
+		return sum(c.rdb.PubSubNumSub(ctx, channels...).Result())
+	}
+	var total atomic.Int64
+	err = cluster.ForEachShard(ctx, func(ctx context.Context, node *redis.Client) error {
+		n, err := sum(node.PubSubNumSub(ctx, channels...).Result())
+		total.Add(int64(n))
+		return err
+	})
+	return int(total.Load()), err
+}
+
+// sum is the total of a NUMSUB reply's counts.
+func sum(counts map[string]int64, err error) (int, error) {
+	var n int64
+	for _, count := range counts {
+		n += count
+	}
+	return int(n), err
+}
+
+// fairWaitersPrefix begins the name of every fair lock's relock waiters
+// hash (keys.FairWaiters), whatever the lock's name.
+var fairWaitersPrefix = strings.TrimSuffix(keys.FairWaiters(""), "{}")
+
+// scanLocks returns the lock hashes whose names match pattern on one
+// server: SCAN's pages of hashes, each page's hashes read in one pipeline.
+func scanLocks(ctx context.Context, rdb redis.Cmdable, pattern string) ([]string, error) {
+	var names []string
+	var cursor uint64
+	for {
+		page, next, err := rdb.ScanType(ctx, cursor, pattern, 500, "hash").Result()
+		if err != nil {
+			return names, err
+		}
+		found, err := lockHashes(ctx, rdb, page)
+		names = append(names, found...)
+		if err != nil {
+			return names, err
+		}
+		if cursor = next; cursor == 0 {
+			return names, nil
+		}
+	}
+}
+
+// lockHashes returns those of the hashes called names that are locks,
+// reading them in one pipeline. A key that is no longer a hash is not.
+func lockHashes(ctx context.Context, rdb redis.Cmdable, names []string) ([]string, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	pipe := rdb.Pipeline()
+	hashes := make([]*redis.MapStringStringCmd, len(names))
+	for i, name := range names {
+		hashes[i] = pipe.HGetAll(ctx, name)
+	}
+	_, _ = pipe.Exec(ctx) // each command's error is read below
+	var locks []string
+	for i, name := range names {
+		hash, err := hashes[i].Result()
+		switch {
+		case err == nil:
+			if isLockHash(hash) && !strings.HasPrefix(name, fairWaitersPrefix) {
+				locks = append(locks, name)
+			}
+		case !isWrongType(err):
+			return locks, err
+		}
+	}
+	return locks, nil
 }
