@@ -1,0 +1,93 @@
+//go:build unix
+
+package debuglocks_test
+
+import (
+	"bytes"
+	"context"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// chromium returns the path of a Chromium binary, or skips the test.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	const why = "chromium not found: install it (apt-get install chromium) to run the browser test"
+	if os.Getenv("CI") != "" {
+		t.Fatal("the browser test must run on CI: " + why)
+	}
+	t.Skip(why)
+	return ""
+}
+
+// dumpDOM loads url in headless Chromium and returns the DOM it rendered.
+// Chromium runs in its own process group, all of which is killed when it
+// takes longer than 30 s, and whatever of it is left once it has exited.
+func dumpDOM(t *testing.T, bin, url string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin,
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+		"--no-first-run", "--no-default-browser-check", "--disable-extensions",
+		"--user-data-dir="+t.TempDir(), "--dump-dom", url)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", bin, err)
+	}
+	err := cmd.Wait()
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if err != nil {
+		t.Fatalf("%s --dump-dom %s: %v (%v)\nstderr:\n%s", bin, url, err, context.Cause(ctx), lastLines(stderr.String(), 20))
+	}
+	return stdout.String()
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// TestBrowser has a real browser render the page, while locks are held and
+// waited for and a fair lock is inspected, and reads the tables from the
+// DOM it built.
+func TestBrowser(t *testing.T) {
+	bin := chromium(t)
+	c, rdb := newClient(t)
+	holder, waiter := holdAndWait(t, c, "orders:42")
+	// A name that is markup must reach the DOM as text.
+	evil, evilWaiter := holdAndWait(t, c, `<b id="evil">x</b>`)
+	const fair = "fair:1"
+	fairHolder, queued := fairQueue(t, c, rdb, fair)
+	ts := serve(t, c)
+
+	start := time.Now()
+	dom := dumpDOM(t, bin, ts.URL+mountPath+"?name="+url.QueryEscape(fair))
+	t.Logf("chromium rendered the page in %v", time.Since(start).Round(time.Millisecond))
+
+	if !strings.Contains(dom, "</html>") {
+		t.Fatalf("not a DOM:\n%s", dom)
+	}
+	if strings.Contains(dom, `<b id="evil">`) {
+		t.Errorf("a lock name became markup in the DOM:\n%s", dom)
+	}
+	checkActivity(t, dom,
+		[]string{holder.Owner(), evil.Owner(), fairHolder.Owner()},
+		[]string{waiter.Owner(), evilWaiter.Owner(), queued[0].Owner(), queued[1].Owner()})
+	checkQueue(t, dom, fair, fairHolder.Owner(), []string{queued[0].Owner(), queued[1].Owner()})
+}

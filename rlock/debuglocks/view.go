@@ -1,0 +1,171 @@
+package debuglocks
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/relock-go/relock/rlock"
+)
+
+// The page's data, rendered by the HTML template and encoded as JSON alike
+// (the JSON shape is documented in doc.go).
+
+// page is one response.
+type page struct {
+	Client   string      `json:"client"`
+	Time     time.Time   `json:"time"`
+	Activity activity    `json:"activity"`
+	Inspect  *inspection `json:"inspect,omitempty"`
+}
+
+// activity is rlock.Activity, with ages and lease ends relative to now.
+type activity struct {
+	Holds   []hold   `json:"holds"`
+	Waiters []waiter `json:"waiters"`
+}
+
+type hold struct {
+	Name        string     `json:"name"`
+	Kind        rlock.Kind `json:"kind"`
+	Mode        string     `json:"mode,omitempty"`
+	Owner       string     `json:"owner"`
+	Count       int        `json:"count"`
+	Since       time.Time  `json:"since"`
+	HeldFor     millis     `json:"held_ms"`
+	Lease       millis     `json:"lease_ms"`
+	Watchdog    bool       `json:"watchdog"`
+	LastRenewal time.Time  `json:"last_renewal,omitzero"`
+	LeaseEnd    time.Time  `json:"lease_end,omitzero"`
+	LeaseLeft   millis     `json:"lease_left_ms"`
+}
+
+type waiter struct {
+	Name       string     `json:"name"`
+	Kind       rlock.Kind `json:"kind"`
+	Mode       string     `json:"mode,omitempty"`
+	Owner      string     `json:"owner"`
+	Since      time.Time  `json:"since"`
+	WaitingFor millis     `json:"waiting_ms"`
+	Attempts   int        `json:"attempts"`
+	Wakeups    int        `json:"wakeups"`
+}
+
+// inspection is the outcome of Inspect: its error, or the lock.
+type inspection struct {
+	Name  string `json:"name"`
+	Error string `json:"error,omitempty"`
+	*lockView
+}
+
+type lockView struct {
+	Kind        rlock.Kind `json:"kind"`
+	Held        bool       `json:"held"`
+	Mode        string     `json:"mode,omitempty"`
+	TTL         ttl        `json:"ttl_ms"`
+	Holders     []holder   `json:"holders"`
+	Queue       []queued   `json:"queue"`
+	Subscribers int        `json:"subscribers"`
+	Token       int64      `json:"token"`
+	Local       activity   `json:"local"`
+}
+
+type holder struct {
+	Owner  string `json:"owner"`
+	Client string `json:"client"`
+	Count  int    `json:"count"`
+	Mode   string `json:"mode,omitempty"`
+	TTL    ttl    `json:"ttl_ms"`
+	Local  bool   `json:"local"` // an owner of this Client
+}
+
+type queued struct {
+	Position   int       `json:"position"` // 1: the head
+	Owner      string    `json:"owner"`
+	Mode       string    `json:"mode,omitempty"`
+	Deadline   time.Time `json:"deadline"`
+	DeadlineIn millis    `json:"deadline_in_ms"`
+	Relock     bool      `json:"relock"`
+	Local      bool      `json:"local"` // an owner of this Client
+}
+
+func activityOf(a rlock.Activity, now time.Time) activity {
+	v := activity{Holds: make([]hold, 0, len(a.Holds)), Waiters: make([]waiter, 0, len(a.Waiters))}
+	for _, h := range a.Holds {
+		v.Holds = append(v.Holds, hold{
+			Name: h.Name, Kind: h.Kind, Mode: h.Mode, Owner: h.Owner, Count: h.Count,
+			Since: h.Since, HeldFor: millis(now.Sub(h.Since)), Lease: millis(h.Lease),
+			Watchdog: h.Watchdog, LastRenewal: h.LastRenewal,
+			LeaseEnd: h.LeaseEnd,
+		})
+		if !h.LeaseEnd.IsZero() {
+			v.Holds[len(v.Holds)-1].LeaseLeft = millis(h.LeaseEnd.Sub(now))
+		}
+	}
+	for _, w := range a.Waiters {
+		v.Waiters = append(v.Waiters, waiter{
+			Name: w.Name, Kind: w.Kind, Mode: w.Mode, Owner: w.Owner,
+			Since: w.Since, WaitingFor: millis(now.Sub(w.Since)), Attempts: w.Attempts, Wakeups: w.Wakeups,
+		})
+	}
+	return v
+}
+
+// lockOf is info as shown; client is this Client's id.
+func lockOf(info rlock.LockInfo, client string, now time.Time) *lockView {
+	v := &lockView{
+		Kind: info.Kind, Held: info.Held, Mode: info.Mode, TTL: ttl(info.TTL),
+		Holders: make([]holder, 0, len(info.Holders)), Queue: make([]queued, 0, len(info.Queue)),
+		Subscribers: info.Subscribers, Token: info.Token, Local: activityOf(info.Local, now),
+	}
+	for _, h := range info.Holders {
+		v.Holders = append(v.Holders, holder{
+			Owner: h.Owner, Client: h.Client, Count: h.Count, Mode: h.Mode, TTL: ttl(h.TTL),
+			Local: h.Client == client,
+		})
+	}
+	for i, q := range info.Queue {
+		v.Queue = append(v.Queue, queued{
+			Position: i + 1, Owner: q.Owner, Mode: q.Mode,
+			Deadline: q.Deadline, DeadlineIn: millis(q.Deadline.Sub(now)), Relock: q.Relock,
+			Local: strings.HasPrefix(q.Owner, client+":"),
+		})
+	}
+	return v
+}
+
+// millis is a duration, encoded in JSON as whole milliseconds and shown
+// rounded to the millisecond.
+type millis time.Duration
+
+func (d millis) MarshalJSON() ([]byte, error) {
+	return strconv.AppendInt(nil, time.Duration(d).Milliseconds(), 10), nil
+}
+
+func (d millis) String() string {
+	if t := time.Duration(d); t > -time.Millisecond && t < time.Millisecond {
+		return t.String()
+	}
+	return time.Duration(d).Round(time.Millisecond).String()
+}
+
+// ttl is a time to live: 0 for none applicable, negative for no expiry
+// (encoded as -1).
+type ttl time.Duration
+
+func (d ttl) MarshalJSON() ([]byte, error) {
+	if d < 0 {
+		return []byte("-1"), nil
+	}
+	return millis(d).MarshalJSON()
+}
+
+func (d ttl) String() string {
+	switch {
+	case d < 0:
+		return "no expiry"
+	case d == 0:
+		return "–"
+	}
+	return millis(d).String()
+}
