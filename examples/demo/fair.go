@@ -59,6 +59,9 @@ func (d *demo) fairness(ctx context.Context) error {
 		}
 	}
 	if err == nil {
+		err = d.inspect(ctx, holder, fairLockName)
+	}
+	if err == nil {
 		d.tl.unlocking(holder.name, "unlocks: only the head of the queue is woken")
 		err = hm.Unlock(ctx)
 	}
@@ -99,6 +102,24 @@ func (d *demo) fairTurn(ctx context.Context, s *service, grant func(string) int)
 	if err := m.Unlock(ctx); err != nil {
 		return fmt.Errorf("%s: %w", s.name, err)
 	}
+	return nil
+}
+
+// inspect prints what an operator sees of the lock: Client.Inspect's view,
+// which the relock command and the /debug/locks page show too.
+func (d *demo) inspect(ctx context.Context, s *service, name string) error {
+	info, err := s.locks.Inspect(ctx, name)
+	if err != nil {
+		return err
+	}
+	d.tl.note("An operator's view (Client.Inspect; `relock inspect %s`, or the /debug/locks page):", name)
+	for _, h := range info.Holders {
+		d.tl.note("  %s lock, held by %s (%s), hold count %d, TTL %v", info.Kind, d.tl.nameOf(h.Owner), h.Owner, h.Count, info.TTL.Round(time.Millisecond))
+	}
+	for i, q := range info.Queue {
+		d.tl.note("  queue %d: %s, evicted if silent past %v from now", i+1, d.tl.nameOf(q.Owner), time.Until(q.Deadline).Round(time.Second))
+	}
+	d.tl.note("  %d subscriptions listen on its channels", info.Subscribers)
 	return nil
 }
 

@@ -5,7 +5,8 @@
 // It prints a timeline: who holds the lock, who waits, who is woken by the
 // release (and how quickly), a reentrant acquisition, a TryLock that gives
 // up, the watchdog keeping a long hold alive, a fixed lease running out,
-// a fair lock granted in arrival order, a fencing token turning away a
+// a fair lock granted in arrival order (with what an operator sees of its
+// queue through Client.Inspect), a fencing token turning away a
 // holder that stalled past its lease, and finally a check that no
 // increment of the counter was lost.
 //
