@@ -85,17 +85,24 @@ local function mark_waiter(waiters, timeouts, owner, mark, now, wait)
   redis.call('pexpire', waiters, math.max(ttl, redis.call('pttl', waiters)))
 end
 
--- Publishes message on channel with publish ('publish' or 'spublish') and
+-- Tells the waiter entry its turn: publishes message on its own channel,
+-- channel .. ':' .. entry, with publish ('publish' or 'spublish'), and
 -- reports whether anyone heard it. 'cluster-publish' is classic pub/sub on
 -- a Redis Cluster, where PUBLISH counts only the receivers connected to
 -- the node that runs the script: it publishes with PUBLISH and, unable to
--- tell, reports that someone heard.
-local function announce(publish, channel, message)
+-- tell, reports that someone heard. Onlookers (relock watch) hear of the
+-- turn on the lock's channel itself, as 'turn:<entry>', which no waiter
+-- acts upon: listening there does not make a dead waiter look alive.
+local function announce(publish, channel, entry, message)
+  local heard = true
   if publish == 'cluster-publish' then
-    redis.call('publish', channel, message)
-    return true
+    publish = 'publish'
+    redis.call(publish, channel .. ':' .. entry, message)
+  else
+    heard = redis.call(publish, channel .. ':' .. entry, message) > 0
   end
-  return redis.call(publish, channel, message) > 0
+  redis.call(publish, channel, 'turn:' .. entry)
+  return heard
 end
 
 -- Gives the turn of the free lock to the head of the queue, telling it
@@ -124,7 +131,7 @@ local function grant_next(lock, queue, timeouts, waiters, channel, message, publ
     if id then
       tell = 'granted:' .. id
     end
-    local heard = announce(publish, channel .. ':' .. head, tell)
+    local heard = announce(publish, channel, head, tell)
     if heard and not lease then
       return nil
     end
@@ -160,7 +167,7 @@ local function wake_rw_head(lock, queue, timeouts, channel, message, publish, sk
     if writer and (ahead or mode ~= false) then
       return
     end
-    if entry == skip or announce(publish, channel .. ':' .. entry, message) then
+    if entry == skip or announce(publish, channel, entry, message) then
       if writer then
         return
       end

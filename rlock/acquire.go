@@ -266,6 +266,6 @@ func (a *progress) event(t EventType) Event {
 	e := a.o.event(t)
 	e.Context = a.ctx
 	e.Wait = e.Time.Sub(a.start)
-	e.Attempts, e.Wakeups = a.attempts, a.wakeups
+	e.Attempts, e.Wakeups, e.Waited = a.attempts, a.wakeups, a.w != nil
 	return e
 }

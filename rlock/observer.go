@@ -48,7 +48,8 @@ const (
 	// EventNotAcquired: an acquisition gave up. Err is nil when its wait
 	// elapsed (or a TryLock's single attempt found the lock busy), else why:
 	// ctx.Err(), ErrClosed, a Redis error. Wait, Attempts, Wakeups as for
-	// EventAcquired.
+	// EventAcquired. Both events report Waited when the acquisition waited
+	// (reported EventWaitStarted), so that waits under way can be counted.
 	EventNotAcquired
 	// EventReleased: an Unlock released one acquisition. Count is the hold
 	// count left; when 0 the lock was released and Held is how long this
@@ -106,6 +107,7 @@ type Event struct {
 	Wakeups  int           // release messages that woke the acquisition
 	Reentry  bool          // the owner held the lock already
 	Granted  bool          // handed over by the release itself
+	Waited   bool          // the acquisition reported EventWaitStarted
 	Lease    time.Duration // the hold's lease
 	Watchdog bool          // the watchdog renews the hold
 	Held     time.Duration // how long the hold lasted

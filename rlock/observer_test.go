@@ -132,7 +132,7 @@ func TestObserverFollowsAWaiterAndActivityListsIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	acq := rec.await(t, EventAcquired, nil)
-	if acq.Wakeups < 1 || acq.Attempts < 2 || acq.Wait <= 0 {
+	if acq.Wakeups < 1 || acq.Attempts < 2 || acq.Wait <= 0 || !acq.Waited || !started.Waited {
 		t.Errorf("acquisition after a wake-up: %+v, want wakeups >= 1, attempts >= 2", acq)
 	}
 	if len(rec.of(EventWoken)) != acq.Wakeups {
@@ -166,7 +166,7 @@ func TestObserverSeesGivingUp(t *testing.T) {
 		t.Fatalf("Lock = %v, want context.Canceled", err)
 	}
 	na := rec.of(EventNotAcquired)
-	if len(na) != 2 || na[0].Err != nil || na[0].Wait < 20*time.Millisecond || !errors.Is(na[1].Err, context.Canceled) {
+	if len(na) != 2 || na[0].Err != nil || na[0].Wait < 20*time.Millisecond || !na[0].Waited || !errors.Is(na[1].Err, context.Canceled) {
 		t.Fatalf("not-acquired events %+v, want a timeout after the wait, then a cancellation", na)
 	}
 	if len(c.Activity().Waiters) != 0 {

@@ -19,6 +19,11 @@ const (
 	// its own channel, that a release granted it the lock: the prefix,
 	// then the id of its wait (queue/fair_common.lua's grant_next).
 	GrantPrefix = "granted:"
+	// TurnPrefix begins the notice, on a fair lock's own channel, that a
+	// waiter's turn came (the prefix, then its entry): for onlookers such
+	// as relock watch; waiters ignore it (queue/fair_common.lua's
+	// announce).
+	TurnPrefix = "turn:"
 )
 
 // prefixName is Redisson's prefixName: it keeps name's hash slot.

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestListPattern lists the locks matching a pattern: other locks, and
+// keys that are not locks, are left out.
+func TestListPattern(t *testing.T) {
+	s := fresh(t)
+	c := s.client()
+	lock(t, c.NewMutex("list:a"))
+	fenced := c.NewFencedMutex("list:b")
+	if _, err := fenced.Lock(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = fenced.Unlock(context.Background()) })
+	lock(t, c.NewMutex("other:x"))
+	ctx := context.Background()
+	if err := s.rdb.Set(ctx, "list:string", "x", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.rdb.HSet(ctx, "list:hash", "field", "value").Err(); err != nil {
+		t.Fatal(err)
+	}
+
+	r := relock(t, "", "list", "list:*")
+	r.want(t, 0, nil, nil)
+	var rows [][]string
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		f := strings.Fields(line)
+		rows = append(rows, []string{f[0], f[1], f[2], f[4]}) // not the TTL
+	}
+	want := [][]string{
+		{"NAME", "KIND", "HOLDERS", "QUEUE"},
+		{"list:a", "mutex", "1", "0"},
+		{"list:b", "fenced", "1", "0"},
+	}
+	if !slices.EqualFunc(rows, want, slices.Equal) {
+		t.Errorf("list list:* =\n%s\nwant rows %q", r.stdout, want)
+	}
+	t.Logf("relock list 'list:*'\n%s", r.stdout)
+
+	r = relock(t, "", "list", "--json")
+	r.want(t, 0, nil, nil)
+	var views []lockView
+	if err := json.Unmarshal([]byte(r.stdout), &views); err != nil {
+		t.Fatalf("%v:\n%s", err, r.stdout)
+	}
+	var names []string
+	for _, v := range views {
+		names = append(names, v.Name)
+	}
+	if want := []string{"list:a", "list:b", "other:x"}; !slices.Equal(names, want) {
+		t.Errorf("list --json names %q, want %q", names, want)
+	}
+}

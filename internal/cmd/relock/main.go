@@ -1,0 +1,348 @@
+// Command relock shows and manages the locks that package rlock (and
+// Redisson, the Java client it is compatible with) keeps in Redis: who
+// holds a lock and who waits for it, every lock whose name matches a
+// pattern, a live view of a lock's hand-offs, and a forced unlock for
+// operators.
+//
+//	go install github.com/relock-go/relock/internal/cmd/relock@latest
+//
+//	relock inspect orders:42             # holders, TTL, fair queue, token
+//	relock list 'orders:*'               # one line per lock
+//	relock watch orders:42               # redrawn at every release and grant
+//	relock unlock --force orders:42      # asks first, unless --yes
+//
+// Flags go after the command, before or after its arguments: "relock
+// inspect --json orders:42" and "relock inspect orders:42 --json" are the
+// same. A lock name that starts with "-" follows "--". The server is
+// --addr, else $REDIS_ADDR, else localhost:6379; a comma-separated list of
+// addresses is a Redis Cluster's nodes with --cluster, or Sentinels with
+// --sentinel-master. The password is --password, else $REDIS_PASSWORD.
+// With --json every command prints JSON: one object (an array for list),
+// and one object per line for watch. "relock help" lists every flag.
+//
+// watch does not poll: it subscribes to the lock's own channels
+// (SUBSCRIBE, or SSUBSCRIBE with sharded pub/sub on a Redis 7 cluster),
+// where releases are announced and, for a fair lock, each waiter's turn
+// ('turn:<waiter>'), reads the lock again at every message, and once more
+// when the TTL it showed runs out, since an expiry is not announced.
+// Acquiring a free lock is not announced either: watch sees it at the next
+// release or grant, or expiry. It never listens on a fair waiter's own
+// channel, where a listener would make a dead waiter look alive.
+//
+// Exit status: 0 on success, also when the lock named is not there; 1 on
+// an error, and when an unlock was refused at its prompt or the lock
+// changed hands meanwhile; 2 on a usage error.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+)
+
+// usage is what "relock help" prints.
+const usage = `relock shows and manages rlock (and Redisson) locks in Redis.
+
+Usage:
+  relock inspect [flags] NAME          who holds the lock NAME, who waits for it
+  relock list [flags] [PATTERN]        the locks whose names match PATTERN (default *)
+  relock watch [flags] NAME            NAME redrawn at every release and grant
+  relock unlock --force [flags] NAME   delete the lock NAME, whoever holds it
+  relock help [COMMAND]                this text, or one command's flags
+
+Flags go after the command, before or after its arguments; a lock name
+that starts with "-" follows "--". PATTERN is SCAN's glob: * ? [abc] \x.
+
+Connection (every command):
+  --addr HOST:PORT[,HOST:PORT...]
+                        Redis (default $REDIS_ADDR, else localhost:6379);
+                        several addresses need --cluster or --sentinel-master
+  --cluster             the addresses are nodes of a Redis Cluster
+  --sentinel-master NAME
+                        the addresses are Sentinels of the master NAME
+  --user NAME           ACL user name
+  --password PASSWORD   password (default $REDIS_PASSWORD)
+  --db N                database number (not on a cluster)
+  --tls                 connect with TLS
+  --tls-ca FILE         trust the PEM certificates in FILE (implies --tls)
+  --tls-insecure        do not verify the server's certificate (implies --tls)
+  --sharded[=BOOL]      sharded pub/sub (SSUBSCRIBE, SPUBLISH); by default
+                        only on a cluster whose servers have it (Redis 7)
+  --timeout DURATION    bound on each request to Redis (default 5s)
+
+Output (every command):
+  --json                JSON: an object (an array for list; one object per
+                        line for watch); durations in ms, times RFC 3339
+
+watch:
+  --count N             stop after N redraws after the first view (default 0: no limit)
+  --for DURATION        stop after DURATION (default 0: until Ctrl-C)
+
+unlock:
+  --force               required: relock unlocks only by force
+  --yes                 do not ask for confirmation on stdin
+
+Exit status: 0 on success, also when the lock named is not there; 1 on an
+error, or when an unlock was refused or the lock changed hands while the
+prompt waited; 2 on a usage error.
+
+Examples:
+  relock inspect orders:42
+  relock inspect --json orders:42 | jq .queue
+  relock list 'orders:*'
+  relock list --addr 10.0.0.1:7000,10.0.0.2:7000 --cluster
+  relock list --addr 10.0.0.5:26379,10.0.0.6:26379 --sentinel-master main
+  relock watch orders:42
+  relock watch --json --for 10m orders:42 >> orders-42.jsonl
+  relock unlock --force orders:42
+  relock unlock --force --yes --tls --addr redis.internal:6380 orders:42
+`
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitError = 1 // an error, or a refused unlock
+	exitUsage = 2
+)
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], &env{
+		stdin:  os.Stdin,
+		stdout: os.Stdout,
+		stderr: os.Stderr,
+		getenv: os.Getenv,
+		tty:    isTerminal(os.Stdout),
+	}))
+}
+
+// env is the outside world of one run: its standard streams and
+// environment variables.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	tty            bool // stdout is a terminal
+}
+
+// options are the values of every flag. Each command registers the common
+// ones and its own.
+type options struct {
+	conn connFlags
+	json bool
+
+	count  int           // watch: redraws after the first view
+	period time.Duration // watch: --for
+	force  bool          // unlock
+	yes    bool          // unlock
+}
+
+// command is one subcommand of relock.
+type command struct {
+	name     string
+	synopsis string // its flags and arguments, as the usage shows them
+	summary  string
+	// minArgs and maxArgs bound the number of arguments.
+	minArgs, maxArgs int
+	// flags registers the command's own flags, beside the common ones.
+	flags func(fs *flag.FlagSet, o *options)
+	// check reports a usage error in the flags' values, if any.
+	check func(o *options) error
+	// run runs the command on an open session with its arguments.
+	run func(ctx context.Context, s *session, args []string) error
+}
+
+// commands are relock's subcommands but help.
+var commands = []*command{
+	{
+		name: "inspect", synopsis: "[flags] NAME", minArgs: 1, maxArgs: 1,
+		summary: "Inspect prints what Redis holds of the lock NAME: its kind, holders and\nTTL, its fair queue in order, its subscribers and fencing token.",
+		run:     runInspect,
+	},
+	{
+		name: "list", synopsis: "[flags] [PATTERN]", minArgs: 0, maxArgs: 1,
+		summary: "List prints one line per lock whose name matches PATTERN (SCAN's glob,\ndefault *), sorted: its kind, number of holders, TTL and queue length.\nKeys that are not locks are left out.",
+		run:     runList,
+	},
+	{
+		name: "watch", synopsis: "[flags] NAME", minArgs: 1, maxArgs: 1,
+		summary: "Watch prints the lock NAME as inspect does, then again at every release\nor grant announced on its channels, and when the TTL shown runs out. It\nstops at Ctrl-C, after --count redraws or after --for.",
+		flags: func(fs *flag.FlagSet, o *options) {
+			fs.IntVar(&o.count, "count", 0, "stop after `N` redraws after the first view (0: no limit)")
+			fs.DurationVar(&o.period, "for", 0, "stop after `DURATION` (0: until Ctrl-C)")
+		},
+		check: func(o *options) error {
+			if o.count < 0 || o.period < 0 {
+				return usageError{"--count and --for cannot be negative"}
+			}
+			return nil
+		},
+		run: runWatch,
+	},
+	{
+		name: "unlock", synopsis: "--force [flags] NAME", minArgs: 1, maxArgs: 1,
+		summary: "Unlock --force deletes the lock NAME whoever holds it, and wakes its\nwaiters. It first asks on stdin, naming the holders, unless --yes.",
+		flags: func(fs *flag.FlagSet, o *options) {
+			fs.BoolVar(&o.force, "force", false, "required: relock unlocks only by force")
+			fs.BoolVar(&o.yes, "yes", false, "do not ask for confirmation")
+		},
+		check: func(o *options) error {
+			if !o.force {
+				return usageError{"unlock needs --force: relock holds no locks, it can only delete them"}
+			}
+			return nil
+		},
+		run: runUnlock,
+	},
+}
+
+// usageError is a command line relock cannot run: exit status 2.
+type usageError struct{ msg string }
+
+// Error returns the message, which says what is wrong.
+func (e usageError) Error() string { return e.msg }
+
+// errRefused reports an unlock that did not happen, as its message said.
+var errRefused = errors.New("nothing unlocked")
+
+// run runs relock with the command-line arguments args (without the
+// program name) and returns its exit status.
+func run(ctx context.Context, args []string, e *env) int {
+	if len(args) == 0 {
+		fmt.Fprint(e.stderr, usage)
+		return exitUsage
+	}
+	name, args := args[0], args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		return help(args, e)
+	}
+	cmd := lookup(name)
+	if cmd == nil {
+		fmt.Fprintf(e.stderr, "relock: unknown command %q\n\n%s", name, usage)
+		return exitUsage
+	}
+	err := cmd.exec(ctx, args, e)
+	var ue usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		cmd.printUsage(e.stdout)
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(e.stderr, "relock %s: %s\n(relock help %s shows its flags)\n", cmd.name, ue.msg, cmd.name)
+		return exitUsage
+	case errors.Is(err, errRefused):
+		return exitError
+	default:
+		fmt.Fprintf(e.stderr, "relock %s: %v\n", cmd.name, err)
+		return exitError
+	}
+}
+
+// help prints the usage, or that of the command args names.
+func help(args []string, e *env) int {
+	if len(args) == 0 {
+		fmt.Fprint(e.stdout, usage)
+		return exitOK
+	}
+	cmd := lookup(args[0])
+	if cmd == nil {
+		fmt.Fprintf(e.stderr, "relock help: unknown command %q\n\n%s", args[0], usage)
+		return exitUsage
+	}
+	cmd.printUsage(e.stdout)
+	return exitOK
+}
+
+// lookup returns the command called name, or nil.
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// flagSet returns the command's flags, common and own, bound to o.
+func (c *command) flagSet(o *options) *flag.FlagSet {
+	fs := flag.NewFlagSet("relock "+c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // run reports parse errors, once
+	o.conn.register(fs)
+	fs.BoolVar(&o.json, "json", false, "print JSON")
+	if c.flags != nil {
+		c.flags(fs, o)
+	}
+	return fs
+}
+
+// printUsage prints the command's synopsis, summary and flags.
+func (c *command) printUsage(w io.Writer) {
+	fmt.Fprintf(w, "usage: relock %s %s\n\n%s\n\nFlags:\n", c.name, c.synopsis, c.summary)
+	fs := c.flagSet(&options{})
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+// exec parses args, connects to Redis and runs the command.
+func (c *command) exec(ctx context.Context, args []string, e *env) error {
+	var o options
+	pos, err := parseInterspersed(c.flagSet(&o), args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	words := strings.Fields(c.synopsis)
+	switch {
+	case len(pos) < c.minArgs:
+		return usageError{"missing " + words[len(words)-1]}
+	case len(pos) > c.maxArgs:
+		return usageError{fmt.Sprintf("too many arguments: %q", pos)}
+	}
+	if c.check != nil {
+		if err := c.check(&o); err != nil {
+			return err
+		}
+	}
+	s, err := open(&o, e)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	return c.run(ctx, s, pos)
+}
+
+// parseInterspersed parses the flags in args wherever they are among the
+// arguments, which it returns: package flag alone stops at the first
+// argument. After "--" everything is an argument.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
+}
+
+// isTerminal reports whether f is a terminal (a character device), so
+// that watch clears the screen between views.
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
