@@ -2,10 +2,11 @@ GO ?= go
 
 .PHONY: demo test vet staticcheck bench bench-micro redis-server
 
-# The modules of the repository: the library, and beside it the demo and
-# the benchmarks, each with its own go.mod so that the library's users
-# carry neither in their module graph.
-MODULES := . examples/demo bench
+# The modules of the repository: the library, and beside it the demo, the
+# benchmarks and the OpenTelemetry bridge, each with its own go.mod so that
+# the library's users carry none of their dependencies in their module
+# graph.
+MODULES := . examples/demo bench rlock/relockotel
 
 # staticcheck, at a release that builds with the go.mod's Go (1.24).
 STATICCHECK_VERSION := 0.6.1
@@ -22,6 +23,7 @@ test: redis-server vet staticcheck
 	$(GO) test -race -count=1 -timeout 270s ./...
 	cd examples/demo && $(GO) test -race -count=1 -timeout 60s ./...
 	cd bench && $(GO) test -race -count=1 -timeout 120s ./...
+	cd rlock/relockotel && $(GO) test -race -count=1 -timeout 60s ./...
 
 vet:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }

@@ -1,0 +1,85 @@
+// Package relockotel records the events of rlock's locks as OpenTelemetry
+// metrics and spans.
+//
+// NewObserver returns an rlock.Observer; pass it to rlock.New with
+// rlock.WithObserver:
+//
+//	obs, err := relockotel.NewObserver()
+//	if err != nil { ... }
+//	client, err := rlock.New(rdb, rlock.WithObserver(obs))
+//
+// As in go-redis's redisotel, the meter and tracer are named ScopeName
+// (this module's path) and come from the global providers unless
+// WithMeterProvider or WithTracerProvider give others; WithAttributes adds
+// attributes to every measurement and span. WithoutMetrics and
+// WithoutSpans turn either off.
+//
+// The Observer records on the goroutine that reports the event, without
+// starting goroutines or blocking: rlock calls it on the lock's path.
+//
+// # Metrics
+//
+// Durations are in seconds, as OpenTelemetry's semantic conventions
+// recommend, in histograms with explicit buckets from 0.5 ms to 60 s.
+// Lock metrics have the attributes relock.lock.kind (mutex, fenced, fair,
+// read-write, fair-read-write) and, for read-write locks, relock.lock.mode
+// (read, write). They do not have the lock's name, whose values are
+// unbounded in many applications; WithLockNameAttribute adds it as
+// relock.lock.name, for applications with a few fixed names.
+//
+//	Name                           Instrument     Unit           Attributes             Recorded
+//	relock.lock.wait.duration      Histogram      s              kind, mode, outcome    every acquisition's wait, when it ends
+//	relock.lock.acquisitions       Counter        {acquisition}  kind, mode, outcome    every acquisition, when it ends
+//	relock.lock.handoffs           Counter        {acquisition}  kind, mode             acquisitions that took the lock after a release message woke them
+//	relock.lock.wakeups            Counter        {wakeup}       kind, mode             waiters woken by a release message
+//	relock.lock.holds.active       UpDownCounter  {hold}         kind, mode             holds that started (first acquisition) and have not ended (last release, loss)
+//	relock.lock.hold.duration      Histogram      s              kind, mode, outcome    how long each hold lasted, when it ends: outcome released or lost
+//	relock.lock.lost               Counter        {hold}         kind, mode             holds that ended without Unlock
+//	relock.lock.waiters.active     UpDownCounter  {waiter}       kind, mode             acquisitions waiting for a busy lock now
+//	relock.lock.renewals           Counter        {hold}         outcome                holds in the watchdog's renewal calls: outcome renewed or error
+//	relock.lock.renewal.duration   Histogram      s              outcome                the round trip of each renewal call
+//	relock.subscriptions.replaced  Counter        {connection}   (none)                 pub/sub connections that failed or fell silent and were replaced
+//
+// Every metric also has the attributes given with WithAttributes.
+//
+// The outcome (relock.outcome) of an acquisition is acquired; timeout when
+// its wait elapsed (or a TryLock's single attempt found the lock busy);
+// canceled when its context ended (canceled or past its deadline); error
+// otherwise (ErrClosed, a Redis error, ...).
+//
+// A hold starts at an owner's first acquisition (not at a reentry) and
+// ends at its last release or its loss, once: a loss by expiry followed by
+// an Unlock that still found the lock is one end. An owner's hold that is
+// neither released nor lost when its Client closes stays counted in
+// relock.lock.holds.active, since rlock reports no event for it.
+//
+// A renewal that got an answer counts its holds as renewed, including those
+// it found gone, which relock.lock.lost counts too.
+//
+// # Spans
+//
+// Spans are of kind internal, parented on the context of the call when
+// rlock gives one (rlock.Event.Context), and timed by the event, so they
+// cover the call even though they are made when it ends:
+//
+//   - relock.Lock, for every acquisition (Lock, TryLock, LockWithLease, and
+//     the read and write sides of read-write locks), from the call to taking
+//     the lock or giving up. Attributes: relock.lock.name, relock.lock.kind,
+//     relock.lock.mode (read-write locks), relock.owner, relock.outcome,
+//     relock.attempts, relock.wakeups; when acquired also relock.reentry,
+//     relock.hold.count, relock.lease.duration (s) and relock.watchdog. The
+//     status is Error, with the error's message, when the acquisition failed
+//     with an error (outcome canceled or error); a timeout is not an error.
+//   - relock.Unlock, for every successful release, timed by its round trip.
+//     Attributes: the lock's and owner's as above, relock.hold.count (holds
+//     left) and, for the last release, relock.hold.duration (s); the last
+//     release links to the relock.Lock span that started the hold.
+//   - relock.Lost, for every hold lost, an instant at the moment rlock
+//     learned of the loss. It begins a trace of its own (a loss happens on
+//     no caller's behalf) and links to the relock.Lock span that started
+//     the hold. Attributes: the lock's and owner's, relock.hold.count and
+//     relock.hold.duration (s); its status is Error with the reason.
+//
+// Watchdog renewals and replaced subscriptions make no spans: they are
+// background work, which the metrics above count.
+package relockotel

@@ -1,0 +1,27 @@
+module github.com/relock-go/relock/rlock/relockotel
+
+go 1.24.0
+
+replace github.com/relock-go/relock => ../..
+
+require (
+	github.com/alicebob/miniredis/v2 v2.40.0
+	github.com/redis/go-redis/v9 v9.22.0
+	github.com/relock-go/relock v0.0.0-00010101000000-000000000000
+	go.opentelemetry.io/otel v1.41.0
+	go.opentelemetry.io/otel/metric v1.41.0
+	go.opentelemetry.io/otel/sdk v1.41.0
+	go.opentelemetry.io/otel/sdk/metric v1.41.0
+	go.opentelemetry.io/otel/trace v1.41.0
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/go-logr/logr v1.4.3 // indirect
+	github.com/go-logr/stdr v1.2.2 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/yuin/gopher-lua v1.1.1 // indirect
+	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
+	go.uber.org/atomic v1.11.0 // indirect
+	golang.org/x/sys v0.41.0 // indirect
+)
