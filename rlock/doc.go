@@ -101,6 +101,18 @@
 // is held with a majority of locks on independent masters (Redlock); its
 // doc states the timing assumptions it rests on.
 //
+// # Observing
+//
+// WithObserver receives the events of a Client's locks (acquired, waits,
+// wake-ups, releases, renewals, losses, replaced subscriptions) from the
+// one wait loop and the one hold record; WithLogger logs them with
+// log/slog; package relockotel (a module of its own) turns them into
+// OpenTelemetry metrics and spans. Client.Activity lists this Client's
+// holds and waiters, Client.Inspect what Redis holds of one lock whoever
+// took it, Client.Locks the locks matching a pattern; package debuglocks
+// serves both as a /debug/locks page, and the relock command shows them
+// in a terminal.
+//
 // # Where is what
 //
 // Every kind of lock runs on one engine; a new kind is a kind value (its
@@ -116,6 +128,9 @@
 //	hold.go          hold: one holding, its lease and its transitions
 //	watchdog.go      renewal of holds, in batches; ends them at Close
 //	release.go       Unlock: the release request and its latch
+//	observer.go      events and observers; logger.go: the slog observer
+//	activity.go      Client.Activity: this Client's holds and waiters
+//	inspect.go       Client.Inspect, Locks, ForceUnlock: what Redis holds
 //	lease.go         Lost, Context, Extend
 //	calls.go         argument checks, errors and detached requests of calls
 //	replica.go       WithReplicaAck
