@@ -64,7 +64,7 @@ func TestRunPlaysEveryScene(t *testing.T) {
 		"queues: 2nd in line",
 		"fair lock, held by orders",
 		"queue 1: billing, evicted if silent past",
-		"3 subscriptions listen on its channels",
+		"2 subscriptions listen on its channels", // one per waiter
 		"OK: grants in arrival order (FIFO): billing -> shipping",
 		"writes price 12.50 with token",
 		"stale write rejected by the store: token",
