@@ -65,8 +65,11 @@ func lockName(b *testing.B) string {
 
 // BenchmarkLockUnlock is an uncontended Lock followed by Unlock: two
 // round trips.
-func BenchmarkLockUnlock(b *testing.B) {
-	m := client(b).NewMutex(lockName(b))
+func BenchmarkLockUnlock(b *testing.B) { lockUnlock(b, client(b)) }
+
+// lockUnlock locks and unlocks a Mutex of c in the benchmark's loop.
+func lockUnlock(b *testing.B, c *rlock.Client) {
+	m := c.NewMutex(lockName(b))
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -89,17 +92,7 @@ func BenchmarkLockUnlockObserved(b *testing.B) {
 		opts []rlock.Option
 	}{{"none", nil}, {"counting", []rlock.Option{rlock.WithObserver(counting)}}} {
 		b.Run(bc.name, func(b *testing.B) {
-			m := client(b, bc.opts...).NewMutex(lockName(b))
-			ctx := context.Background()
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := m.Lock(ctx); err != nil {
-					b.Fatal(err)
-				}
-				if err := m.Unlock(ctx); err != nil {
-					b.Fatal(err)
-				}
-			}
+			lockUnlock(b, client(b, bc.opts...))
 			if bc.opts != nil && counts[rlock.EventAcquired].Load() == 0 {
 				b.Fatal("the counting observer saw no acquisition")
 			}

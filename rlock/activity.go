@@ -2,6 +2,7 @@ package rlock
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -112,9 +113,5 @@ func (l *waitList) remove(w *waiter) {
 func (l *waitList) list() []*waiter {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	ws := make([]*waiter, 0, len(l.m))
-	for w := range l.m {
-		ws = append(ws, w)
-	}
-	return ws
+	return slices.Collect(maps.Keys(l.m))
 }

@@ -2,6 +2,8 @@ package rlock
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -77,11 +79,7 @@ func (wd *watchdog) close() {
 func (wd *watchdog) kept() []*hold {
 	wd.mu.Lock()
 	defer wd.mu.Unlock()
-	hs := make([]*hold, 0, len(wd.holds))
-	for h := range wd.holds {
-		hs = append(hs, h)
-	}
-	return hs
+	return slices.Collect(maps.Keys(wd.holds))
 }
 
 func (wd *watchdog) run() {
