@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/queue"
+	"github.com/relock-go/relock/rlock"
 )
 
 // TestWatchFairHandoff watches a fair lock with two waiters while its
@@ -133,4 +136,33 @@ func TestWatchExpiry(t *testing.T) {
 
 	r = relock(t, "", "watch", "--for", "100ms", "lease")
 	r.want(t, 0, []string{"redraw 0: start\n", `no lock named "lease"`}, nil)
+}
+
+// TestWatchKeepsNoDeadWaiterAlive watches a fair lock whose next waiter
+// died (queued, then gone without listening): the holder's release still
+// finds it dead and evicts it, instead of granting it the lock, as the
+// watch listens on the lock's own channel and not on the waiter's.
+func TestWatchKeepsNoDeadWaiterAlive(t *testing.T) {
+	s := fresh(t)
+	ctx := redistest.Context(t, 10*time.Second)
+	holder := s.client().NewFairMutex("dead")
+	lock(t, holder)
+	dead := queue.New(s.rdb, "dead", rlock.DefaultFairWaitTimeout, func() string { return "publish" }).Waiter("dead:1")
+	if a, err := dead.Attempt(ctx, s.rdb, time.Minute, 0); err != nil || a.Position != 0 {
+		t.Fatalf("dead waiter's attempt: %+v, %v", a, err)
+	}
+	var out strings.Builder
+	frames := start(t, relockCmd(t, "watch", "--json", "--count", "1", "--addr", srv.Addr, "dead"))
+	nextLine(t, frames, `"redraw":0,`, &out)
+	if err := holder.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	nextLine(t, frames, `"redraw":1,`, &out)
+	if held := s.rdb.HGetAll(ctx, "dead").Val(); len(held) != 0 {
+		t.Fatalf("the lock went to %v: the dead waiter looked alive to the release", held)
+	}
+	if n := s.rdb.LLen(ctx, keys.Queue("dead")).Val(); n != 0 {
+		t.Fatalf("%d waiters left in line, want the dead one evicted", n)
+	}
+	drain(frames, &out)
 }
