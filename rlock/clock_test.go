@@ -130,13 +130,17 @@ func TestClockLostWhenRenewalsCannotReachRedis(t *testing.T) {
 		if err := m.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(15 * time.Second) // one renewal at 10s succeeds
+		time.Sleep(15 * time.Second) // a renewal within the first 10s succeeds
 		synctest.Wait()
+		hs := c.Activity().Holds
+		if len(hs) != 1 || hs[0].LastRenewal.IsZero() {
+			t.Fatalf("holds %+v: no renewal in 15s", hs)
+		}
 		mr.SetError("LOADING simulated outage")
 		lost := m.Lost()
-		// The last renewal was sent at 10s, so the lease ends at 40s: Lost
-		// must close then, not at a renewal tick after it.
-		time.Sleep(25*time.Second - time.Millisecond)
+		// The lease ends 30s after the last renewal was sent: Lost must
+		// close then, not at a renewal tick after it.
+		time.Sleep(time.Until(hs[0].LastRenewal.Add(DefaultWatchdogTimeout)) - time.Millisecond)
 		synctest.Wait()
 		select {
 		case <-lost:

@@ -23,9 +23,16 @@ type renewal struct {
 	held  scripts.Held
 }
 
+// renewTurns is how many turns a renewal period is cut into: each hold
+// is renewed at its own turn, the holds dealt over the turns in the order
+// they were taken, so that a Client holding many locks sends a tenth of
+// their renewals at a time instead of all at once.
+const renewTurns = 10
+
 // watchdog keeps the holds of a Client: one goroutine renews, every
 // lease/3 and in batches, those taken without an explicit lease, and at
-// Close every hold still kept ends. It only renews: a hold keeps its own
+// Close every hold still kept ends. The period is cut into turns, each
+// renewing its share of the holds. It only renews: a hold keeps its own
 // state, and the watchdog tells it what a renewal found.
 type watchdog struct {
 	ctx     context.Context
@@ -33,15 +40,19 @@ type watchdog struct {
 	lease   time.Duration
 	cluster bool
 	obs     Observer // nil when none
+	turns   int      // of a renewal period
 
 	mu    sync.Mutex
-	holds map[*hold]struct{}
+	holds map[*hold]int // the turn that renews each
+	dealt int           // holds dealt to turns so far
 	done  chan struct{} // closed when the renewal goroutine has exited
 }
 
 func newWatchdog(ctx context.Context, rdb redis.UniversalClient, lease time.Duration, obs Observer) *watchdog {
 	_, cluster := rdb.(*redis.ClusterClient)
-	wd := &watchdog{ctx: ctx, rdb: rdb, lease: lease, cluster: cluster, obs: obs, holds: make(map[*hold]struct{}), done: make(chan struct{})}
+	// A turn lasts at least a millisecond.
+	turns := int(min(max(lease/3/time.Millisecond, 1), renewTurns))
+	wd := &watchdog{ctx: ctx, rdb: rdb, lease: lease, cluster: cluster, obs: obs, turns: turns, holds: make(map[*hold]int), done: make(chan struct{})}
 	go wd.run()
 	return wd
 }
@@ -52,7 +63,8 @@ func (wd *watchdog) keep(h *hold) {
 	wd.mu.Lock()
 	closed := wd.ctx.Err() != nil
 	if !closed {
-		wd.holds[h] = struct{}{}
+		wd.holds[h] = wd.dealt % wd.turns
+		wd.dealt++
 	}
 	wd.mu.Unlock()
 	if closed {
@@ -82,14 +94,27 @@ func (wd *watchdog) kept() []*hold {
 	return slices.Collect(maps.Keys(wd.holds))
 }
 
+// keptFor returns the holds kept now that turn renews.
+func (wd *watchdog) keptFor(turn int) []*hold {
+	wd.mu.Lock()
+	defer wd.mu.Unlock()
+	var hs []*hold
+	for h, t := range wd.holds {
+		if t == turn {
+			hs = append(hs, h)
+		}
+	}
+	return hs
+}
+
 func (wd *watchdog) run() {
 	defer close(wd.done)
-	t := time.NewTicker(wd.lease / 3)
+	t := time.NewTicker(wd.lease / 3 / time.Duration(wd.turns))
 	defer t.Stop()
-	for {
+	for turn := 0; ; turn = (turn + 1) % wd.turns {
 		select {
 		case <-t.C:
-			wd.renewAll()
+			wd.renew(wd.keptFor(turn))
 		case <-wd.ctx.Done():
 			return
 		}
@@ -104,16 +129,16 @@ type batch struct {
 	holds []*hold
 }
 
-// renewAll renews every renewable hold, batched by kind and slot, each
+// renew renews the renewable holds of hs, batched by kind and slot, each
 // kind's batches in one pipeline.
-func (wd *watchdog) renewAll() {
+func (wd *watchdog) renew(hs []*hold) {
 	type group struct {
 		renew scripts.Renewer
 		slot  int
 	}
 	open := make(map[group]*batch)
 	var batches []*batch
-	for _, h := range wd.kept() {
+	for _, h := range hs {
 		if !h.renewable() {
 			continue
 		}

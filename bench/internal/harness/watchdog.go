@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -32,6 +33,12 @@ type WatchdogResult struct {
 	RoundTripsPerPeriod float64 `json:"round_trips_per_period"`
 	ClientCmdsPerPeriod float64 `json:"client_commands_per_period"`
 	ServerCmdsPerPeriod float64 `json:"server_commands_per_period"`
+	// MaxBurstLocks is the most locks one renewal pipeline renewed, and
+	// MaxBurstMillis the longest such pipeline took, in PING round trips
+	// (MaxBurstRTTs): how long the renewals hold Redis at once.
+	MaxBurstLocks  int     `json:"max_burst_locks"`
+	MaxBurstMillis float64 `json:"max_burst_ms"`
+	MaxBurstRTTs   float64 `json:"max_burst_rtts"`
 	// Lost counts locks reported lost, Expired the locks found without a
 	// positive TTL at the end: both must be 0.
 	Lost    int `json:"lost"`
@@ -43,7 +50,17 @@ func (w Watchdog) Run(ctx context.Context, admin *redis.Client) (WatchdogResult,
 	r := WatchdogResult{Locks: w.Locks, TimeoutSeconds: w.Timeout.Seconds()}
 	rdb, counter := redisstats.NewClient(w.Addr)
 	defer rdb.Close()
-	c, err := rlock.New(rdb, rlock.WithWatchdogTimeout(w.Timeout))
+	// The batches of one pipeline are reported together, with its time.
+	var mu sync.Mutex
+	bursts := map[time.Duration]int{} // pipeline latency -> locks renewed
+	watch := rlock.ObserverFunc(func(e rlock.Event) {
+		if e.Type == rlock.EventRenewed {
+			mu.Lock()
+			bursts[e.Latency] += e.Count
+			mu.Unlock()
+		}
+	})
+	c, err := rlock.New(rdb, rlock.WithWatchdogTimeout(w.Timeout), rlock.WithObserver(watch))
 	if err != nil {
 		return r, err
 	}
@@ -59,6 +76,9 @@ func (w Watchdog) Run(ctx context.Context, admin *redis.Client) (WatchdogResult,
 		return r, fmt.Errorf("take the locks: %w", err)
 	}
 
+	mu.Lock()
+	clear(bursts) // the renewals of the measured periods only
+	mu.Unlock()
 	cli0 := counter.Snapshot()
 	srv0, err := redisstats.CommandCalls(ctx, admin)
 	if err != nil {
@@ -77,6 +97,17 @@ func (w Watchdog) Run(ctx context.Context, admin *redis.Client) (WatchdogResult,
 	r.RoundTripsPerPeriod = float64(cli.RoundTrips) / r.Periods
 	r.ClientCmdsPerPeriod = float64(cli.Commands) / r.Periods
 	r.ServerCmdsPerPeriod = float64(srv1.Sub(srv0).Total()) / r.Periods
+	mu.Lock()
+	for took, n := range bursts {
+		if took > time.Duration(r.MaxBurstMillis*float64(time.Millisecond)) {
+			r.MaxBurstMillis = float64(took) / float64(time.Millisecond)
+		}
+		r.MaxBurstLocks = max(r.MaxBurstLocks, n)
+	}
+	mu.Unlock()
+	if rtt, err := PingRTT(ctx, admin, 200); err == nil && rtt.P50 > 0 {
+		r.MaxBurstRTTs = r.MaxBurstMillis / rtt.P50
+	}
 
 	for _, m := range mutexes {
 		select {

@@ -81,6 +81,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "\nWatchdog: %d held locks, watchdog timeout %.0f s (renewal every %.0f s), %.1f periods watched\n", wd.Locks, wd.TimeoutSeconds, wd.TimeoutSeconds/3, wd.Periods)
 		fmt.Fprintf(w, "  per period: %.1f round trips, %.0f client commands, %.0f server commands; lost %d, expired %d\n",
 			wd.RoundTripsPerPeriod, wd.ClientCmdsPerPeriod, wd.ServerCmdsPerPeriod, wd.Lost, wd.Expired)
+		fmt.Fprintf(w, "  largest burst: %d locks renewed by one pipeline; longest pipeline %.1f ms (%.0f PING round trips)\n",
+			wd.MaxBurstLocks, wd.MaxBurstMillis, wd.MaxBurstRTTs)
 	}
 
 	if err := r.writeCluster(w); err != nil {
