@@ -76,7 +76,9 @@
 // A lock taken without a lease (Lock, or TryLock with lease 0) gets the
 // watchdog timeout as its lease (30s by default), and one goroutine per
 // Client renews all such locks every timeout/3, batching them into a few
-// script calls in one pipeline. Renewal stops at the last Unlock, at
+// script calls per pipeline; the locks are dealt over ten turns of that
+// period, so a Client holding many sends a tenth of their renewals at a
+// time. Renewal stops at the last Unlock, at
 // Client.Close, and when a renewal finds the lock gone. A lock taken with a
 // lease expires lease after its last acquisition or partial release unless
 // released first. Reentrant acquisitions keep the lease mode of the first.
@@ -126,7 +128,7 @@
 //	fair_turn.go     fairLine: an owner's place in a fair lock's line in Redis
 //	sleeper.go       sleepers: on a pub/sub subscription, or spinning
 //	hold.go          hold: one holding, its lease and its transitions
-//	watchdog.go      renewal of holds, in batches; ends them at Close
+//	watchdog.go      renewal of holds, in batches over ten turns of the period
 //	release.go       Unlock: the release request and its latch
 //	observer.go      events and observers; logger.go: the slog observer
 //	activity.go      Client.Activity: this Client's holds and waiters
