@@ -2,10 +2,13 @@ package pubsub
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/keys"
 )
 
 // shard is one subscription connection and the entries of its channels.
@@ -175,7 +178,7 @@ func (s *shard) writeLoop() {
 			return
 		}
 		s.mu.Lock()
-		batch := s.queue
+		batch := s.coalesce(s.queue)
 		s.queue = nil
 		s.mu.Unlock()
 		for _, c := range batch {
@@ -207,8 +210,32 @@ func (s *shard) writeLoop() {
 	}
 }
 
-// write sends one SUBSCRIBE or UNSUBSCRIBE (sharded: one per channel, as
-// the channels of one command must share a slot).
+// coalesce merges each run of queued SUBSCRIBE (or UNSUBSCRIBE) commands
+// of one connection into one command, so that a burst of waiters on many
+// lock names costs a few commands instead of one per name. Runs keep their
+// order, so a channel's subscription and unsubscription stay in order; in
+// sharded mode a run is also of one cluster slot, as a command's channels
+// must be. Called with mu held.
+func (s *shard) coalesce(queue []command) []command {
+	var out []command
+	for _, c := range queue {
+		if n := len(out); n > 0 && !c.numsub {
+			last := &out[n-1]
+			if !last.numsub && last.ps == c.ps && last.gen == c.gen && last.unsub == c.unsub &&
+				(!s.sharded() || keys.Slot(last.channels[0]) == keys.Slot(c.channels[0])) {
+				last.channels = append(last.channels, c.channels...)
+				continue
+			}
+		}
+		// A copy: appending must not write into the queued command's array.
+		c.channels = slices.Clone(c.channels)
+		out = append(out, c)
+	}
+	return out
+}
+
+// write sends one SUBSCRIBE or UNSUBSCRIBE (sharded: SSUBSCRIBE or
+// SUNSUBSCRIBE, whose channels coalesce keeps in one slot).
 func (s *shard) write(ctx context.Context, c command) error {
 	if !s.sharded() {
 		if c.unsub {
@@ -216,16 +243,8 @@ func (s *shard) write(ctx context.Context, c command) error {
 		}
 		return c.ps.Subscribe(ctx, c.channels...)
 	}
-	for _, ch := range c.channels {
-		var err error
-		if c.unsub {
-			err = c.ps.SUnsubscribe(ctx, ch)
-		} else {
-			err = c.ps.SSubscribe(ctx, ch)
-		}
-		if err != nil {
-			return err
-		}
+	if c.unsub {
+		return c.ps.SUnsubscribe(ctx, c.channels...)
 	}
-	return nil
+	return c.ps.SSubscribe(ctx, c.channels...)
 }
