@@ -56,7 +56,10 @@ if mode == 'claim' then
 end
 
 evict_stale(queue, timeouts, now, waiters)
-if mode == 'stay' and not redis.call('lpos', queue, owner) and redis.call('hget', waiters, owner) ~= 'granted' then
+if mode == 'stay' and not redis.call('lpos', queue, owner) and redis.call('hget', waiters, owner) ~= 'granted'
+    and redis.call('hexists', lock, owner) == 0 then
+  -- (An owner that holds the lock, taken by another of its goroutines,
+  -- re-enters it below instead.)
   -- Back to the head, with a deadline no later than the next one's.
   local deadline = now + wait
   local next = redis.call('lindex', queue, 0)

@@ -77,6 +77,40 @@ func TestFairMutexGrantMessageHandsOverWithoutAnAttempt(t *testing.T) {
 	assertNoFairKeys(t, rdb, name)
 }
 
+// An owner whose place in line was lost while another of its goroutines
+// took the lock re-enters it, and does not queue again: a queued holder
+// would be granted its own lock at its release, with nobody to claim it.
+func TestFairMutexHolderDoesNotQueueAgain(t *testing.T) {
+	c, rdb := fairClient(t)
+	ctx := ctxT(t)
+	const name = "fair-holder-stays-out"
+	holder := c.NewFairMutex(name)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	q := queue.New(rdb, name, DefaultFairWaitTimeout, publishCmd)
+	w := q.Waiter("owner:1")
+	if a, err := w.Attempt(ctx, rdb, time.Minute, 0); err != nil || a.Position != 0 {
+		t.Fatalf("queueing: %+v %v", a, err)
+	}
+	// Nobody listens for owner:1: the release evicts it, and the lock is
+	// free. Another goroutine of the owner takes it.
+	mustUnlock(t, holder)
+	if a, err := q.TryAcquire(ctx, rdb, "owner:1", time.Minute, 0); err != nil || !a.Acquired {
+		t.Fatalf("TryAcquire: %+v %v", a, err)
+	}
+	// The queued goroutine's next attempt re-enters the lock.
+	if a, err := w.Attempt(ctx, rdb, time.Minute, 1); err != nil || !a.Acquired {
+		t.Fatalf("attempt of the goroutine that was queued: %+v %v", a, err)
+	}
+	if n := rdb.HGet(ctx, name, "owner:1").Val(); n != "2" {
+		t.Errorf("hold count %q, want 2", n)
+	}
+	if line := queueOf(t, rdb, name); len(line) != 0 {
+		t.Errorf("line %v: the holder queued again", line)
+	}
+}
+
 // A waiter granted the lock after it gave up (its grant and its leaving
 // crossed) gives the lock back when it leaves: the next waiter gets it.
 func TestFairMutexGrantAfterGivingUpIsReturned(t *testing.T) {
