@@ -87,21 +87,20 @@ end
 
 -- Tells the waiter entry its turn: publishes message on its own channel,
 -- channel .. ':' .. entry, with publish ('publish' or 'spublish'), and
--- reports whether anyone heard it. 'cluster-publish' is classic pub/sub on
--- a Redis Cluster, where PUBLISH counts only the receivers connected to
--- the node that runs the script: it publishes with PUBLISH and, unable to
--- tell, reports that someone heard. Onlookers (relock watch) hear of the
--- turn on the lock's channel itself, as 'turn:<entry>', which no waiter
--- acts upon: listening there does not make a dead waiter look alive.
+-- reports whether anyone heard it. A command followed by ':uncounted'
+-- (queue.Uncounted: waiters that poll instead of listening, or classic
+-- pub/sub on a Redis Cluster, where PUBLISH counts only the receivers
+-- connected to one node) publishes all the same and, unable to tell,
+-- reports that someone heard. Onlookers (relock watch) hear of the turn on
+-- the lock's channel itself, as 'turn:<entry>', which no waiter acts upon:
+-- listening there does not make a dead waiter look alive.
 local function announce(publish, channel, entry, message)
-  local heard = true
-  if publish == 'cluster-publish' then
-    publish = 'publish'
-    redis.call(publish, channel .. ':' .. entry, message)
-  else
-    heard = redis.call(publish, channel .. ':' .. entry, message) > 0
+  local cmd, counted = publish, true
+  if string.sub(publish, -10) == ':uncounted' then
+    cmd, counted = string.sub(publish, 1, -11), false
   end
-  redis.call(publish, channel, 'turn:' .. entry)
+  local heard = redis.call(cmd, channel .. ':' .. entry, message) > 0 or not counted
+  redis.call(cmd, channel, 'turn:' .. entry)
   return heard
 end
 

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -61,9 +62,9 @@ func New(rdb redis.Scripter, name string, wait time.Duration, pub func() string)
 }
 
 // announcer is the publish command the queue scripts are given: pub's,
-// but for classic pub/sub on a Redis Cluster 'cluster-publish', since
-// PUBLISH there counts only the receivers on one node, and a waiter that
-// seems unheard may listen on another (fair_common.lua's announce).
+// but Uncounted for classic pub/sub on a Redis Cluster, since PUBLISH
+// there counts only the receivers on one node, and a waiter that seems
+// unheard may listen on another (fair_common.lua's announce).
 func announcer(rdb redis.Scripter, pub func() string) func() string {
 	if _, cluster := rdb.(*redis.ClusterClient); !cluster {
 		return pub
@@ -72,9 +73,23 @@ func announcer(rdb redis.Scripter, pub func() string) func() string {
 		if p := pub(); p != scripts.Publish {
 			return p
 		}
-		return "cluster-publish"
+		return Uncounted(scripts.Publish)
 	}
 }
+
+// Uncounted is the publish command publish for a queue whose waiters may
+// not listen while they wait (they poll, WithSpin): its scripts then never
+// take a waiter that nobody heard for dead, and leave dead waiters to
+// their deadlines.
+func Uncounted(publish string) string {
+	if strings.HasSuffix(publish, uncounted) {
+		return publish
+	}
+	return publish + uncounted
+}
+
+// uncounted marks an Uncounted publish command.
+const uncounted = ":uncounted"
 
 // Channel is the channel on which owner alone is woken for its turn.
 func (q *Queue) Channel(owner string) string { return keys.WaiterChannel(q.name, owner) }

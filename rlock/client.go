@@ -12,6 +12,7 @@ import (
 
 	"github.com/relock-go/relock/internal/ownerid"
 	"github.com/relock-go/relock/pubsub"
+	"github.com/relock-go/relock/queue"
 	"github.com/relock-go/relock/scripts"
 )
 
@@ -224,6 +225,16 @@ func (c *Client) publishCommand() string {
 		return w.publish
 	}
 	return scripts.Publish
+}
+
+// queuePublish is the publish command of the Client's fair queues:
+// Uncounted when its waiters spin instead of listening, so that the queue
+// scripts do not take them for dead.
+func (c *Client) queuePublish() string {
+	if c.opts.spin != nil {
+		return queue.Uncounted(c.publishCommand())
+	}
+	return c.publishCommand()
 }
 
 // closed reports whether Close has been called.

@@ -54,7 +54,7 @@ type FairMutex struct {
 // name yields a FairMutex whose every operation returns an error wrapping
 // ErrInvalidName.
 func (c *Client) NewFairMutex(name string) *FairMutex {
-	f := &FairMutex{q: queue.New(c.rdb, name, c.opts.fairWaitTimeout, c.publishCommand)}
+	f := &FairMutex{q: queue.New(c.rdb, name, c.opts.fairWaitTimeout, c.queuePublish)}
 	id := c.ids.Next()
 	f.init(c, name, id, keys.Channel(name), &fair{q: f.q, held: scripts.Held{Key: name, Owner: id}}, newFairLine(c, f.q, id))
 	return f

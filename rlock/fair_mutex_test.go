@@ -16,16 +16,27 @@ import (
 // after another behind a held lock and checks that they get it in exactly
 // that order. The wait timeout is long, so every hand-off is a wake-up on
 // the next waiter's channel, not a heartbeat.
-func TestFairMutexGrantsInArrivalOrder(t *testing.T) {
+func TestFairMutexGrantsInArrivalOrder(t *testing.T) { grantsInArrivalOrder(t, "fair-order") }
+
+// Waiters that poll (WithSpin) instead of listening are not taken for
+// dead at their turn, and keep their order.
+func TestFairMutexSpinningWaitersKeepTheirOrder(t *testing.T) {
+	grantsInArrivalOrder(t, "fair-spin-order", WithSpin(ConstantBackoff(2*time.Millisecond)))
+}
+
+// grantsInArrivalOrder has waiters of several Clients with opts queue for
+// a held fair lock one after another, and checks that the lock goes to
+// them in that order, quickly.
+func grantsInArrivalOrder(t *testing.T, prefix string, opts ...Option) {
 	const clients, waiters, rounds = 3, 12, 3
 	cs := make([]*Client, clients)
 	for i := range cs {
-		cs[i], _ = fairClient(t)
+		cs[i], _ = fairClient(t, opts...)
 	}
 	_, rdb := fairClient(t)
 	ctx := context.Background()
 	for round := range rounds {
-		name := fmt.Sprintf("fair-order-%d", round)
+		name := fmt.Sprintf("%s-%d", prefix, round)
 		holder := cs[0].NewFairMutex(name)
 		if err := holder.Lock(ctx); err != nil {
 			t.Fatal(err)

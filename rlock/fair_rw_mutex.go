@@ -32,7 +32,7 @@ import (
 // of their own kind.
 func (c *Client) NewFairRWMutex(name string) *RWMutex {
 	rw := &RWMutex{lock: scripts.NewRWLock(name)}
-	q := queue.NewRW(c.rdb, name, c.opts.fairWaitTimeout, c.publishCommand)
+	q := queue.NewRW(c.rdb, name, c.opts.fairWaitTimeout, c.queuePublish)
 	id, channel := c.ids.Next(), keys.RWChannel(name)
 	write := keys.WriteField(id)
 	rw.w.init(c, name, id, channel, &fairRW{q: q, entry: write, renew: rwRenewal(name, id, false)}, newFairLine(c, q, write))

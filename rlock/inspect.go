@@ -139,7 +139,7 @@ func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 			channels = append(channels, keys.WaiterChannel(name, e.Owner))
 		})
 	case KindFairRWMutex:
-		q := queue.NewRW(c.rdb, name, c.opts.fairWaitTimeout, c.publishCommand)
+		q := queue.NewRW(c.rdb, name, c.opts.fairWaitTimeout, c.queuePublish)
 		channels = []string{keys.RWChannel(name)}
 		info.Queue = line(rwLine.Val(), rwDeadlines.Val(), func(e *QueueEntry) {
 			channels = append(channels, q.Channel(e.Owner))
