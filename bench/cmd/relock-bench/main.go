@@ -73,6 +73,8 @@ type config struct {
 	goroutines  []int
 	clients     int
 	hold        time.Duration
+	holds       []time.Duration // the holds scenario's
+	holdsG      int
 	duration    time.Duration
 	warmup      time.Duration
 	uncontended time.Duration
@@ -103,7 +105,7 @@ type clusterConfig struct {
 }
 
 // scenarioNames lists the scenarios in the order they run.
-var scenarioNames = []string{"uncontended", "contention", "readwrite", "many", "watchdog", "cluster"}
+var scenarioNames = []string{"uncontended", "contention", "holds", "readwrite", "many", "watchdog", "cluster"}
 
 func parseFlags(args []string) (config, error) {
 	fs := flag.NewFlagSet("relock-bench", flag.ContinueOnError)
@@ -117,6 +119,8 @@ func parseFlags(args []string) (config, error) {
 	duration := fs.Duration("duration", 2500*time.Millisecond, "measured time of each contention run")
 	warmup := fs.Duration("warmup", 250*time.Millisecond, "unmeasured start of each contention run")
 	uncontended := fs.Duration("uncontended", 400*time.Millisecond, "time of each uncontended run")
+	holds := fs.String("holds", "100us,10ms", "critical sections of the holds scenario: the contention scenario again, at -holds-goroutines")
+	holdsG := fs.Int("holds-goroutines", 64, "goroutine count G of the holds scenario")
 	rwGoroutines := fs.String("readwrite-goroutines", "16,64", "goroutine counts G of the readwrite scenario (each runs RWMutex, then Mutex, for -duration)")
 	rwReads := fs.Float64("readwrite-reads", 0.9, "share of reads in the readwrite scenario's operations, 0 to 1")
 	locks := fs.Int("locks", 10000, "locks of the many-locks scenario")
@@ -147,7 +151,7 @@ func parseFlags(args []string) (config, error) {
 	}
 
 	c := config{
-		scenarios: map[string]bool{}, clients: *clients, hold: *hold, duration: *duration, warmup: *warmup,
+		scenarios: map[string]bool{}, clients: *clients, hold: *hold, holdsG: *holdsG, duration: *duration, warmup: *warmup,
 		uncontended: *uncontended, locks: *locks, waiters: *waiters, idle: *idle,
 		wdLocks: *wdLocks, wdTimeout: *wdTimeout, wdPeriods: *wdPeriods, out: *out,
 		rw:      readWriteConfig{readShare: *rwReads},
@@ -173,6 +177,16 @@ func parseFlags(args []string) (config, error) {
 	}
 	if c.rw.goroutines, err = counts("readwrite-goroutines", *rwGoroutines); err != nil {
 		return c, err
+	}
+	for _, h := range split(*holds) {
+		d, err := time.ParseDuration(h)
+		if err != nil || d <= 0 {
+			return c, fmt.Errorf("-holds: bad duration %q", h)
+		}
+		c.holds = append(c.holds, d)
+	}
+	if c.holdsG < 1 {
+		return c, fmt.Errorf("-holds-goroutines must be positive")
 	}
 	if c.rw.readShare < 0 || c.rw.readShare > 1 {
 		return c, fmt.Errorf("-readwrite-reads: %v is not between 0 and 1", c.rw.readShare)

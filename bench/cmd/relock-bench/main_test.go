@@ -26,7 +26,7 @@ func TestTinyRunEndToEnd(t *testing.T) {
 	cfg, err := parseFlags([]string{
 		"-strategies", "relock,relock-fair,spin-const-1ms,redsync-5ms,redislock-1ms",
 		"-many-strategies", "relock,relock-fair",
-		"-goroutines", "6", "-readwrite-goroutines", "6", "-clients", "3", "-duration", "400ms", "-warmup", "50ms", "-uncontended", "30ms",
+		"-goroutines", "6", "-holds", "200us", "-holds-goroutines", "6", "-readwrite-goroutines", "6", "-clients", "3", "-duration", "400ms", "-warmup", "50ms", "-uncontended", "30ms",
 		"-locks", "40", "-waiters", "2", "-idle", "100ms",
 		"-watchdog-locks", "40", "-watchdog-timeout", "600ms", "-watchdog-periods", "1",
 		"-cluster-locks", "12", "-cluster-waiters", "2",
@@ -48,7 +48,10 @@ func TestTinyRunEndToEnd(t *testing.T) {
 	if got, want := len(rep.Contention), 5; got != want {
 		t.Fatalf("%d contention results, want %d", got, want)
 	}
-	for _, x := range rep.Contention {
+	if got, want := len(rep.Holds), 5; got != want {
+		t.Fatalf("%d holds results, want %d", got, want)
+	}
+	for _, x := range append(rep.Contention, rep.Holds...) {
 		if x.Violations != 0 || x.Errors != 0 || x.Acquisitions == 0 {
 			t.Errorf("%s: %d violations, %d errors (%s), %d acquisitions; want 0, 0, > 0", x.Strategy, x.Violations, x.Errors, x.FirstError, x.Acquisitions)
 		}

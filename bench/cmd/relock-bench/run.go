@@ -73,6 +73,21 @@ func (c config) bench(ctx context.Context, addr string, progress io.Writer) (*re
 			}
 		}
 	}
+	if c.scenarios["holds"] {
+		for _, h := range c.holds {
+			for _, s := range c.strategies {
+				show("holds        %-16s hold %v G=%d K=%d", s.Name, h, c.holdsG, min(c.holdsG, c.clients))
+				x, err := harness.Contention{
+					Addr: addr, Strategy: s, Goroutines: c.holdsG, Clients: c.clients, Hold: h,
+					Warmup: c.warmup, Duration: c.duration, RTT: rtt,
+				}.Run(ctx, admin)
+				if err != nil {
+					return nil, fmt.Errorf("holds %s hold %v: %w", s.Name, h, err)
+				}
+				rep.Holds = append(rep.Holds, x)
+			}
+		}
+	}
 	if c.scenarios["readwrite"] {
 		for _, g := range c.rw.goroutines {
 			show("readwrite    RWMutex, Mutex   G=%-3d K=%d, %.0f%% reads", g, min(g, c.clients), 100*c.rw.readShare)
@@ -126,6 +141,9 @@ func (c config) steps() int {
 	}
 	if c.scenarios["contention"] {
 		n += len(c.strategies) * len(c.goroutines)
+	}
+	if c.scenarios["holds"] {
+		n += len(c.strategies) * len(c.holds)
 	}
 	if c.scenarios["readwrite"] {
 		n += len(c.rw.goroutines)

@@ -48,11 +48,13 @@ type Report struct {
 	Ping        harness.Quantiles           `json:"ping"`
 	Uncontended []harness.UncontendedResult `json:"uncontended,omitempty"`
 	Contention  []harness.ContentionResult  `json:"contention,omitempty"`
-	ReadWrite   []harness.ReadWriteResult   `json:"readwrite,omitempty"`
-	ManyLocks   []harness.ManyLocksResult   `json:"many_locks,omitempty"`
-	Watchdog    *harness.WatchdogResult     `json:"watchdog,omitempty"`
-	Cluster     []harness.ClusterResult     `json:"cluster,omitempty"`
-	Targets     []Target                    `json:"targets,omitempty"`
+	// Holds is the contention scenario at other critical sections.
+	Holds     []harness.ContentionResult `json:"holds,omitempty"`
+	ReadWrite []harness.ReadWriteResult  `json:"readwrite,omitempty"`
+	ManyLocks []harness.ManyLocksResult  `json:"many_locks,omitempty"`
+	Watchdog  *harness.WatchdogResult    `json:"watchdog,omitempty"`
+	Cluster   []harness.ClusterResult    `json:"cluster,omitempty"`
+	Targets   []Target                   `json:"targets,omitempty"`
 }
 
 // WriteJSON writes r, indented, to path.

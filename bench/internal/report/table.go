@@ -60,6 +60,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 		}
 	}
 
+	if err := r.writeHolds(w); err != nil {
+		return err
+	}
 	if err := r.writeReadWrite(w); err != nil {
 		return err
 	}
@@ -174,4 +177,27 @@ func (r *Report) writeReadWrite(w io.Writer) error {
 		fmt.Fprintf(w, "G=%d: RWMutex / Mutex throughput: %.2f×\n", x.Goroutines, x.Speedup)
 	}
 	return nil
+}
+
+// writeHolds prints the holds scenario: one hot lock at other critical
+// sections, where pub/sub waiting gains more or less over polling.
+func (r *Report) writeHolds(w io.Writer) error {
+	if len(r.Holds) == 0 {
+		return nil
+	}
+	x0 := r.Holds[0]
+	fmt.Fprintf(w, "\nOther critical sections: one hot lock, G=%d over K=%d Clients, %.1f s per run; floor = 1/(hold + RTT)\n", x0.Goroutines, x0.Clients, x0.Seconds)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "hold ms\tstrategy\tacq/s\tfloor%\teff%\thandoff p50\twait p50\tp99\tstarved\tcli cmd/acq\tviol\terr\t")
+	last := -1.0
+	for _, x := range r.Holds {
+		if last >= 0 && x.HoldMs != last {
+			fmt.Fprintln(tw, strings.Repeat("\t", 12))
+		}
+		last = x.HoldMs
+		fmt.Fprintf(tw, "%g\t%s\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t%d\t%.1f\t%d\t%d\t\n",
+			x.HoldMs, x.Strategy, x.PerSecond, 100*x.FloorShare, 100*x.EffectiveShare, x.HandoffRTT.P50,
+			x.Wait.P50, x.Wait.P99, x.Starved, x.ClientCmdsPer, x.Violations, x.Errors)
+	}
+	return tw.Flush()
 }
