@@ -81,13 +81,8 @@ func TestFairMutexGrantMessageHandsOverWithoutAnAttempt(t *testing.T) {
 // took the lock re-enters it, and does not queue again: a queued holder
 // would be granted its own lock at its release, with nobody to claim it.
 func TestFairMutexHolderDoesNotQueueAgain(t *testing.T) {
-	c, rdb := fairClient(t)
-	ctx := ctxT(t)
 	const name = "fair-holder-stays-out"
-	holder := c.NewFairMutex(name)
-	if err := holder.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	_, rdb, ctx, holder := heldFair(t, name)
 	q := queue.New(rdb, name, DefaultFairWaitTimeout, publishCmd)
 	w := q.Waiter("owner:1")
 	if a, err := w.Attempt(ctx, rdb, time.Minute, 0); err != nil || a.Position != 0 {
@@ -114,13 +109,8 @@ func TestFairMutexHolderDoesNotQueueAgain(t *testing.T) {
 // A waiter granted the lock after it gave up (its grant and its leaving
 // crossed) gives the lock back when it leaves: the next waiter gets it.
 func TestFairMutexGrantAfterGivingUpIsReturned(t *testing.T) {
-	c, rdb := fairClient(t)
-	ctx := ctxT(t)
 	const name = "fair-late-grant"
-	holder := c.NewFairMutex(name)
-	if err := holder.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c, rdb, ctx, holder := heldFair(t, name)
 	q := queue.New(rdb, name, DefaultFairWaitTimeout, publishCmd)
 	quitter := q.Waiter("quitter:1")
 	// The quitter listens, so the release grants it the lock.
@@ -249,13 +239,8 @@ func TestFairMutexDeadlinesAreRedissons(t *testing.T) {
 // A relock waiter whose process died is evicted when its turn comes: the
 // waiter behind it gets the lock at once, not a wait timeout later.
 func TestFairMutexDeadWaiterEvictedOnItsTurn(t *testing.T) {
-	c, rdb := fairClient(t)
-	ctx := ctxT(t)
 	const name = "fair-dead-turn"
-	holder := c.NewFairMutex(name)
-	if err := holder.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c, rdb, ctx, holder := heldFair(t, name)
 	// Queued by a relock client that died: nobody listens on its channel.
 	dead := queue.New(rdb, name, DefaultFairWaitTimeout, publishCmd).Waiter("dead:1")
 	if _, err := dead.Attempt(ctx, rdb, time.Minute, 0); err != nil {

@@ -94,6 +94,19 @@ func asRedissonWaiter(t *testing.T, rdb *redis.Client, name, owner string) {
 	}
 }
 
+// heldFair returns a fair Client with opts, a Redis client of the test
+// server, the test's ctx, and a FairMutex of that Client holding name.
+func heldFair(t *testing.T, name string, opts ...Option) (*Client, *redis.Client, context.Context, *FairMutex) {
+	t.Helper()
+	c, rdb := fairClient(t, opts...)
+	ctx := ctxT(t)
+	holder := c.NewFairMutex(name)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return c, rdb, ctx, holder
+}
+
 // lockAsync runs f.Lock in a goroutine; the returned channel yields its
 // error and the time it returned.
 func lockAsync(ctx context.Context, f *FairMutex) <-chan lockResult {
