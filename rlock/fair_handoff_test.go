@@ -145,7 +145,9 @@ func TestFairMutexGrantAfterGivingUpIsReturned(t *testing.T) {
 // waiter, not the head when it went to sleep, is not left sleeping a
 // heartbeat.
 func TestFairMutexDyingHoldersDoNotStallTheQueue(t *testing.T) {
-	const lease = 400 * time.Millisecond
+	// Long enough for both waiters to queue before the first holder dies,
+	// on a loaded machine too.
+	const lease = time.Second
 	c, rdb := fairClient(t)
 	waiters, _ := fairClient(t)
 	ctx := ctxT(t)
@@ -157,6 +159,8 @@ func TestFairMutexDyingHoldersDoNotStallTheQueue(t *testing.T) {
 	first, second := waiters.NewFairMutex(name), waiters.NewFairMutex(name)
 	results := make(chan time.Time, 2)
 	for _, f := range []*FairMutex{first, second} {
+		// The line to see once f queued, read before f can queue.
+		want := append(queueOf(t, rdb, name), f.Owner())
 		go func() {
 			// Each holds with a fixed lease and never unlocks: it dies.
 			if err := f.LockWithLease(ctx, lease); err != nil {
@@ -164,7 +168,7 @@ func TestFairMutexDyingHoldersDoNotStallTheQueue(t *testing.T) {
 			}
 			results <- time.Now()
 		}()
-		awaitQueue(t, rdb, name, append(queueOf(t, rdb, name), f.Owner())...)
+		awaitQueue(t, rdb, name, want...)
 	}
 	for i := 1; i <= 2; i++ {
 		select {
@@ -197,8 +201,9 @@ func TestFairMutexDeadlinesAreRedissons(t *testing.T) {
 	for range 2 {
 		w := c.NewFairMutex(name)
 		ws = append(ws, w)
+		want := append(queueOf(t, rdb, name), w.Owner())
 		gots = append(gots, lockAsync(ctx, w))
-		awaitQueue(t, rdb, name, append(queueOf(t, rdb, name), w.Owner())...)
+		awaitQueue(t, rdb, name, want...)
 	}
 	java := queue.New(rdb, name, wait, publishCmd).Waiter("java:1")
 	if _, err := java.Attempt(ctx, rdb, time.Minute, 0); err != nil {
