@@ -106,6 +106,34 @@ func TestFairMutexHolderDoesNotQueueAgain(t *testing.T) {
 	}
 }
 
+// A waiter with a short lease granted the lock long after its last
+// attempt holds it for its whole lease: the grant is not reckoned from
+// that attempt.
+func TestFairMutexLateGrantKeepsTheWholeLease(t *testing.T) {
+	const name = "fair-late-short-lease"
+	c, rdb, ctx, holder := heldFair(t, name)
+	const lease = 300 * time.Millisecond
+	waiter := c.NewFairMutex(name)
+	got := make(chan error, 1)
+	go func() { got <- waiter.LockWithLease(ctx, lease) }()
+	awaitQueue(t, rdb, name, waiter.Owner())
+	// Its last attempt was its queueing one: let a whole lease pass.
+	time.Sleep(lease) // time is the subject
+	mustUnlock(t, holder)
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-waiter.Lost():
+		t.Fatal("Lost closed as the lock was granted")
+	default:
+	}
+	if hs := c.Activity().Holds; len(hs) != 1 || time.Until(hs[0].LeaseEnd) < lease/2 {
+		t.Fatalf("holds %+v: want the waiter's, with most of its lease ahead", hs)
+	}
+	mustUnlock(t, waiter)
+}
+
 // A waiter granted the lock after it gave up (its grant and its leaving
 // crossed) gives the lock back when it leaves: the next waiter gets it.
 func TestFairMutexGrantAfterGivingUpIsReturned(t *testing.T) {

@@ -65,10 +65,13 @@ func (t *fairTurn) attempt(ctx context.Context, rdb redis.Scripter, lease time.D
 		return t.o.kind.attempt(ctx, rdb, lease, holds)
 	}
 	// A grant heard since the last attempt: the owner holds the lock (its
-	// field written, its lease set, inside the release), unless another
-	// goroutine of the owner took it first or replicas must acknowledge
-	// the acquisition (then the attempt claims the grant).
-	if holds == 0 && t.o.c.opts.replicas == 0 && t.s.granted(t.qw.Grant()) {
+	// field written, its lease set, inside the release). Its lease is
+	// reckoned from the last attempt until the claim confirms it, so the
+	// grant is taken so only while that leaves at least half the lease;
+	// else, and when another goroutine of the owner took the lock first or
+	// replicas must acknowledge the acquisition, the attempt claims it.
+	// (Called with the owner's mu held.)
+	if holds == 0 && t.o.c.opts.replicas == 0 && time.Since(t.o.lastSent) < lease/2 && t.s.granted(t.qw.Grant()) {
 		return outcome{ok: true, pos: -1, granted: true}, nil
 	}
 	a, err := t.qw.Attempt(ctx, rdb, lease, holds)
