@@ -125,6 +125,8 @@ func TestObserverFollowsAWaiterAndActivityListsIt(t *testing.T) {
 	if hs := holder.Activity().Holds; len(hs) != 1 || hs[0].Owner != h.Owner() || hs[0].Count != 1 || !hs[0].Watchdog || !hs[0].LeaseEnd.After(hs[0].Since) {
 		t.Fatalf("holder's Activity().Holds = %+v", hs)
 	}
+	// Asleep after its retry, so that only the release message wakes it.
+	eventually(t, 5*time.Second, "the waiter asleep", func() bool { return hubOf(waiting).Stats().Sleeping == 1 })
 	if err := h.Unlock(ctx); err != nil {
 		t.Fatal(err)
 	}
