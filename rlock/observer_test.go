@@ -162,7 +162,8 @@ func TestObserverSeesGivingUp(t *testing.T) {
 	cctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- m.Lock(cctx) }()
-	rec.await(t, EventWaitStarted, func(e Event) bool { return len(rec.of(EventNotAcquired)) == 1 })
+	// The second wait: Lock's, after TryLock's.
+	rec.await(t, EventWaitStarted, func(Event) bool { return len(rec.of(EventWaitStarted)) == 2 })
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Lock = %v, want context.Canceled", err)
