@@ -27,8 +27,10 @@
 -- Returns {1} when the owner now holds the lock: acquired, claimed after a
 -- release granted it (grant_next), or re-entered; the lease is re-armed
 -- either way. Otherwise {0, pttl, position}: the lock's PTTL (-2 when
--- free, -1 when it never expires) and the owner's 0-based place in the
--- queue (-1 in 'try' mode).
+-- free, -1 when it never expires; when it is free and a relock head has
+-- yet to take it, that head's lease instead, the longest it may then keep
+-- it without a word) and the owner's 0-based place in the queue (-1 in
+-- 'try' mode).
 --
 -- Deadlines are Redisson's: a newcomer's is the last waiter's deadline
 -- (or, with nobody queued, now plus the lock's PTTL) plus the wait
@@ -127,6 +129,16 @@ elseif pos == 0 then
       redis.call('zincrby', timeouts, delta, waiter)
     end
     mark_waiter(waiters, timeouts, owner, mark, now, wait)
+  end
+end
+if pttl == -2 and pos > 0 then
+  -- Free, and the head has not taken it yet: it may take it and die, which
+  -- nobody announces. A relock head's lease (its mark) bounds how long the
+  -- lock can then stay taken: the waiter sleeps no longer.
+  local head_mark = redis.call('hget', waiters, redis.call('lindex', queue, 0))
+  local head_lease = head_mark and tonumber(string.match(head_mark, '^(%d+):'))
+  if head_lease then
+    pttl = head_lease
   end
 end
 return {0, pttl, pos}

@@ -66,9 +66,10 @@ func (w *Waiter) Claim(ctx context.Context, rdb redis.Scripter, lease time.Durat
 // at most the lock's TTL while it is held, since an expiry announces
 // nothing (the head takes the lock then; a waiter behind a dead head
 // evicts it); at most a heartbeat, so that a head keeps its deadline
-// fresh. When the lock is free but a live head behind which the waiter
-// queues has not claimed it yet, the waiter sleeps a heartbeat: the head's
-// turn does not call for a retry.
+// fresh. When the lock is free but the head behind which the waiter
+// queues has not taken it yet, the attempt tells a relock head's lease as
+// the TTL (the head may take the lock and die unannounced), and a Redisson
+// head's turn calls for no retry: the waiter sleeps a heartbeat.
 func (w *Waiter) Pause(a Attempt) time.Duration {
 	d := w.l.Heartbeat()
 	if a.TTL > 0 || (a.TTL == 0 && a.Position == 0) {
