@@ -105,12 +105,18 @@ func launch(bin, conf, dir string, port int, extra []string) (*Server, error) {
 	rdb := redis.NewClient(adminOptions(s.Addr))
 	defer rdb.Close()
 	deadline := time.Now().Add(10 * time.Second)
+	// The server that answers must be this one: another test's server may
+	// have taken the port first, and this one then fails to bind it.
+	ours := fmt.Sprintf("process_id:%d\r\n", cmd.Process.Pid)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		err := rdb.Ping(ctx).Err()
+		info, err := rdb.Info(ctx, "server").Result()
 		cancel()
 		if err == nil {
-			return s, nil
+			if strings.Contains(info, ours) {
+				return s, nil
+			}
+			err = fmt.Errorf("another server answers on %s", s.Addr)
 		}
 		select {
 		case werr := <-s.exit:
@@ -121,7 +127,7 @@ func launch(bin, conf, dir string, port int, extra []string) (*Server, error) {
 		if time.Now().After(deadline) {
 			_ = cmd.Process.Kill()
 			<-s.exit
-			return nil, fmt.Errorf("redis-server on %s did not answer PING: %w", s.Addr, err)
+			return nil, fmt.Errorf("redis-server on %s did not answer: %w", s.Addr, err)
 		}
 	}
 }
