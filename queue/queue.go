@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -81,15 +80,7 @@ func announcer(rdb redis.Scripter, pub func() string) func() string {
 // not listen while they wait (they poll, WithSpin): its scripts then never
 // take a waiter that nobody heard for dead, and leave dead waiters to
 // their deadlines.
-func Uncounted(publish string) string {
-	if strings.HasSuffix(publish, uncounted) {
-		return publish
-	}
-	return publish + uncounted
-}
-
-// uncounted marks an Uncounted publish command.
-const uncounted = ":uncounted"
+func Uncounted(publish string) string { return publish + ":uncounted" }
 
 // Channel is the channel on which owner alone is woken for its turn.
 func (q *Queue) Channel(owner string) string { return keys.WaiterChannel(q.name, owner) }

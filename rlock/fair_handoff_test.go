@@ -13,13 +13,9 @@ import (
 // the time Unlock returns, the waiter's field is written and nobody can
 // take the free lock in between; the waiter then returns holding it once.
 func TestFairMutexGrantsInTheRelease(t *testing.T) {
-	c, rdb := fairClient(t)
-	ctx := ctxT(t)
 	const name = "fair-grant"
-	holder, waiter := c.NewFairMutex(name), c.NewFairMutex(name)
-	if err := holder.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c, rdb, ctx, holder := heldFair(t, name)
+	waiter := c.NewFairMutex(name)
 	got := lockAsync(ctx, waiter)
 	awaitQueue(t, rdb, name, waiter.Owner())
 	mustUnlock(t, holder)
@@ -42,13 +38,9 @@ func TestFairMutexGrantsInTheRelease(t *testing.T) {
 // grant of an earlier wait is never taken for a new one.
 func TestFairMutexGrantMessageHandsOverWithoutAnAttempt(t *testing.T) {
 	rec := newRecorder()
-	c, rdb := fairClient(t, WithObserver(rec))
-	ctx := ctxT(t)
 	const name = "fair-grant-message"
-	holder, waiter := c.NewFairMutex(name), c.NewFairMutex(name)
-	if err := holder.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c, rdb, ctx, holder := heldFair(t, name, WithObserver(rec))
+	waiter := c.NewFairMutex(name)
 	got := lockAsync(ctx, waiter)
 	awaitQueue(t, rdb, name, waiter.Owner())
 	mustUnlock(t, holder)
