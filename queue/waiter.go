@@ -68,15 +68,23 @@ func (w *Waiter) Claim(ctx context.Context, rdb redis.Scripter, lease time.Durat
 // evicts it); at most a heartbeat, so that a head keeps its deadline
 // fresh. When the lock is free but the head behind which the waiter
 // queues has not taken it yet, the attempt tells a relock head's lease as
-// the TTL (the head may take the lock and die unannounced), and a Redisson
-// head's turn calls for no retry: the waiter sleeps a heartbeat.
+// the TTL (the head may take the lock and die unannounced); behind any
+// other head the waiter sleeps at most freeRecheck.
 func (w *Waiter) Pause(a Attempt) time.Duration {
 	d := w.l.Heartbeat()
-	if a.TTL > 0 || (a.TTL == 0 && a.Position == 0) {
+	switch {
+	case a.TTL > 0 || (a.TTL == 0 && a.Position == 0):
 		d = min(d, max(a.TTL, time.Millisecond))
+	case a.TTL == 0:
+		d = min(d, freeRecheck)
 	}
 	return d
 }
+
+// freeRecheck bounds the sleep of a waiter that found the lock free behind
+// a head that has not taken it and whose lease it cannot tell: the head
+// may take the lock and die, which nobody announces.
+const freeRecheck = time.Second
 
 // Leave takes the owner out of the queue, if an attempt put it there: the
 // deadlines behind it move up, and if its leaving gives the next waiter
