@@ -284,3 +284,44 @@ func TestJoinedBehindLeavesPendingWakeUpToOthers(t *testing.T) {
 	}
 	a.Close()
 }
+
+// Poke wakes the waiter it names, out of turn, and leaves the other
+// sleepers asleep; a Poke while the waiter is awake makes its next Wait
+// return at once.
+func TestPokeWakesOneWaiterOutOfTurn(t *testing.T) {
+	h, _, rdb := newHub(t)
+	first, poked := subscribe(t, h, "ch"), subscribe(t, h, "ch")
+	defer first.Close()
+	defer poked.Close()
+	firstDone := waitAsync(first, time.Minute)
+	untilSleeping(t, h, 1)
+	pokedDone := make(chan bool, 1)
+	go func() {
+		woken, _ := poked.Wait(context.Background(), time.Minute)
+		pokedDone <- woken
+	}()
+	untilSleeping(t, h, 2)
+	poked.Poke()
+	select {
+	case woken := <-pokedDone:
+		if !woken {
+			t.Fatal("the poked Wait returned, not woken")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the poked waiter still sleeps")
+	}
+	if st := h.Stats(); st.Sleeping != 1 {
+		t.Fatalf("%d asleep after the poke, want the first waiter still asleep", st.Sleeping)
+	}
+	poked.Poke()
+	if woken, err := poked.Wait(context.Background(), time.Minute); !woken || err != nil {
+		t.Fatalf("Wait after a Poke while awake = %v, %v; want woken at once", woken, err)
+	}
+	// The first waiter kept its turn: a release wakes it.
+	if err := rdb.Publish(context.Background(), "ch", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-firstDone; err != nil {
+		t.Fatal(err)
+	}
+}

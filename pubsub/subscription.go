@@ -1,6 +1,7 @@
 package pubsub
 
 import (
+	"container/list"
 	"context"
 	"time"
 )
@@ -38,7 +39,15 @@ type Subscription struct {
 	// behind: joined behind other waiters and not yet asleep; pending
 	// wake-ups are theirs.
 	behind bool
+	// asleep is this waiter's place among the sleepers while a Wait sleeps
+	// (nil otherwise), for Poke.
+	asleep *list.Element
+	// poked: a Poke came while no Wait slept; the next Wait returns at once.
+	poked bool
 }
+
+// poke is the wake-up a Poke sends: not a release's (see Subscription.Won).
+const poke time.Duration = -1
 
 // Wait sleeps until a message on the channel wakes this waiter, or d has
 // passed; either way the caller retries, and woken reports which: true
@@ -58,6 +67,11 @@ func (sub *Subscription) Wait(ctx context.Context, d time.Duration) (woken bool,
 	}
 	front, behind := sub.woken, sub.behind
 	sub.woken, sub.behind = false, false
+	if sub.poked {
+		sub.poked = false
+		s.mu.Unlock()
+		return true, nil
+	}
 	if !behind && e.q.take() {
 		s.mu.Unlock()
 		return true, nil
@@ -67,12 +81,19 @@ func (sub *Subscription) Wait(ctx context.Context, d time.Duration) (woken bool,
 		return false, nil
 	}
 	w, el := e.q.sleep(d, front)
+	sub.asleep = el
 	s.mu.Unlock()
 
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case delay := <-w:
+		if delay == poke {
+			s.mu.Lock()
+			sub.asleep = nil
+			s.mu.Unlock()
+			return true, nil
+		}
 		if delay > 0 {
 			// Other clients go first (see share.yieldDelay).
 			t.Reset(delay)
@@ -80,6 +101,7 @@ func (sub *Subscription) Wait(ctx context.Context, d time.Duration) (woken bool,
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		sub.asleep = nil
 		if err != nil {
 			e.q.release(1) // this waiter will not retry: the next one will
 			return false, err
@@ -94,6 +116,7 @@ func (sub *Subscription) Wait(ctx context.Context, d time.Duration) (woken bool,
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	sub.asleep = nil
 	if !e.q.cancel(el, w) {
 		// Woken while leaving: if this waiter will not retry, the wake-up
 		// belongs to the next one.
@@ -120,6 +143,22 @@ func (sub *Subscription) Won() {
 	if e.share.won() {
 		s.countPeers(e.channel)
 	}
+}
+
+// Poke wakes this waiter at once, out of turn, or, if no Wait of it
+// sleeps, makes its next Wait return at once; either Wait reports woken.
+// It is for news that comes another way than a message: a release in this
+// process passed the waiter the lock. Such a wake-up is not a release's:
+// it does not count in the client's share of the channel's releases.
+func (sub *Subscription) Poke() {
+	s, e := sub.shard, sub.entry
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sub.asleep == nil {
+		sub.poked = true
+		return
+	}
+	e.q.wakeOut(sub.asleep, poke)
 }
 
 // TakeGrant reports whether grant (a message beginning with

@@ -82,6 +82,17 @@ func (q *wakeups) wake(n int, delay time.Duration) {
 	q.permits = min(q.permits+n, q.waiters)
 }
 
+// wakeOut wakes the sleeper at el out of turn, telling it delay, unless
+// it was woken already.
+func (q *wakeups) wakeOut(el *list.Element, delay time.Duration) {
+	w := el.Value.(chan time.Duration)
+	if len(w) > 0 {
+		return // woken: its wake-up is in its channel
+	}
+	q.sleepers.Remove(el)
+	w <- delay
+}
+
 // release wakes n sleepers, or keeps the wake-ups: a waiter that received
 // one and will not retry passes it on with release(1).
 func (q *wakeups) release(n int) { q.wake(n, 0) }

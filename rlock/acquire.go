@@ -20,7 +20,7 @@ func (o *owner) take(ctx context.Context, wait, lease time.Duration) (out outcom
 	if err != nil {
 		return outcome{}, err
 	}
-	t := o.turns.start(o, deadline)
+	t := o.turns.start(o, deadline, lease)
 	defer func() { t.done(ctx, out.ok) }()
 	var sleep time.Duration // before the next attempt
 	entered := false
@@ -97,16 +97,20 @@ func (o *owner) attempt(ctx context.Context, lease time.Duration, t turn) (outco
 	if o.c.closed() {
 		return outcome{}, ErrClosed
 	}
+	if t.handedOff() {
+		return outcome{ok: true, pos: -1, granted: true}, nil
+	}
 	h := o.hold
 	if h != nil && h.isOver() {
 		h, o.hold = nil, nil
 	}
 	// A reentrant acquisition keeps the lease mode of the hold.
-	renew, holds := lease == 0, 0
+	var renew bool
+	var holds int
 	if h != nil {
 		lease, renew, holds = h.terms()
-	} else if renew {
-		lease = o.c.opts.watchdogTimeout
+	} else {
+		lease, renew = o.leaseOf(lease)
 	}
 	ctx = context.WithoutCancel(ctx)
 	sent := time.Now()
@@ -207,13 +211,16 @@ type progress struct {
 }
 
 // attempt makes one attempt of the acquisition.
+// (A grant is not an attempt: no script ran.)
 func (a *progress) attempt(ctx context.Context, lease time.Duration, t turn) (outcome, error) {
-	a.attempts++
-	if a.w != nil {
-		a.w.attempts.Store(int64(a.attempts))
-	}
 	out, err := a.o.attempt(ctx, lease, t)
 	a.granted = out.granted
+	if !out.granted {
+		a.attempts++
+		if a.w != nil {
+			a.w.attempts.Store(int64(a.attempts))
+		}
+	}
 	return out, err
 }
 

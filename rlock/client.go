@@ -29,6 +29,8 @@ type Client struct {
 	wd   *watchdog
 	// waiters lists the acquisitions that wait now (Activity).
 	waiters waitList
+	// handoffs lists the waiters an Unlock may pass its lock to.
+	handoffs handoffs
 	// latchTTL is how long a release outcome is kept for retries of its
 	// request: longer than rdb can take to give up on a command.
 	latchTTL time.Duration

@@ -45,7 +45,7 @@ func newFairLine(c *Client, q fairQueue, entry string) *fairLine {
 	return &fairLine{c: c, q: q, entry: entry, waiting: make(chan struct{}, 1)}
 }
 
-func (l *fairLine) start(o *owner, deadline time.Time) turn {
+func (l *fairLine) start(o *owner, deadline time.Time, _ time.Duration) turn {
 	return &fairTurn{listening: listening{o: o, channel: l.q.Channel(l.entry), deadline: deadline}, l: l}
 }
 
@@ -126,6 +126,10 @@ func (t *fairTurn) join(ctx context.Context) (time.Duration, bool, error) {
 	t.qw = t.l.q.Waiter(t.l.entry)
 	return 0, true, nil
 }
+
+// handedOff is false: a fair lock's turn is granted by its queue (see
+// attempt).
+func (t *fairTurn) handedOff() bool { return false }
 
 func (t *fairTurn) pause(out outcome) time.Duration {
 	return t.qw.Pause(queue.Attempt{Position: out.pos, TTL: out.ttl})

@@ -36,9 +36,10 @@ type outcome struct {
 	ttl   time.Duration // when not, the lock's TTL: negative when it has none
 	pos   int           // a fair lock's queue place (0: the head); -1 when not queued
 	token int64         // a fenced acquisition's token
-	// granted: the owner was told it holds the lock (a fair lock's grant
-	// message) and made no attempt: the lease was set when the grant was
-	// made, after its last attempt, and the turn's claim confirms it.
+	// granted: the owner made no attempt: a release in its Client passed
+	// it the lock (see handoffs), or a fair lock's grant message told it
+	// that it holds the lock: the lease was set when the grant was made,
+	// after its last attempt, and the turn's claim confirms it.
 	granted bool
 }
 

@@ -28,6 +28,7 @@ func (c *Client) NewMutex(name string) *Mutex {
 	m := &Mutex{}
 	id := c.ids.Next()
 	m.init(c, name, id, keys.Channel(name), newReentrant(c, name, id, false), clientTurns{})
+	m.handoff = true
 	return m
 }
 

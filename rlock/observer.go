@@ -42,8 +42,9 @@ const (
 	// Attempts the acquire scripts run, Wakeups the release messages that
 	// woke it, Reentry whether the owner held it already, Count the hold
 	// count now, Lease the hold's lease and Watchdog whether the watchdog
-	// renews it. Granted reports a fair lock handed over by the release
-	// itself: the acquisition ran no script after the release.
+	// renews it. Granted reports a lock handed over by the release itself
+	// (a fair lock's, or a Mutex's release in the same Client): the
+	// acquisition ran no script after the release.
 	EventAcquired
 	// EventNotAcquired: an acquisition gave up. Err is nil when its wait
 	// elapsed (or a TryLock's single attempt found the lock busy), else why:

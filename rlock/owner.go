@@ -25,6 +25,10 @@ type owner struct {
 	turns   turns
 	kindOf  Kind   // what kind describes
 	mode    string // and the side of a read-write lock
+	// handoff: the releases of this owner's last hold may pass the lock to
+	// a waiter of the same Client, and its waits may be passed the lock
+	// (see handoffs). A Mutex's owners only.
+	handoff bool
 
 	// mu serialises this owner's commands that change the lock, so that
 	// the hold follows Redis in the same order.

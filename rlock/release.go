@@ -28,13 +28,24 @@ func (o *owner) unlock(ctx context.Context) error {
 		h.setReleasing(true)
 		defer h.setReleasing(false)
 	}
+	var next *clientTurn
+	if o.handoff && h != nil && count == 1 && o.retryLatch == "" {
+		if next = o.c.handoffs.reserve(o); next != nil {
+			defer next.o.mu.Unlock()
+		}
+	}
 	sent := time.Now()
 	latch := o.unlockLatch()
 	res, err := persist(o.c, ctx, func(ctx context.Context) (scripts.Release, error) {
 		if _, err := o.c.pubsub(ctx); err != nil {
 			return scripts.NotHeld, err
 		}
-		return o.kind.release(ctx, o.unlockRequest(lease, latch))
+		u := o.unlockRequest(lease, latch)
+		if next != nil {
+			u.Next = next.o.id
+			u.NextLease, _ = next.o.leaseOf(next.lease)
+		}
+		return o.kind.release(ctx, u)
 	})
 	if err != nil {
 		// Outcome unknown: a retry of this Unlock is the same request.
@@ -51,7 +62,13 @@ func (o *owner) unlock(ctx context.Context) error {
 		}
 		o.released(ctx, sent, h, max(count-1, 1))
 		return nil
-	case scripts.Released:
+	case scripts.Released, scripts.HandedOff:
+		if res == scripts.HandedOff && next != nil {
+			// (A retry of an earlier Unlock may report a hand-off that
+			// reserved nobody now: that waiter's next attempt finds the lock
+			// its own, as a retried acquisition.)
+			next.handedOver(sent)
+		}
 		if h != nil {
 			h.released()
 		}

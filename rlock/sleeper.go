@@ -28,6 +28,8 @@ type sleeper interface {
 	// wakeOthers wakes the waiters asleep beside this one: it took a lock
 	// they may share.
 	wakeOthers()
+	// poke wakes this waiter now, or its next wait at once.
+	poke()
 	close()
 }
 
@@ -100,6 +102,8 @@ func (s subscription) won() { s.sub.Won() }
 
 func (s subscription) wakeOthers() { s.sub.WakeOthers() }
 
+func (s subscription) poke() { s.sub.Poke() }
+
 func (s subscription) close() { s.sub.Close() }
 
 // spinSleepers poll: each waiter sleeps by the backoff.
@@ -143,5 +147,7 @@ func (s *spinner) granted(string) bool { return false }
 func (s *spinner) won() {}
 
 func (s *spinner) wakeOthers() {}
+
+func (s *spinner) poke() {}
 
 func (s *spinner) close() {}

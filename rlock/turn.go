@@ -1,6 +1,7 @@
 package rlock
 
 import (
+	"container/list"
 	"context"
 	"errors"
 	"time"
@@ -11,8 +12,9 @@ import (
 // turns is a turn-taking policy: how the acquisitions of an owner take
 // their turn among the lock's waiters.
 type turns interface {
-	// start begins the turn-taking of one acquisition by o.
-	start(o *owner, deadline time.Time) turn
+	// start begins the turn-taking of one acquisition by o, asked with
+	// lease (0: the watchdog's).
+	start(o *owner, deadline time.Time, lease time.Duration) turn
 }
 
 // turn is the turn-taking of one acquisition, used by one goroutine: the
@@ -36,6 +38,10 @@ type turn interface {
 	// pause is how long to sleep, unless woken, after the failed attempt
 	// out.
 	pause(out outcome) time.Duration
+	// handedOff reports that a release in this Client passed the lock to
+	// this acquisition and set up its hold (see handoffs): no attempt is
+	// due. Called with the owner's mu held.
+	handedOff() bool
 	// done ends the turn-taking; ok reports that the lock was taken.
 	done(ctx context.Context, ok bool)
 }
@@ -82,6 +88,13 @@ type clientTurn struct {
 	listening
 	k      kind
 	shared bool
+	lease  time.Duration // the acquisition's (0: the watchdog's)
+	// listed is the turn's place among the Client's handoffs while it
+	// listens, when its owner can be passed the lock (owner.handoff).
+	listed *list.Element
+	// handed: a release passed the lock to this turn. Guarded by the
+	// owner's mu.
+	handed bool
 }
 
 // clientTurns is the policy of clientTurn. With shared, a waiter that
@@ -90,8 +103,8 @@ type clientTurn struct {
 // Client.
 type clientTurns struct{ shared bool }
 
-func (p clientTurns) start(o *owner, deadline time.Time) turn {
-	return &clientTurn{listening: listening{o: o, channel: o.channel, deadline: deadline}, k: o.kind, shared: p.shared}
+func (p clientTurns) start(o *owner, deadline time.Time, lease time.Duration) turn {
+	return &clientTurn{listening: listening{o: o, channel: o.channel, deadline: deadline}, k: o.kind, shared: p.shared, lease: lease}
 }
 
 func (t *clientTurn) attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error) {
@@ -101,6 +114,9 @@ func (t *clientTurn) attempt(ctx context.Context, rdb redis.Scripter, lease time
 func (t *clientTurn) enter(context.Context) (time.Duration, bool) {
 	s, sleep := t.o.c.sleepers().join(t.channel)
 	t.s = s
+	if s != nil {
+		t.list()
+	}
 	return sleep, s != nil
 }
 
@@ -109,14 +125,37 @@ func (t *clientTurn) listen(ctx context.Context, out outcome) (time.Duration, bo
 	if !ok {
 		return 0, false, err
 	}
+	t.list()
 	return t.s.first(t.o.sleepFor(out.ttl)), true, nil
 }
 
+// list makes the turn one of the Client's handoffs, if its owner can be
+// passed the lock and it listens (a spinner is never passed a lock: spin
+// mode stays what it is).
+func (t *clientTurn) list() {
+	if t.o.handoff && t.o.c.wire.Load().hub != nil {
+		t.o.c.handoffs.add(t)
+	}
+}
+
+func (t *clientTurn) handedOff() bool { return t.handed }
+
 func (t *clientTurn) pause(out outcome) time.Duration { return t.o.sleepFor(out.ttl) }
 
-func (t *clientTurn) done(_ context.Context, ok bool) {
+func (t *clientTurn) done(ctx context.Context, ok bool) {
 	if t.s == nil {
 		return
+	}
+	t.o.c.handoffs.remove(t)
+	if !ok {
+		t.o.mu.Lock()
+		handed := t.handed
+		t.o.mu.Unlock()
+		if handed {
+			// Passed the lock after the wait had ended (ctx, deadline,
+			// Close): nobody is to hold it.
+			_ = t.o.unlock(context.WithoutCancel(ctx))
+		}
 	}
 	if ok {
 		t.s.won()

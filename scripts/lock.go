@@ -79,17 +79,23 @@ type Unlock struct {
 	Latch    string        // key recording the outcome, so that a retry is applied once
 	LatchTTL time.Duration // how long the latch is kept: longer than a retry can come
 	Publish  string        // Publish, or SPublish for sharded pub/sub
+	// Next, when set, is the owner the lock passes to if this request
+	// releases the last hold (Release reports HandedOff then), with the
+	// lease NextLease. Only Lock.Release honours it.
+	Next      string
+	NextLease time.Duration
 }
 
 // Release releases one hold of u.Owner. While holds remain the lease is
 // re-armed; the last release deletes the lock and publishes the unlock
-// message on its channel. The outcome is kept at u.Latch, so a retry of
-// this request (same latch) is not applied twice.
+// message on its channel, or, when u.Next is set, passes the lock to that
+// owner. The outcome is kept at u.Latch, so a retry of this request (same
+// latch) is not applied twice.
 func (l *Lock) Release(ctx context.Context, rdb redis.Scripter, u Unlock) (Release, error) {
-	return Outcome(release.Run(ctx, rdb, append(l.release[:2:2], u.Latch), keys.UnlockMessage, Millis(u.Lease), u.Owner, u.Publish, Millis(u.LatchTTL)).Int64())
+	return Outcome(release.Run(ctx, rdb, append(l.release[:2:2], u.Latch), keys.UnlockMessage, Millis(u.Lease), u.Owner, u.Publish, Millis(u.LatchTTL), u.Next, Millis(u.NextLease)).Int64())
 }
 
-// Outcome reads a release script's reply: nil, 0 or 1.
+// Outcome reads a release script's reply: nil, 0, 1 or 2.
 func Outcome(n int64, err error) (Release, error) {
 	switch {
 	case errors.Is(err, redis.Nil):
@@ -98,6 +104,8 @@ func Outcome(n int64, err error) (Release, error) {
 		return NotHeld, err
 	case n == 0:
 		return StillHeld, nil
+	case n == 2:
+		return HandedOff, nil
 	}
 	return Released, nil
 }

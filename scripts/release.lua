@@ -9,12 +9,17 @@
 -- ARGV[3]  owner id
 -- ARGV[4]  publish command: "publish", or "spublish" for sharded pub/sub
 -- ARGV[5]  latch time to live in milliseconds
+-- ARGV[6]  owner to pass the lock to when this is the last hold, or ''
+-- ARGV[7]  that owner's lease in milliseconds
 --
 -- Returns nil when the owner does not hold the lock; 0 when holds remain
 -- (lease re-armed); 1 when this was the last hold: the owner's field is
--- removed, the key with it, and the unlock message is published. The
--- outcome is kept in the latch, so a retry of the same request whose reply
--- was lost gets the same answer and releases nothing twice.
+-- removed, the key with it, and the unlock message is published; 2 when
+-- this was the last hold and the lock passed to ARGV[6] instead: its
+-- field written with one hold and its lease set, with nothing published,
+-- since the lock was never free. The outcome is kept in the latch, so a
+-- retry of the same request whose reply was lost gets the same answer and
+-- releases nothing twice.
 local done = latched(KEYS[3])
 if done then
   return done
@@ -24,6 +29,12 @@ if outcome == nil then
   return nil
 end
 if outcome == 1 and redis.call('exists', KEYS[1]) == 0 then
-  redis.call(ARGV[4], KEYS[2], ARGV[1])
+  if ARGV[6] ~= '' then
+    redis.call('hset', KEYS[1], ARGV[6], 1)
+    redis.call('pexpire', KEYS[1], ARGV[7])
+    outcome = 2
+  else
+    redis.call(ARGV[4], KEYS[2], ARGV[1])
+  end
 end
 return latch(KEYS[3], outcome, ARGV[5])

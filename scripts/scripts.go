@@ -67,6 +67,10 @@ const (
 	StillHeld
 	// Released: the last hold was released and the unlock message published.
 	Released
+	// HandedOff: the last hold was released and the lock passed at once to
+	// the owner the request named (Unlock.Next), holding it once with its
+	// lease; nothing was published.
+	HandedOff
 )
 
 // Held names a lock and the owner expected to hold it.

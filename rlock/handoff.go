@@ -1,0 +1,127 @@
+package rlock
+
+import (
+	"container/list"
+	"sync"
+	"time"
+)
+
+// handoffs are a Client's waiters for its Mutexes, by lock name, oldest
+// first: an Unlock by another owner of the same Client may pass the lock
+// straight to one of them in its release script (the waiter's field
+// written, its lease set, nothing published). The waiter then holds the
+// lock when the release's reply comes: no message, no wake-up of other
+// Clients' waiters, no acquire round trip, and the lock is never free
+// between the two holders for a poller to take.
+//
+// Other Clients keep their turns: after maxKept releases passed on in a
+// row, one is published, which wakes the first waiter of every Client
+// (Redisson's too), and the Clients' shares of published releases decide
+// which goes first (pubsub's share). So the Clients take the lock in
+// batches, in turn, while the waiters of each are served in arrival
+// order; and waiters that do not listen (another process's spinners) find
+// the lock free now and then.
+type handoffs struct {
+	mu    sync.Mutex
+	lines map[string]*handoffLine
+}
+
+// handoffLine is the waiters of one lock name.
+type handoffLine struct {
+	waiting list.List // of *clientTurn
+	kept    int       // releases passed on in a row
+}
+
+// maxKept is how many releases of a lock in a row a Client passes on to
+// its own waiters before it publishes one.
+const maxKept = 16
+
+// add lists t, which listens for the lock's releases, as the newest waiter.
+func (h *handoffs) add(t *clientTurn) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.lines == nil {
+		h.lines = make(map[string]*handoffLine)
+	}
+	line := h.lines[t.o.name]
+	if line == nil {
+		line = &handoffLine{}
+		h.lines[t.o.name] = line
+	}
+	t.listed = line.waiting.PushBack(t)
+}
+
+// remove takes t off the list, if it is listed. A release that reserved t
+// before keeps it reserved until it is done (it holds t's owner's mutex).
+func (h *handoffs) remove(t *clientTurn) {
+	if t.listed == nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	line := h.lines[t.o.name]
+	line.waiting.Remove(t.listed)
+	t.listed = nil
+	if line.waiting.Len() == 0 {
+		delete(h.lines, t.o.name)
+	}
+}
+
+// reserve picks the waiter to which the release of from's last hold may
+// pass the lock: the oldest one of another owner that holds nothing and
+// is not busy with a command of its own, while this Client is within its
+// share. It returns that waiter with its owner's mutex held (the caller
+// unlocks it once the release is done), or nil.
+func (h *handoffs) reserve(from *owner) *clientTurn {
+	if from.c.opts.replicas > 0 {
+		return nil // an acquisition must be acknowledged by replicas
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	line := h.lines[from.name]
+	if line == nil {
+		return nil
+	}
+	if line.kept >= maxKept {
+		line.kept = 0
+		return nil
+	}
+	for el := line.waiting.Front(); el != nil; el = el.Next() {
+		t := el.Value.(*clientTurn)
+		// TryLock: an owner busy with an attempt is passed over, and a
+		// release never waits for another owner's mutex while it holds
+		// its own.
+		if t.o == from || !t.o.mu.TryLock() {
+			continue
+		}
+		if h := t.o.hold; h != nil && !h.isOver() {
+			t.o.mu.Unlock()
+			continue
+		}
+		line.kept++
+		return t
+	}
+	return nil
+}
+
+// leaseOf is the lease the hold of an acquisition asked with lease (0:
+// the watchdog's) is taken with, and whether the watchdog renews it.
+func (o *owner) leaseOf(lease time.Duration) (time.Duration, bool) {
+	if lease == 0 {
+		return o.c.opts.watchdogTimeout, true
+	}
+	return lease, false
+}
+
+// handedOver records that a release sent at sent passed the lock to t, as
+// an attempt that took it would, and wakes t's goroutine. Called with t's
+// owner's mutex held (reserve).
+func (t *clientTurn) handedOver(sent time.Time) {
+	o := t.o
+	lease, renew := o.leaseOf(t.lease)
+	o.hold = newHold(o, lease, renew, sent)
+	o.c.wd.keep(o.hold)
+	o.lastSent, o.retryLatch = sent, ""
+	t.handed = true
+	t.s.poke()
+}

@@ -1,0 +1,195 @@
+package rlock
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/relock-go/relock/internal/redistest"
+)
+
+// The last Unlock passes the lock to a waiter of the same Client: the
+// waiter holds it with its own lease, once, having made no attempt after
+// its first.
+func TestUnlockHandsTheLockToAWaiterOfItsClient(t *testing.T) {
+	rec := newRecorder()
+	rdb := newRedis(t)
+	ctx := ctxT(t)
+	c := newClient(t, rdb, WithObserver(rec))
+	const name, lease = "handoff", 5 * time.Second
+	holder, waiter := c.NewMutex(name), c.NewMutex(name)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	locked := make(chan error, 1)
+	go func() { locked <- waiter.LockWithLease(ctx, lease) }()
+	eventually(t, 5*time.Second, "the waiter asleep", func() bool { return hubOf(c).Stats().Sleeping == 1 })
+	if err := holder.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-locked; err != nil {
+		t.Fatal(err)
+	}
+	e := rec.await(t, EventAcquired, func(e Event) bool { return e.Owner == waiter.Owner() })
+	// Two attempts: the first, and the retry once listening.
+	if !e.Granted || e.Attempts != 2 || e.Lease != lease || e.Watchdog || e.Count != 1 {
+		t.Errorf("acquired: granted %v, attempts %d, lease %v, watchdog %v, count %d; want a hand-off after 2 attempts, lease %v, no watchdog, count 1",
+			e.Granted, e.Attempts, e.Lease, e.Watchdog, e.Count, lease)
+	}
+	if n, err := waiter.HoldCount(ctx); err != nil || n != 1 {
+		t.Fatalf("waiter's hold count in Redis = %d, %v; want 1", n, err)
+	}
+	if ttl, _ := waiter.TTL(ctx); ttl <= 0 || ttl > lease {
+		t.Fatalf("TTL = %v, want the waiter's lease %v at most", ttl, lease)
+	}
+	if err := holder.Unlock(ctx); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("the old holder's second Unlock: %v, want ErrNotHeld", err)
+	}
+	if err := waiter.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := rdb.Exists(ctx, name).Val(); n != 0 {
+		t.Fatal("the lock is still there after the waiter's Unlock")
+	}
+}
+
+// A lock passed to a wait that then ends without it (its ctx, its
+// deadline) is released at once: nobody is left holding it.
+func TestLockHandedToAnEndedWaitIsReleased(t *testing.T) {
+	rdb := newRedis(t)
+	ctx := ctxT(t)
+	c := newClient(t, rdb)
+	const name = "handoff-ended"
+	holder, waiter := c.NewMutex(name), c.NewMutex(name)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The turn of a wait, listening, as the wait loop leaves it between
+	// two attempts.
+	turn := waiter.turns.start(&waiter.owner, time.Time{}, 0).(*clientTurn)
+	if _, ok, err := turn.listen(ctx, outcome{ttl: time.Minute}); !ok {
+		t.Fatal(err)
+	}
+	if err := holder.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := waiter.HoldCount(ctx); n != 1 {
+		t.Fatalf("the waiter's hold count after the Unlock = %d, want 1: passed on", n)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	turn.done(cancelled, false)
+	if n := rdb.Exists(ctx, name).Val(); n != 0 {
+		t.Fatal("the lock passed to an ended wait is still held")
+	}
+	if waiter.currentHold() != nil {
+		t.Fatal("the owner of the ended wait still has a hold")
+	}
+}
+
+// A Client that keeps passing the lock among its own goroutines still lets
+// another Client's waiter have it soon: it publishes once it has had more
+// than its share, and after maxKept releases in a row at the latest.
+func TestHandOffsLeaveOtherClientsTheirTurn(t *testing.T) {
+	rdb := newRedis(t)
+	ctx := ctxT(t)
+	busy, other := newClient(t, rdb), newClient(t, rdb)
+	const name = "handoff-share"
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var rounds atomic.Int64
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m := busy.NewMutex(name)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if err := m.Lock(ctx); err != nil {
+					t.Error(err)
+					return
+				}
+				rounds.Add(1)
+				if err := m.Unlock(ctx); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	defer wg.Wait()
+	defer close(stop)
+	eventually(t, 5*time.Second, "the busy Client passing the lock on", func() bool { return rounds.Load() > 100 })
+	start := rounds.Load()
+	// The watchdog's lease is 30 s: a waiter left asleep until then would
+	// fail this bound.
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	m := other.NewMutex(name)
+	if err := m.Lock(wctx); err != nil {
+		t.Fatalf("the other Client's waiter, after %d rounds of the busy one: %v", rounds.Load()-start, err)
+	}
+	if err := m.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// After maxKept releases passed on in a row, one is published, so that
+// waiters that poll instead of listening find the lock free now and then.
+func TestHandOffsPublishOnceInAWhile(t *testing.T) {
+	rdb := newRedis(t)
+	ctx := ctxT(t)
+	c := newClient(t, rdb)
+	const name, waiters = "handoff-cap", maxKept + 2
+	holder := c.NewMutex(name)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	acquired := make(chan *Mutex, waiters)
+	for range waiters {
+		go func() {
+			m := c.NewMutex(name)
+			if err := m.Lock(ctx); err != nil {
+				t.Error(err)
+			}
+			acquired <- m
+		}()
+	}
+	eventually(t, 5*time.Second, "all waiters asleep", func() bool { return hubOf(c).Stats().Sleeping == waiters })
+	publishes := func() int64 {
+		calls, err := redistest.CommandCalls(ctx, rdb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return calls["publish"]
+	}
+	before := publishes()
+	for range maxKept + 1 {
+		if err := holder.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		holder = <-acquired
+		eventually(t, 5*time.Second, "the others asleep again", func() bool {
+			return hubOf(c).Stats().Sleeping == hubOf(c).Stats().Waiters
+		})
+	}
+	if n := publishes() - before; n != 1 {
+		t.Fatalf("%d releases published %d messages, want 1: the one after %d passed on", maxKept+1, n, maxKept)
+	}
+	for range waiters - maxKept - 1 {
+		if err := holder.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		holder = <-acquired
+	}
+	if err := holder.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
