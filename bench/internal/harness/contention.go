@@ -102,10 +102,27 @@ func (c Contention) Run(ctx context.Context, admin *redis.Client) (ContentionRes
 	runCtx, cancel := context.WithDeadline(ctx, to)
 	defer cancel()
 
+	lockers := make([]strategy.Locker, c.Goroutines)
+	owners := make(map[string]int)
+	for g := range lockers {
+		lockers[g] = backends[g%k].NewLocker(name)
+		if o, ok := lockers[g].(strategy.Owned); ok {
+			owners[o.Owner()] = g
+		}
+	}
+	for _, b := range backends {
+		if q, ok := b.(strategy.Queued); ok {
+			rec.lines = true
+			q.OnQueued(func(owner string, at time.Time) {
+				if g, ok := owners[owner]; ok {
+					rec.queued(g, at)
+				}
+			})
+		}
+	}
 	var wg sync.WaitGroup
-	for g := range c.Goroutines {
+	for g, l := range lockers {
 		client := g % k
-		l := backends[client].NewLocker(name)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -21,6 +21,10 @@ type recorder struct {
 	lastHolder  int         // goroutine that released last, -1 if none
 	lastRelease time.Time   // when lastHolder started its Unlock
 	waitingFrom []time.Time // per goroutine: start of its Lock call, zero when not waiting
+	// lines: the waiters queue in a line (strategy.Queued), and queuedAt
+	// is, per goroutine waiting in it, when it joined it (zero when not).
+	lines    bool
+	queuedAt []time.Time
 
 	acquisitions int64
 	perGoroutine []int64
@@ -40,6 +44,7 @@ func newRecorder(goroutines, clients int, from, to time.Time) *recorder {
 	return &recorder{
 		from: from, to: to, holder: -1, lastHolder: -1,
 		waitingFrom:  make([]time.Time, goroutines),
+		queuedAt:     make([]time.Time, goroutines),
 		perGoroutine: make([]int64, goroutines),
 		perClient:    make([]int64, clients),
 	}
@@ -54,13 +59,23 @@ func (r *recorder) waiting(g int) time.Time {
 	return t
 }
 
+// queued records that goroutine g, waiting, joined the lock's line at at:
+// the order of the line is the order grants must follow.
+func (r *recorder) queued(g int, at time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.waitingFrom[g].IsZero() {
+		r.queuedAt[g] = at
+	}
+}
+
 // acquired records that goroutine g of client c holds the lock since now.
 func (r *recorder) acquired(g, c int) time.Time {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := time.Now()
-	start := r.waitingFrom[g]
-	r.waitingFrom[g] = time.Time{}
+	start, queued := r.waitingFrom[g], r.queuedAt[g]
+	r.waitingFrom[g], r.queuedAt[g] = time.Time{}, time.Time{}
 	if r.holder >= 0 {
 		r.violations++
 	}
@@ -86,8 +101,18 @@ func (r *recorder) acquired(g, c int) time.Time {
 			r.rewins++
 		}
 	}
-	for o, t := range r.waitingFrom {
-		if o != g && !t.IsZero() && t.Add(overtakeSlack).Before(start) {
+	// Where waiters queue in a line, order is the line's: an owner that
+	// has not joined it yet cannot be overtaken, one granted the lock
+	// without queueing overtook nobody already there when it called Lock.
+	waiting, judged := r.waitingFrom, start
+	if r.lines {
+		waiting = r.queuedAt
+		if !queued.IsZero() {
+			judged = queued
+		}
+	}
+	for o, t := range waiting {
+		if o != g && !t.IsZero() && t.Add(overtakeSlack).Before(judged) {
 			r.overtakes++
 			break
 		}
@@ -117,7 +142,7 @@ func (r *recorder) cutOff(g int) {
 	if start := r.waitingFrom[g]; !start.IsZero() {
 		r.waits = append(r.waits, r.to.Sub(start))
 		r.cut++
-		r.waitingFrom[g] = time.Time{}
+		r.waitingFrom[g], r.queuedAt[g] = time.Time{}, time.Time{}
 	}
 }
 

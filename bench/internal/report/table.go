@@ -39,7 +39,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 		rtt := r.RTT()
 		fmt.Fprintf(w, "\nOne hot lock: hold %.0f ms, goroutines G over K=%d Clients, re-lock right after unlock, %.1f s per run\n", c.HoldMs, c.Clients, c.RunSeconds)
 		fmt.Fprintf(w, "floor = 1/(hold + RTT) = %.0f acq/s; eff = share of 1/(measured hold + RTT); hand-off in RTTs; waits in ms (cut = waits cut off by the end, included);\n", 1/(c.HoldMs/1000+rtt.Seconds()))
-		fmt.Fprintf(w, "shares = each Client's share of acquisitions; rewin = releaser wins again; ooo = granted over a waiter 2 ms older\n")
+		fmt.Fprintf(w, "shares = each Client's share of acquisitions; rewin = releaser wins again; ooo = granted over a waiter 2 ms older (fair: 2 ms longer in the line)\n")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "G\tstrategy\tacq/s\tfloor%\teff%\thandoff p50\tp99\twait p50\tp99\tmax\tcut\tstarved\tClient shares %\trewin%\tooo%\tcli cmd/acq\tsrv cmd/acq\tviol\terr\t")
 		last := -1
