@@ -42,5 +42,5 @@ func newEntry(channel string) *entry {
 }
 
 // released handles a message announcing that the lock was released: one
-// waiter retries, later if this client has won more than its share.
+// waiter retries, later if this client won one of the last releases.
 func (e *entry) released() { e.q.wake(1, e.share.released()) }

@@ -30,6 +30,7 @@ type sleeper interface {
 	wakeOthers()
 	// poke wakes this waiter now, or its next wait at once.
 	poke()
+
 	close()
 }
 
