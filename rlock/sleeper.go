@@ -30,7 +30,6 @@ type sleeper interface {
 	wakeOthers()
 	// poke wakes this waiter now, or its next wait at once.
 	poke()
-
 	close()
 }
 
