@@ -47,6 +47,9 @@ func (c config) bench(ctx context.Context, addr string, progress io.Writer) (*re
 		return nil, err
 	}
 	rtt := rep.RTT()
+	if rep.IdlePing, err = harness.PingAfterIdle(ctx, admin, 500, c.hold); err != nil {
+		return nil, err
+	}
 
 	if c.scenarios["uncontended"] {
 		for _, s := range c.strategies {

@@ -41,11 +41,13 @@ type Config struct {
 
 // Report is everything one run measured.
 type Report struct {
-	Started     time.Time                   `json:"started"`
-	Seconds     float64                     `json:"seconds"`
-	Machine     Machine                     `json:"machine"`
-	Config      Config                      `json:"config"`
-	Ping        harness.Quantiles           `json:"ping"`
+	Started time.Time         `json:"started"`
+	Seconds float64           `json:"seconds"`
+	Machine Machine           `json:"machine"`
+	Config  Config            `json:"config"`
+	Ping    harness.Quantiles `json:"ping"`
+	// IdlePing is PING after an idle of the contention scenario's hold.
+	IdlePing    harness.Quantiles           `json:"ping_after_idle"`
 	Uncontended []harness.UncontendedResult `json:"uncontended,omitempty"`
 	Contention  []harness.ContentionResult  `json:"contention,omitempty"`
 	// Holds is the contention scenario at other critical sections.

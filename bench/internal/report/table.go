@@ -20,7 +20,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, " (%s)", m.CPUModel)
 	}
 	fmt.Fprintf(w, "; redis %s at %s\n", m.RedisVersion, m.RedisAddr)
-	fmt.Fprintf(w, "PING round trip: p50 %.0f µs, p99 %.0f µs (RTT below = the p50)\n", r.Ping.P50*1000, r.Ping.P99*1000)
+	fmt.Fprintf(w, "PING round trip: p50 %.0f µs, p99 %.0f µs (RTT below = the p50); after %.0f ms idle, as an Unlock after its hold: p50 %.0f µs (%.1f RTT)\n",
+		r.Ping.P50*1000, r.Ping.P99*1000, r.Config.HoldMs, r.IdlePing.P50*1000, r.IdlePing.P50/r.Ping.P50)
 
 	if len(r.Uncontended) > 0 {
 		fmt.Fprintf(w, "\nUncontended Lock+Unlock on a free lock (one goroutine); ratios to two PING round trips\n")

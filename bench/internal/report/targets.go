@@ -95,8 +95,19 @@ func (r *Report) CheckTargets() {
 			add(fmt.Sprintf("G=%d wait p99 below every spin/peer", targetG), yes(len(worse) == 0),
 				"relock %.0f ms; not beaten: [%s]; beaten: [%s]", x.Wait.P99, strings.Join(worse, ", "), strings.Join(better, ", "))
 		}
+		add(fmt.Sprintf("G=%d Client shares within ±5 points of even", targetG), yes(evenShares(x.ClientShares, 0.05)), "%s %%", shares(x.ClientShares))
+		add(fmt.Sprintf("G=%d hand-off p50 ≤ 3 RTT", targetG), yes(x.HandoffRTT.P50 <= 3), "%s", r.handoffText(x))
 	} else if len(r.Contention) > 0 {
 		na("hot lock targets", fmt.Sprintf("relock at G=%d not run", targetG))
+	}
+	for _, g := range []int{64, 256} {
+		for _, name := range []string{"relock", "relock-fair"} {
+			if x := r.find(name, g); x != nil {
+				if best := r.bestPeer(g); best != nil {
+					add(fmt.Sprintf("%s G=%d acq/s ≥ every peer and spin", name, g), yes(x.PerSecond >= best.PerSecond), "%.0f vs best %s %.0f", x.PerSecond, best.Strategy, best.PerSecond)
+				}
+			}
+		}
 	}
 
 	// Fair mode.
@@ -106,6 +117,7 @@ func (r *Report) CheckTargets() {
 		if x := r.find("relock", targetG); x != nil {
 			add("fair acq/s ≥ 80% of non-fair", yes(f.PerSecond >= 0.8*x.PerSecond), "%.0f%%", 100*f.PerSecond/x.PerSecond)
 		}
+		add(fmt.Sprintf("fair G=%d hand-off p50 ≤ 3 RTT", targetG), yes(f.HandoffRTT.P50 <= 3), "%s", r.handoffText(f))
 		bound := float64(targetG) * (r.Config.HoldMs + 3*r.Ping.P50)
 		add("fair wait max ≤ G × (hold + 3 RTT)", yes(f.Wait.Max <= bound), "%.0f ms vs bound %.0f ms", f.Wait.Max, bound)
 	} else if len(r.Contention) > 0 {
@@ -151,4 +163,41 @@ func (r *Report) CheckTargets() {
 			"%.1f round trips, %.0f client cmds per period; lost %d, expired %d", wd.RoundTripsPerPeriod, wd.ClientCmdsPerPeriod, wd.Lost, wd.Expired)
 	}
 	r.Targets = ts
+}
+
+// bestPeer is the fastest strategy at g goroutines that is neither relock's
+// pub/sub nor its fair mode: a spin setting or a peer library.
+func (r *Report) bestPeer(g int) *harness.ContentionResult {
+	var best *harness.ContentionResult
+	for i := range r.Contention {
+		y := &r.Contention[i]
+		if y.Goroutines != g || y.Family == "relock" || y.Family == "fair" {
+			continue
+		}
+		if best == nil || y.PerSecond > best.PerSecond {
+			best = y
+		}
+	}
+	return best
+}
+
+// handoffText is x's hand-off p50 in PING round trips, back to back and
+// after an idle of the hold (the round trip an Unlock after its critical
+// section actually gets).
+func (r *Report) handoffText(x *harness.ContentionResult) string {
+	text := fmt.Sprintf("%.1f RTT", x.HandoffRTT.P50)
+	if r.IdlePing.P50 > 0 {
+		text += fmt.Sprintf(" = %.1f round trips after idle", x.Handoff.P50/r.IdlePing.P50)
+	}
+	return text
+}
+
+// evenShares reports whether every share is within tol of 1/len(shares).
+func evenShares(shares []float64, tol float64) bool {
+	for _, s := range shares {
+		if math.Abs(s-1/float64(len(shares))) > tol {
+			return false
+		}
+	}
+	return len(shares) > 0
 }
