@@ -49,7 +49,9 @@
 // acquire round trip, never a free lock between the two holders. After 16
 // such hand-offs in a row the release is published instead, and the
 // Clients take turns: one that won one of the last releases lets the
-// others retry first, for up to a millisecond. A lost message, or an
+// others retry first, for up to a millisecond; and a new acquisition in
+// the Client whose release was just heard elsewhere lets the woken
+// waiters go first, for a millisecond. A lost message, or an
 // expiry, which publishes nothing, costs a waiter at most the lock's TTL.
 // WithSpin replaces this with polling, for comparison.
 //

@@ -21,9 +21,62 @@ import (
 // batches, in turn, while the waiters of each are served in arrival
 // order; and waiters that do not listen (another process's spinners) find
 // the lock free now and then.
+//
+// And a release that this Client published, and that woke waiters
+// elsewhere, is theirs: an acquisition of this Client that starts within
+// stepAside of it, with no waiter of its own to queue behind, lets them
+// take the lock first (it listens, and attempts after stepAside) instead
+// of taking it back before their retries arrive.
 type handoffs struct {
 	mu    sync.Mutex
 	lines map[string]*handoffLine
+	// heardAt is when this Client last published a release of a lock that
+	// someone heard, by lock name; entries older than stepAside are
+	// dropped as others are added.
+	heardAt map[string]time.Time
+}
+
+// stepAside is how long after a release this Client published, and
+// someone heard, its new acquisitions of that lock let the woken waiters
+// go first: far more than a wake-up and a retry take, far less than a
+// lease.
+const stepAside = time.Millisecond
+
+// heard records that this Client just published a release of the lock
+// called name, and someone heard it.
+func (h *handoffs) heard(name string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	now := time.Now()
+	if h.heardAt == nil {
+		h.heardAt = make(map[string]time.Time)
+	}
+	if len(h.heardAt) >= 64 {
+		for n, at := range h.heardAt {
+			if now.Sub(at) > stepAside {
+				delete(h.heardAt, n)
+			}
+		}
+	}
+	h.heardAt[name] = now
+}
+
+// yieldFor is how long a new acquisition of the lock called name lets
+// the waiters woken by this Client's last release of it go first: 0 when
+// there was none within stepAside.
+func (h *handoffs) yieldFor(name string) time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	at, ok := h.heardAt[name]
+	if !ok {
+		return 0
+	}
+	left := stepAside - time.Since(at)
+	if left <= 0 {
+		delete(h.heardAt, name)
+		return 0
+	}
+	return left
 }
 
 // handoffLine is the waiters of one lock name.

@@ -193,3 +193,62 @@ func TestHandOffsPublishOnceInAWhile(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// An owner that unlocks and locks again at once, while a waiter of another
+// Client was woken by that unlock, lets the waiter take the lock first
+// instead of winning it back before the waiter's retry arrives. (Timing
+// decides each round, so most rounds must go to the waiter: without the
+// step aside, nearly none do.)
+func TestRelockLetsTheWokenWaiterOfAnotherClientGoFirst(t *testing.T) {
+	rdb := newRedis(t)
+	ctx := ctxT(t)
+	a, b := newClient(t, rdb), newClient(t, rdb)
+	const name, rounds = "step-aside", 20
+	releaser, waiter := a.NewMutex(name), b.NewMutex(name)
+	if err := releaser.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waiterFirst := 0
+	for range rounds {
+		got := make(chan error, 1)
+		go func() { got <- waiter.Lock(ctx) }()
+		eventually(t, 5*time.Second, "the waiter asleep", func() bool { return hubOf(b).Stats().Sleeping == 1 })
+		if err := releaser.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		relocked := make(chan error, 1)
+		go func() { relocked <- releaser.Lock(ctx) }()
+		select {
+		case err := <-got:
+			if err != nil {
+				t.Fatal(err)
+			}
+			waiterFirst++
+			if err := waiter.Unlock(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-relocked; err != nil {
+				t.Fatal(err)
+			}
+		case err := <-relocked:
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := releaser.Unlock(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-got; err != nil {
+				t.Fatal(err)
+			}
+			if err := waiter.Unlock(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := releaser.Lock(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if waiterFirst < rounds*3/4 {
+		t.Fatalf("the woken waiter went first in %d of %d rounds, want most", waiterFirst, rounds)
+	}
+}

@@ -62,7 +62,10 @@ func (o *owner) unlock(ctx context.Context) error {
 		}
 		o.released(ctx, sent, h, max(count-1, 1))
 		return nil
-	case scripts.Released, scripts.HandedOff:
+	case scripts.Released, scripts.Heard, scripts.HandedOff:
+		if res == scripts.Heard {
+			o.c.handoffs.heard(o.name)
+		}
 		if res == scripts.HandedOff && next != nil {
 			// (A retry of an earlier Unlock may report a hand-off that
 			// reserved nobody now: that waiter's next attempt finds the lock

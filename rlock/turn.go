@@ -111,13 +111,29 @@ func (t *clientTurn) attempt(ctx context.Context, rdb redis.Scripter, lease time
 	return t.k.attempt(ctx, rdb, lease, holds)
 }
 
-func (t *clientTurn) enter(context.Context) (time.Duration, bool) {
+func (t *clientTurn) enter(ctx context.Context) (time.Duration, bool) {
 	s, sleep := t.o.c.sleepers().join(t.channel)
-	t.s = s
-	if s != nil {
-		t.list()
+	if s == nil {
+		return t.yield(ctx)
 	}
-	return sleep, s != nil
+	t.s = s
+	t.list()
+	return sleep, true
+}
+
+// yield lets the waiters woken by this Client's last release of the lock
+// go first, if it was published within stepAside (see handoffs): it
+// listens and sleeps out the rest of stepAside before the first attempt.
+// (Spinners do not: spin mode stays what it is.)
+func (t *clientTurn) yield(ctx context.Context) (time.Duration, bool) {
+	if t.o.c.wire.Load().hub == nil || t.o.c.handoffs.yieldFor(t.o.name) == 0 {
+		return 0, false
+	}
+	if ok, _ := t.listening.listen(ctx); !ok {
+		return 0, false // the first attempt runs, and listen reports why
+	}
+	t.list()
+	return t.o.c.handoffs.yieldFor(t.o.name), true
 }
 
 func (t *clientTurn) listen(ctx context.Context, out outcome) (time.Duration, bool, error) {

@@ -95,7 +95,7 @@ func (l *Lock) Release(ctx context.Context, rdb redis.Scripter, u Unlock) (Relea
 	return Outcome(release.Run(ctx, rdb, append(l.release[:2:2], u.Latch), keys.UnlockMessage, Millis(u.Lease), u.Owner, u.Publish, Millis(u.LatchTTL), u.Next, Millis(u.NextLease)).Int64())
 }
 
-// Outcome reads a release script's reply: nil, 0, 1 or 2.
+// Outcome reads a release script's reply: nil, 0, 1, 2 or 3.
 func Outcome(n int64, err error) (Release, error) {
 	switch {
 	case errors.Is(err, redis.Nil):
@@ -106,6 +106,8 @@ func Outcome(n int64, err error) (Release, error) {
 		return StillHeld, nil
 	case n == 2:
 		return HandedOff, nil
+	case n == 3:
+		return Heard, nil
 	}
 	return Released, nil
 }

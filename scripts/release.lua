@@ -14,7 +14,8 @@
 --
 -- Returns nil when the owner does not hold the lock; 0 when holds remain
 -- (lease re-armed); 1 when this was the last hold: the owner's field is
--- removed, the key with it, and the unlock message is published; 2 when
+-- removed, the key with it, and the unlock message is published (3 when
+-- the publish reached a subscriber, as PUBLISH counts them); 2 when
 -- this was the last hold and the lock passed to ARGV[6] instead: its
 -- field written with one hold and its lease set, with nothing published,
 -- since the lock was never free. The outcome is kept in the latch, so a
@@ -33,8 +34,8 @@ if outcome == 1 and redis.call('exists', KEYS[1]) == 0 then
     redis.call('hset', KEYS[1], ARGV[6], 1)
     redis.call('pexpire', KEYS[1], ARGV[7])
     outcome = 2
-  else
-    redis.call(ARGV[4], KEYS[2], ARGV[1])
+  elseif redis.call(ARGV[4], KEYS[2], ARGV[1]) > 0 then
+    outcome = 3
   end
 end
 return latch(KEYS[3], outcome, ARGV[5])

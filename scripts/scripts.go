@@ -67,6 +67,10 @@ const (
 	StillHeld
 	// Released: the last hold was released and the unlock message published.
 	Released
+	// Heard: as Released, and the unlock message reached a subscriber (as
+	// the publish command counts them: on a Redis Cluster, classic PUBLISH
+	// counts those of one node only).
+	Heard
 	// HandedOff: the last hold was released and the lock passed at once to
 	// the owner the request named (Unlock.Next), holding it once with its
 	// lease; nothing was published.

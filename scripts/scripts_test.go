@@ -72,8 +72,9 @@ func TestReleaseOutcomes(t *testing.T) {
 	if ttl := mr.TTL("l"); ttl != 4*time.Second {
 		t.Fatalf("TTL after the inner release = %v, want the lease re-armed", ttl)
 	}
-	if r, err := l.Release(ctx, rdb, unlock("latch:3", time.Second)); r != Released || err != nil {
-		t.Fatalf("last release = %v, %v", r, err)
+	// A subscriber listens: the release is heard.
+	if r, err := l.Release(ctx, rdb, unlock("latch:3", time.Second)); r != Heard || err != nil {
+		t.Fatalf("last release = %v, %v; want Heard", r, err)
 	}
 	if mr.Exists("l") {
 		t.Fatal("lock key left after the last release")
@@ -81,6 +82,34 @@ func TestReleaseOutcomes(t *testing.T) {
 	msg, err := sub.ReceiveMessage(ctx)
 	if err != nil || msg.Channel != keys.Channel("l") || msg.Payload != "0" {
 		t.Fatalf("published %v, %v; want 0 on the lock's channel", msg, err)
+	}
+}
+
+// The last release passes the lock to the owner named: its field holds
+// once with its lease, and nothing is published. With nobody listening, a
+// last release is Released, not Heard.
+func TestReleaseHandsOff(t *testing.T) {
+	mr, rdb := newRedis(t)
+	ctx := context.Background()
+	l.Acquire(ctx, rdb, "a:1", time.Second, 0)
+	u := unlock("latch:1", time.Second)
+	u.Next, u.NextLease = "b:1", 7*time.Second
+	if r, err := l.Release(ctx, rdb, u); r != HandedOff || err != nil {
+		t.Fatalf("release with a next owner = %v, %v; want HandedOff", r, err)
+	}
+	if got := mr.HGet("l", "b:1"); got != "1" || mr.HGet("l", "a:1") != "" {
+		t.Fatalf("fields after the hand-off: b:1 = %q, a:1 = %q; want b:1 holding once, a:1 gone", got, mr.HGet("l", "a:1"))
+	}
+	if ttl := mr.TTL("l"); ttl != 7*time.Second {
+		t.Fatalf("TTL after the hand-off = %v, want the next owner's lease", ttl)
+	}
+	if r, err := l.Release(ctx, rdb, u); r != HandedOff || err != nil {
+		t.Fatalf("retried hand-off = %v, %v; want the latched HandedOff", r, err)
+	}
+	b := unlock("latch:2", time.Second)
+	b.Owner = "b:1"
+	if r, err := l.Release(ctx, rdb, b); r != Released || err != nil {
+		t.Fatalf("last release nobody hears = %v, %v; want Released", r, err)
 	}
 }
 
