@@ -147,22 +147,8 @@ func TestHandOffsPublishOnceInAWhile(t *testing.T) {
 	rdb := newRedis(t)
 	ctx := ctxT(t)
 	c := newClient(t, rdb)
-	const name, waiters = "handoff-cap", maxKept + 2
-	holder := c.NewMutex(name)
-	if err := holder.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	acquired := make(chan *Mutex, waiters)
-	for range waiters {
-		go func() {
-			m := c.NewMutex(name)
-			if err := m.Lock(ctx); err != nil {
-				t.Error(err)
-			}
-			acquired <- m
-		}()
-	}
-	eventually(t, 5*time.Second, "all waiters asleep", func() bool { return hubOf(c).Stats().Sleeping == waiters })
+	const waiters = maxKept + 2
+	holder, acquired := heldWithWaiters(t, c, "handoff-cap", waiters)
 	publishes := func() int64 {
 		calls, err := redistest.CommandCalls(ctx, rdb)
 		if err != nil {

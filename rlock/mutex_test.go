@@ -178,24 +178,8 @@ func TestUnlockPassesTheLockOnInOneScript(t *testing.T) {
 	rdb := newRedis(t)
 	ctx := ctxT(t)
 	c := newClient(t, rdb)
-	holder := c.NewMutex("herd")
-	if err := holder.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
 	const waiters = 6
-	acquired := make(chan *Mutex, waiters)
-	for range waiters {
-		go func() {
-			m := c.NewMutex("herd")
-			if err := m.Lock(ctx); err != nil {
-				t.Error(err)
-			}
-			acquired <- m
-		}()
-	}
-	eventually(t, 5*time.Second, "all waiters asleep", func() bool {
-		return hubOf(c).Stats().Sleeping == waiters
-	})
+	holder, acquired := heldWithWaiters(t, c, "herd", waiters)
 	for range waiters {
 		before := evalCalls(t, rdb)
 		if err := holder.Unlock(ctx); err != nil {
@@ -214,6 +198,30 @@ func TestUnlockPassesTheLockOnInOneScript(t *testing.T) {
 	if err := holder.Unlock(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// heldWithWaiters locks name with a new Mutex of c and starts n more that
+// wait for it, each sent on acquired once it holds the lock; it returns
+// once all n are asleep.
+func heldWithWaiters(t *testing.T, c *Client, name string, n int) (holder *Mutex, acquired <-chan *Mutex) {
+	t.Helper()
+	ctx := ctxT(t)
+	holder = c.NewMutex(name)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *Mutex, n)
+	for range n {
+		go func() {
+			m := c.NewMutex(name)
+			if err := m.Lock(ctx); err != nil {
+				t.Error(err)
+			}
+			got <- m
+		}()
+	}
+	eventually(t, 5*time.Second, "all waiters asleep", func() bool { return hubOf(c).Stats().Sleeping == n })
+	return holder, got
 }
 
 func TestFixedLeaseExpires(t *testing.T) {
