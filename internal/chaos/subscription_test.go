@@ -59,11 +59,12 @@ func TestWaitersAcquireSoonAfterTheirSubscriptionFails(t *testing.T) {
 			}
 			const n = 3
 			waiters := make([]*rlock.Mutex, n)
+			clients := make([]*rlock.Client, n)
 			acquired := make(chan int, n)
 			errs := make(chan error, n)
 			for i := range waiters {
-				c := newClient(t, proxied(t, p, 0), rlock.WithHealthCheck(healthCheck))
-				waiters[i] = c.NewMutex(name)
+				clients[i] = newClient(t, proxied(t, p, 0), rlock.WithHealthCheck(healthCheck))
+				waiters[i] = clients[i].NewMutex(name)
 				go func() {
 					if err := waiters[i].Lock(ctx); err != nil {
 						errs <- err
@@ -81,6 +82,16 @@ func TestWaitersAcquireSoonAfterTheirSubscriptionFails(t *testing.T) {
 				return calls["evalsha"]
 			}
 			eventually(t, within, "every waiter asleep after two attempts", func() bool { return attempts() >= 2*n })
+			// And each has its second reply: a fault now cuts no attempt
+			// short.
+			eventually(t, within, "every waiter's second reply read", func() bool {
+				for _, c := range clients {
+					if w := c.Activity().Waiters; len(w) != 1 || w[0].Attempts < 2 {
+						return false
+					}
+				}
+				return true
+			})
 
 			tc.fail(t, p)
 			if tc.settle {
