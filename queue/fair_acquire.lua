@@ -69,6 +69,7 @@ if mode == 'stay' and not redis.call('lpos', queue, owner) and redis.call('hget'
     deadline = math.min(deadline, tonumber(redis.call('zscore', timeouts, next) or deadline))
   end
   redis.call('lpush', queue, owner)
+  redis.call('hset', waiters, CLEAN, clean_of(waiters) + 1)
   redis.call('zadd', timeouts, deadline, owner)
   mark_waiter(waiters, timeouts, owner, mark, now, wait)
 end
@@ -78,6 +79,7 @@ if redis.call('exists', lock) == 0 then
   if not head or head == owner then
     if head then
       redis.call('lpop', queue)
+      head_left(waiters)
       redis.call('zrem', timeouts, owner)
       shift_all(timeouts, wait, queue, waiters)
     end
@@ -119,6 +121,9 @@ if not pos then
   end
   redis.call('zadd', timeouts, ttl + wait + now, owner)
   pos = redis.call('rpush', queue, owner) - 1
+  if clean_of(waiters) == pos then
+    redis.call('hset', waiters, CLEAN, pos + 1)
+  end
   mark_waiter(waiters, timeouts, owner, mark, now, wait)
 elseif pos == 0 then
   local deadline = tonumber(redis.call('zscore', timeouts, owner) or now)

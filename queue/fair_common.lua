@@ -11,6 +11,43 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+-- The relock waiters' hash also keeps, under the field CLEAN (no owner id
+-- looks like it), how many entries from the head of the queue are known to
+-- be relock waiters: a grant then knows in O(1) that no Redisson waiter is
+-- queued (shift_all). Only relock's scripts keep it: it may count too few
+-- (after a Redisson waiter left, or the hash expired), which costs a grant
+-- a scan that sets it right, and it would count too many only after a
+-- Redisson client evicted a dead relock waiter from the head.
+local CLEAN = '#clean'
+
+-- The number of entries from the head of the queue known to be relock
+-- waiters.
+local function clean_of(waiters)
+  return tonumber(redis.call('hget', waiters, CLEAN) or '0')
+end
+
+-- Sets the number of entries known to be relock waiters to n. The field
+-- never outlives the relock waiters' marks: it is not written to a hash
+-- that has none (nor kept at 0), so it never keeps the hash alive alone
+-- past its expiry, nor creates one without an expiry.
+local function set_clean(waiters, n)
+  if n <= 0 then
+    redis.call('hdel', waiters, CLEAN)
+  elseif redis.call('exists', waiters) == 1 then
+    redis.call('hset', waiters, CLEAN, n)
+  end
+end
+
+-- Records that the head of the queue left it.
+local function head_left(waiters)
+  if waiters then
+    local clean = clean_of(waiters)
+    if clean > 0 then
+      set_clean(waiters, clean - 1)
+    end
+  end
+end
+
 -- Redisson's stale-waiter rule: while the head of queue has a deadline in
 -- timeouts at or before now (or none at all), remove it from both (and
 -- from waiters, the relock waiters' hash, when given). The deadlines of
@@ -30,6 +67,7 @@ local function evict_stale(queue, timeouts, now, waiters)
     redis.call('lpop', queue)
     if waiters then
       redis.call('hdel', waiters, head)
+      head_left(waiters)
     end
     evicted = true
   end
@@ -48,22 +86,34 @@ end
 -- Redisson waiters only (relock waiters are found dead by their silence,
 -- and the head refreshes its own deadline), so while every waiter queued
 -- is a relock waiter, the deadlines stay as they are: a grant then costs
--- a few commands, not one per waiter.
+-- a few commands, not one per waiter. Whether one is queued is known from
+-- CLEAN, or else found by looking past the known part of the queue, a few
+-- entries at a time, up to the first that is not a relock waiter's.
 local function shift_all(timeouts, wait, queue, waiters)
-  local ids = redis.call('lrange', queue, 0, -1)
-  local redisson = false
-  for i = 1, #ids, 500 do
-    local marks = redis.call('hmget', waiters, unpack(ids, i, math.min(i + 499, #ids)))
-    for j = 1, #marks do
-      if not marks[j] then
-        redisson = true
+  local n = redis.call('llen', queue)
+  local clean = clean_of(waiters)
+  if clean > n then
+    clean = 0 -- not kept by relock alone: look again
+  end
+  if clean < n then
+    local found = n
+    for from = clean, n - 1, 50 do
+      local ids = redis.call('lrange', queue, from, from + 49)
+      local marks = redis.call('hmget', waiters, unpack(ids))
+      for j = 1, #marks do
+        if not marks[j] then
+          found = from + j - 1
+          break
+        end
+      end
+      if found < n then
+        break
       end
     end
-    if redisson then
-      break
-    end
+    clean = found
+    set_clean(waiters, clean)
   end
-  if not redisson then
+  if clean == n then
     return
   end
   for _, waiter in ipairs(redis.call('zrange', timeouts, 0, -1)) do
@@ -136,6 +186,7 @@ local function grant_next(lock, queue, timeouts, waiters, channel, message, publ
     end
     redis.call('lpop', queue)
     redis.call('zrem', timeouts, head)
+    head_left(waiters)
     if heard then
       shift_all(timeouts, wait, queue, waiters)
       redis.call('hset', lock, head, 1)

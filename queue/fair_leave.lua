@@ -35,6 +35,10 @@ end
 move_up(KEYS[3], redis.call('lrange', KEYS[2], pos + 1, -1), wait)
 redis.call('zrem', KEYS[3], ARGV[1])
 redis.call('lrem', KEYS[2], 0, ARGV[1])
+local clean = clean_of(KEYS[5])
+if pos < clean then
+  set_clean(KEYS[5], clean - 1)
+end
 if pos == 0 and redis.call('exists', KEYS[1]) == 0 then
   grant_next(KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[4], ARGV[3], ARGV[4], wait)
 end

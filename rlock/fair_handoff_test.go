@@ -5,7 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/internal/redistest"
 	"github.com/relock-go/relock/queue"
 )
 
@@ -284,5 +287,71 @@ func TestFairMutexDeadWaiterEvictedOnItsTurn(t *testing.T) {
 		t.Error("the dead waiter is still marked")
 	}
 	mustUnlock(t, live)
+	assertNoFairKeys(t, rdb, name)
+}
+
+// A grant knows without looking that every waiter queued is relock's, and
+// finds a Redisson waiter that joined behind them (as Redisson's script
+// joins: no mark, nothing else written) by looking past them only: its
+// deadline then moves up a wait timeout, as Redisson's grant rule says.
+func TestFairGrantLooksOnlyPastTheRelockWaitersItKnows(t *testing.T) {
+	const wait = 20 * time.Second
+	c, rdb := fairClient(t, WithFairWaitTimeout(wait))
+	ctx := ctxT(t)
+	const name = "fair-known"
+	holder := c.NewFairMutex(name)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var ws []*FairMutex
+	var gots []<-chan lockResult
+	for range 2 {
+		w := c.NewFairMutex(name)
+		ws = append(ws, w)
+		want := append(queueOf(t, rdb, name), w.Owner())
+		gots = append(gots, lockAsync(ctx, w))
+		awaitQueue(t, rdb, name, want...)
+	}
+	scans := func() int64 {
+		calls, err := redistest.CommandCalls(ctx, rdb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return calls["hmget"] + calls["lrange"]
+	}
+	before := scans()
+	mustUnlock(t, holder)
+	awaitLock(t, gots[0], 5*time.Second)
+	if n := scans() - before; n != 0 {
+		t.Fatalf("a grant with only relock waiters queued ran %d HMGET/LRANGE, want none", n)
+	}
+
+	// A Redisson waiter joins behind ws[1], chained to its deadline.
+	last, _ := deadlineOf(t, rdb, name, ws[1].Owner())
+	if err := rdb.RPush(ctx, keys.Queue(name), "java:1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.ZAdd(ctx, keys.Timeout(name), redis.Z{Score: last + float64(wait.Milliseconds()), Member: "java:1"}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	sub := rdb.Subscribe(ctx, keys.WaiterChannel(name, "java:1"))
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	joined, _ := deadlineOf(t, rdb, name, "java:1")
+	mustUnlock(t, ws[0])
+	awaitLock(t, gots[1], 5*time.Second)
+	if after, _ := deadlineOf(t, rdb, name, "java:1"); after != joined-float64(wait.Milliseconds()) {
+		t.Errorf("the Redisson waiter's deadline after a grant: %v, want %v (a wait timeout earlier)", after, joined-float64(wait.Milliseconds()))
+	}
+	// It gives up, as Redisson's script does.
+	if err := rdb.LRem(ctx, keys.Queue(name), 0, "java:1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.ZRem(ctx, keys.Timeout(name), "java:1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	mustUnlock(t, ws[1])
 	assertNoFairKeys(t, rdb, name)
 }
