@@ -192,7 +192,7 @@ func rwLoop(ctx context.Context, rec *rwRecorder, o rwOwner, rng *rand.Rand, rea
 			continue
 		}
 		rec.enter(read, !read || !o.shared, start)
-		time.Sleep(hold)
+		holdFor(hold)
 		rec.leave(read)
 		if err := l.Unlock(context.Background()); err != nil {
 			rec.failed(err)
