@@ -19,7 +19,15 @@
 // wakes them all. Permits never outnumber the entry's waiters, so unlock
 // messages that nobody needed cannot turn into a burst of useless retries.
 // A waiter sleeps at most as long as it asks (the lock's TTL, or its
-// remaining wait): a lost message costs at most that, never a hang.
+// remaining wait): a lost message costs at most that, never a hang. A
+// waiter can also be woken alone (Poke), by news that comes another way:
+// its process passed it the lock.
+//
+// Clients take turns at the releases they all hear: Redis delivers a
+// release in subscription order, so the first subscriber would win every
+// race. A client that won one of the channel's last N releases (N its
+// subscribers, from PUBSUB NUMSUB) lets the others retry first, the more
+// recently it won the longer, up to a millisecond (share.go).
 //
 // # Failures
 //
@@ -35,7 +43,7 @@
 // # Where is what
 //
 //	hub.go           Hub: its connections (shards), Subscribe, Stats
-//	subscription.go  Subscription: one waiter's Wait, Won and Close
+//	subscription.go  Subscription: one waiter's Wait, Poke, Won and Close
 //	entry.go         entry: one channel on one connection
 //	wakeups.go       wakeups: a channel's wake-up queue, its invariants
 //	share.go         share: turns taken with other clients at hand-offs
