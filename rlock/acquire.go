@@ -3,6 +3,7 @@ package rlock
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"time"
 )
 
@@ -185,11 +186,15 @@ func (o *owner) confirm(c claimer, lease time.Duration, h *hold) {
 }
 
 // sleepFor is how long a waiter may sleep, unless woken, after an attempt
-// that found the lock with time to live ttl.
+// that found the lock with time to live ttl: until the lock expires, less
+// up to a quarter of the TTL at random, so that the waiters of many locks
+// taken and renewed together, which see the same TTLs, do not all retry at
+// once; never longer, so that a lost release message costs at most the
+// TTL.
 func (o *owner) sleepFor(ttl time.Duration) time.Duration {
 	switch {
 	case ttl > 0:
-		return ttl
+		return ttl - rand.N(ttl/4+1)
 	case ttl == 0:
 		return time.Millisecond // expiring within the millisecond
 	default:

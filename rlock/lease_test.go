@@ -227,3 +227,21 @@ func TestLockerPanicsWithError(t *testing.T) {
 	}()
 	l.Unlock()
 }
+
+// A waiter sleeps no longer than the TTL it saw, and waiters that saw the
+// same TTL do not all wake at the same moment.
+func TestWaitersSpreadTheirRetriesWithinTheTTL(t *testing.T) {
+	o := &owner{c: &Client{opts: defaultOptions()}}
+	const ttl = 30 * time.Second
+	lo, hi := ttl, time.Duration(0)
+	for range 1000 {
+		d := o.sleepFor(ttl)
+		if d > ttl || d < ttl*3/4 {
+			t.Fatalf("sleepFor(%v) = %v, want within the last quarter of the TTL", ttl, d)
+		}
+		lo, hi = min(lo, d), max(hi, d)
+	}
+	if hi-lo < ttl/8 {
+		t.Fatalf("1000 waiters' sleeps spread over %v only, want them spread over the last quarter of the TTL", hi-lo)
+	}
+}
