@@ -41,7 +41,7 @@ type WaiterInfo struct {
 	Owner    string
 	Since    time.Time // when the acquisition began
 	Attempts int       // acquire scripts run so far
-	Wakeups  int       // release messages that woke it so far
+	Wakeups  int       // releases that woke it so far (see EventWoken)
 }
 
 // Activity lists the holds and the waiting acquisitions of this Client's

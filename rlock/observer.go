@@ -34,12 +34,13 @@ const (
 	// waiting for it (its first attempt failed, or it queued behind this
 	// Client's waiters without one). Wait and Attempts so far.
 	EventWaitStarted EventType = iota + 1
-	// EventWoken: a waiter was woken by a release message to retry.
-	// Wakeups counts this one.
+	// EventWoken: a waiter was woken by a release: a release message, to
+	// retry, or a release in this Client that passed it the lock. Wakeups
+	// counts this one.
 	EventWoken
 	// EventAcquired: an acquisition took the lock. Wait is the time from
 	// the call to the acquisition (a round trip when the lock was free),
-	// Attempts the acquire scripts run, Wakeups the release messages that
+	// Attempts the acquire scripts run, Wakeups the releases that
 	// woke it, Reentry whether the owner held it already, Count the hold
 	// count now, Lease the hold's lease and Watchdog whether the watchdog
 	// renews it. Granted reports a lock handed over by the release itself
@@ -105,7 +106,7 @@ type Event struct {
 
 	Wait     time.Duration // since the acquisition began
 	Attempts int           // acquire scripts run by the acquisition
-	Wakeups  int           // release messages that woke the acquisition
+	Wakeups  int           // releases that woke the acquisition (see EventWoken)
 	Reentry  bool          // the owner held the lock already
 	Granted  bool          // handed over by the release itself
 	Waited   bool          // the acquisition reported EventWaitStarted

@@ -30,8 +30,8 @@
 //	Name                           Instrument     Unit           Attributes             Recorded
 //	relock.lock.wait.duration      Histogram      s              kind, mode, outcome    every acquisition's wait, when it ends
 //	relock.lock.acquisitions       Counter        {acquisition}  kind, mode, outcome    every acquisition, when it ends
-//	relock.lock.handoffs           Counter        {acquisition}  kind, mode             acquisitions that took the lock after a release message woke them
-//	relock.lock.wakeups            Counter        {wakeup}       kind, mode             waiters woken by a release message
+//	relock.lock.handoffs           Counter        {acquisition}  kind, mode             acquisitions that took the lock after a release woke them
+//	relock.lock.wakeups            Counter        {wakeup}       kind, mode             waiters woken by a release (a message, or a hand-off in the Client)
 //	relock.lock.holds.active       UpDownCounter  {hold}         kind, mode             holds that started (first acquisition) and have not ended (last release, loss)
 //	relock.lock.hold.duration      Histogram      s              kind, mode, outcome    how long each hold lasted, when it ends: outcome released or lost
 //	relock.lock.lost               Counter        {hold}         kind, mode             holds that ended without Unlock

@@ -34,7 +34,7 @@ const (
 	AttrOutcome       attribute.Key = "relock.outcome"        // see the Outcome constants
 	AttrOwner         attribute.Key = "relock.owner"          // the owner id: spans only
 	AttrAttempts      attribute.Key = "relock.attempts"       // acquire scripts run: spans only
-	AttrWakeups       attribute.Key = "relock.wakeups"        // release messages that woke the acquisition: spans only
+	AttrWakeups       attribute.Key = "relock.wakeups"        // releases that woke the acquisition: spans only
 	AttrReentry       attribute.Key = "relock.reentry"        // the owner held the lock already: spans only
 	AttrHoldCount     attribute.Key = "relock.hold.count"     // hold count after the acquisition or release: spans only
 	AttrHoldDuration  attribute.Key = "relock.hold.duration"  // how long the hold lasted, in seconds: spans only
@@ -165,8 +165,8 @@ func (o *Observer) createInstruments(m metric.Meter) error {
 	o.holdDuration = histogram("relock.lock.hold.duration", "How long holds lasted, from the first acquisition to the last release or the loss.")
 	o.renewalDuration = histogram("relock.lock.renewal.duration", "Round trips of the watchdog's renewals.")
 	o.acquisitions = counter("relock.lock.acquisitions", "{acquisition}", "Acquisitions that ended, by outcome.")
-	o.handoffs = counter("relock.lock.handoffs", "{acquisition}", "Acquisitions that took the lock after a release message woke them.")
-	o.wakeups = counter("relock.lock.wakeups", "{wakeup}", "Waiters woken by a release message to retry.")
+	o.handoffs = counter("relock.lock.handoffs", "{acquisition}", "Acquisitions that took the lock after a release woke them.")
+	o.wakeups = counter("relock.lock.wakeups", "{wakeup}", "Waiters woken by a release: a message, or a hand-off in the Client.")
 	o.lost = counter("relock.lock.lost", "{hold}", "Holds that ended without Unlock: expired, or found gone.")
 	o.renewals = counter("relock.lock.renewals", "{hold}", "Holds the watchdog renewed, or failed to renew, by outcome.")
 	o.replaced = counter("relock.subscriptions.replaced", "{connection}", "Pub/sub connections that failed or fell silent and were replaced.")
