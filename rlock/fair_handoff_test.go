@@ -219,15 +219,7 @@ func TestFairMutexDeadlinesAreRedissons(t *testing.T) {
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var ws []*FairMutex
-	var gots []<-chan lockResult
-	for range 2 {
-		w := c.NewFairMutex(name)
-		ws = append(ws, w)
-		want := append(queueOf(t, rdb, name), w.Owner())
-		gots = append(gots, lockAsync(ctx, w))
-		awaitQueue(t, rdb, name, want...)
-	}
+	ws, gots := queueFairWaiters(t, c, rdb, name, 2)
 	java := queue.New(rdb, name, wait, publishCmd).Waiter("java:1")
 	if _, err := java.Attempt(ctx, rdb, time.Minute, 0); err != nil {
 		t.Fatal(err)
@@ -303,15 +295,7 @@ func TestFairGrantLooksOnlyPastTheRelockWaitersItKnows(t *testing.T) {
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var ws []*FairMutex
-	var gots []<-chan lockResult
-	for range 2 {
-		w := c.NewFairMutex(name)
-		ws = append(ws, w)
-		want := append(queueOf(t, rdb, name), w.Owner())
-		gots = append(gots, lockAsync(ctx, w))
-		awaitQueue(t, rdb, name, want...)
-	}
+	ws, gots := queueFairWaiters(t, c, rdb, name, 2)
 	scans := func() int64 {
 		calls, err := redistest.CommandCalls(ctx, rdb)
 		if err != nil {

@@ -110,6 +110,24 @@ func heldFair(t *testing.T, name string, opts ...Option) (*Client, *redis.Client
 	return c, rdb, ctx, holder
 }
 
+// queueFairWaiters starts n FairMutexes of c locking name, one after the
+// other, each once the one before is queued, and returns them with their
+// lockAsync results.
+func queueFairWaiters(t *testing.T, c *Client, rdb *redis.Client, name string, n int) ([]*FairMutex, []<-chan lockResult) {
+	t.Helper()
+	ctx := ctxT(t)
+	var ws []*FairMutex
+	var gots []<-chan lockResult
+	for range n {
+		w := c.NewFairMutex(name)
+		ws = append(ws, w)
+		want := append(queueOf(t, rdb, name), w.Owner())
+		gots = append(gots, lockAsync(ctx, w))
+		awaitQueue(t, rdb, name, want...)
+	}
+	return ws, gots
+}
+
 // lockAsync runs f.Lock in a goroutine; the returned channel yields its
 // error and the time it returned.
 func lockAsync(ctx context.Context, f *FairMutex) <-chan lockResult {
