@@ -136,6 +136,7 @@ func (o *owner) attempt(ctx context.Context, lease time.Duration, t turn) (outco
 	} else {
 		o.hold = newHold(o, lease, renew, sent)
 		o.c.wd.keep(o.hold)
+		o.waited = t.listened()
 	}
 	if out.granted {
 		o.confirm(t.(claimer), lease, o.hold)

@@ -229,6 +229,14 @@ func (c *Client) publishCommand() string {
 	return scripts.Publish
 }
 
+// classicCluster reports whether the Client announces releases with
+// classic PUBLISH on a Redis Cluster, which counts the receivers connected
+// to one node only.
+func (c *Client) classicCluster() bool {
+	_, cluster := c.rdb.(*redis.ClusterClient)
+	return cluster && c.publishCommand() == scripts.Publish
+}
+
 // queuePublish is the publish command of the Client's fair queues:
 // Uncounted when its waiters spin instead of listening, so that the queue
 // scripts do not take them for dead.

@@ -223,3 +223,52 @@ func TestClusterWaiterFollowsAFailoverOfItsMaster(t *testing.T) {
 		})
 	}
 }
+
+// With classic pub/sub on a Redis Cluster, PUBLISH counts the subscribers
+// of one node only, so a release cannot tell that it woke a waiter on
+// another: a hold taken after a wait is taken to have had one, and the
+// releaser's next acquisition steps aside. One taken without a wait is
+// not: an uncontended loop never steps aside.
+func TestClusterClassicReleaseAfterAWaitCountsAsHeard(t *testing.T) {
+	cluster, rdb := startCluster(t)
+	ctx := ctxT(t)
+	stepsAside := func(c *Client, name string) bool {
+		c.handoffs.mu.Lock()
+		defer c.handoffs.mu.Unlock()
+		_, ok := c.handoffs.heardAt[name]
+		return ok
+	}
+	for _, name := range namesOnEveryMaster(t, cluster) {
+		a, b := newClient(t, rdb, WithShardedPubSub(false)), newClient(t, rdb, WithShardedPubSub(false))
+		ma, mb := a.NewMutex(name), b.NewMutex(name)
+		if err := ma.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		mustUnlock(t, ma)
+		if stepsAside(a, name) {
+			t.Fatalf("%s: an uncontended release made the Client step aside", name)
+		}
+		// ma takes the lock after waiting for mb, then releases it while
+		// mb waits.
+		if err := mb.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		locked := make(chan error, 1)
+		go func() { locked <- ma.Lock(ctx) }()
+		eventually(t, 5*time.Second, "a waiting", func() bool { return hubOf(a).Stats().Sleeping == 1 })
+		mustUnlock(t, mb)
+		if err := <-locked; err != nil {
+			t.Fatal(err)
+		}
+		go func() { locked <- mb.Lock(ctx) }()
+		eventually(t, 5*time.Second, "b waiting", func() bool { return hubOf(b).Stats().Sleeping == 1 })
+		mustUnlock(t, ma)
+		if !stepsAside(a, name) {
+			t.Fatalf("%s: a release of a hold taken after a wait did not make the Client step aside", name)
+		}
+		if err := <-locked; err != nil {
+			t.Fatal(err)
+		}
+		mustUnlock(t, mb)
+	}
+}

@@ -174,7 +174,7 @@ func (t *clientTurn) handedOver(sent time.Time) {
 	lease, renew := o.leaseOf(t.lease)
 	o.hold = newHold(o, lease, renew, sent)
 	o.c.wd.keep(o.hold)
-	o.lastSent, o.retryLatch = sent, ""
+	o.lastSent, o.retryLatch, o.waited = sent, "", true
 	t.handed = true
 	t.s.poke()
 }

@@ -41,6 +41,9 @@ type owner struct {
 	retryLatch string
 	// lastSent is when the owner's last attempt was sent.
 	lastSent time.Time
+	// waited: the current hold was taken after a wait (others held or
+	// waited for the lock then).
+	waited bool
 	// claiming is closed when the claim of a grant, made in the
 	// background, is done: the owner's next command waits for it (settle).
 	claiming chan struct{}

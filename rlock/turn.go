@@ -38,6 +38,9 @@ type turn interface {
 	// pause is how long to sleep, unless woken, after the failed attempt
 	// out.
 	pause(out outcome) time.Duration
+	// listened reports whether the acquisition has listened for releases:
+	// it waited.
+	listened() bool
 	// handedOff reports that a release in this Client passed the lock to
 	// this acquisition and set up its hold (see handoffs): no attempt is
 	// due. Called with the owner's mu held.
@@ -75,6 +78,10 @@ func (l *listening) sleep(ctx context.Context, d time.Duration) (bool, error) {
 	}
 	return woken, err
 }
+
+// listened reports whether the turn has listened for releases: the
+// acquisition waited.
+func (l *listening) listened() bool { return l.s != nil }
 
 // errWaitElapsed ends a wait loop whose deadline passed while it listened
 // again.
