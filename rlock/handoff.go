@@ -61,22 +61,21 @@ func (h *handoffs) heard(name string) {
 	h.heardAt[name] = now
 }
 
-// yieldFor is how long a new acquisition of the lock called name lets
-// the waiters woken by this Client's last release of it go first: 0 when
-// there was none within stepAside.
-func (h *handoffs) yieldFor(name string) time.Duration {
+// yieldUntil is until when a new acquisition of the lock called name lets
+// the waiters woken by this Client's last release of it go first: zero
+// when there was none within stepAside.
+func (h *handoffs) yieldUntil(name string) time.Time {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	at, ok := h.heardAt[name]
 	if !ok {
-		return 0
+		return time.Time{}
 	}
-	left := stepAside - time.Since(at)
-	if left <= 0 {
+	if time.Since(at) >= stepAside {
 		delete(h.heardAt, name)
-		return 0
+		return time.Time{}
 	}
-	return left
+	return at.Add(stepAside)
 }
 
 // handoffLine is the waiters of one lock name.

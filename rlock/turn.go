@@ -133,14 +133,15 @@ func (t *clientTurn) enter(ctx context.Context) (time.Duration, bool) {
 // listens and sleeps out the rest of stepAside before the first attempt.
 // (Spinners do not: spin mode stays what it is.)
 func (t *clientTurn) yield(ctx context.Context) (time.Duration, bool) {
-	if t.o.c.wire.Load().hub == nil || t.o.c.handoffs.yieldFor(t.o.name) == 0 {
+	until := t.o.c.handoffs.yieldUntil(t.o.name)
+	if until.IsZero() || t.o.c.wire.Load().hub == nil {
 		return 0, false
 	}
 	if ok, _ := t.listening.listen(ctx); !ok {
 		return 0, false // the first attempt runs, and listen reports why
 	}
 	t.list()
-	return t.o.c.handoffs.yieldFor(t.o.name), true
+	return max(time.Until(until), 0), true
 }
 
 func (t *clientTurn) listen(ctx context.Context, out outcome) (time.Duration, bool, error) {

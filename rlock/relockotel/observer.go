@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -285,16 +286,8 @@ func (o *Observer) released(e rlock.Event) {
 		if e.Count == 0 && e.Held > 0 {
 			attrs = append(attrs, AttrHoldDuration.Float64(e.Held.Seconds()))
 		}
-		opts := []trace.SpanStartOption{
-			trace.WithTimestamp(e.Time.Add(-e.Latency)),
-			trace.WithSpanKind(trace.SpanKindInternal),
-			trace.WithAttributes(attrs...),
-		}
-		if acquiredBy.IsValid() {
-			opts = append(opts, trace.WithLinks(trace.Link{SpanContext: acquiredBy}))
-		}
 		var span trace.Span
-		ctx, span = o.tracer.Start(ctx, SpanUnlock, opts...)
+		ctx, span = o.holdSpan(ctx, SpanUnlock, e.Time.Add(-e.Latency), attrs, acquiredBy)
 		span.End(trace.WithTimestamp(e.Time))
 	}
 	if o.metrics && ended {
@@ -312,17 +305,8 @@ func (o *Observer) lostHold(e rlock.Event) {
 	ctx := context.Background()
 	if o.tracer != nil {
 		attrs := append(o.spanAttrs(e, 2), AttrHoldCount.Int(e.Count), AttrHoldDuration.Float64(e.Held.Seconds()))
-		opts := []trace.SpanStartOption{
-			trace.WithNewRoot(),
-			trace.WithTimestamp(e.Time),
-			trace.WithSpanKind(trace.SpanKindInternal),
-			trace.WithAttributes(attrs...),
-		}
-		if acquiredBy.IsValid() {
-			opts = append(opts, trace.WithLinks(trace.Link{SpanContext: acquiredBy}))
-		}
 		var span trace.Span
-		ctx, span = o.tracer.Start(ctx, SpanLost, opts...)
+		ctx, span = o.holdSpan(ctx, SpanLost, e.Time, attrs, acquiredBy, trace.WithNewRoot())
 		if e.Err != nil {
 			span.SetStatus(codes.Error, e.Err.Error())
 		} else {
@@ -338,6 +322,21 @@ func (o *Observer) lostHold(e rlock.Event) {
 		o.holdsActive.Add(ctx, -1, o.measured(e, ""))
 		o.holdDuration.Record(ctx, e.Held.Seconds(), o.measured(e, OutcomeLost))
 	}
+}
+
+// holdSpan starts the span name about the end of a hold, at start, with
+// attrs and the further options extra, linked to the span of the
+// acquisition that took the hold when acquiredBy is valid.
+func (o *Observer) holdSpan(ctx context.Context, name string, start time.Time, attrs []attribute.KeyValue, acquiredBy trace.SpanContext, extra ...trace.SpanStartOption) (context.Context, trace.Span) {
+	opts := append([]trace.SpanStartOption{
+		trace.WithTimestamp(start),
+		trace.WithSpanKind(trace.SpanKindInternal),
+		trace.WithAttributes(attrs...),
+	}, extra...)
+	if acquiredBy.IsValid() {
+		opts = append(opts, trace.WithLinks(trace.Link{SpanContext: acquiredBy}))
+	}
+	return o.tracer.Start(ctx, name, opts...)
 }
 
 // holdStarted counts a hold that started, acquired by the span sc.
