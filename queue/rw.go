@@ -23,8 +23,8 @@ var (
 	//go:embed fair_rw_force_release.lua
 	rwForceReleaseSrc string
 
-	rwAcquire      = scripts.New(commonSrc + rwAcquireSrc)
-	rwRelease      = scripts.New(commonSrc + rwReleaseSrc)
+	rwAcquire      = scripts.NewRW(commonSrc + rwAcquireSrc)
+	rwRelease      = scripts.NewRW(commonSrc + rwReleaseSrc)
 	rwLeave        = scripts.New(commonSrc + rwLeaveSrc)
 	rwForceRelease = scripts.New(commonSrc + rwForceReleaseSrc)
 )

@@ -13,9 +13,10 @@
 -- ARGV[7]  that owner's lease in milliseconds
 --
 -- Returns nil when the owner does not hold the lock; 0 when holds remain
--- (lease re-armed); 1 when this was the last hold: the owner's field is
--- removed, the key with it, and the unlock message is published (3 when
--- the publish reached a subscriber, as PUBLISH counts them); 2 when
+-- (lease re-armed); 1 when this was the last hold: the key is deleted
+-- (the owner's field is its only one), and the unlock message is
+-- published (3 when the publish reached a subscriber, as PUBLISH counts
+-- them); 2 when
 -- this was the last hold and the lock passed to ARGV[6] instead: its
 -- field written with one hold and its lease set, with nothing published,
 -- since the lock was never free. The outcome is kept in the latch, so a
@@ -25,11 +26,11 @@ local done = latched(KEYS[3])
 if done then
   return done
 end
-local outcome = drop_hold(KEYS[1], ARGV[3], ARGV[2])
+local outcome = drop_hold(KEYS[1], ARGV[3], ARGV[2], true)
 if outcome == nil then
   return nil
 end
-if outcome == 1 and redis.call('exists', KEYS[1]) == 0 then
+if outcome == 1 then
   if ARGV[6] ~= '' then
     redis.call('hset', KEYS[1], ARGV[6], 1)
     redis.call('pexpire', KEYS[1], ARGV[7])

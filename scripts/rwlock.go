@@ -26,10 +26,10 @@ var (
 	//go:embed rw_read_renew.lua
 	rwReadRenewSrc string
 
-	rwReadAcquire  = New(rwReadAcquireSrc)
-	rwReadRelease  = New(rwReadReleaseSrc)
-	rwWriteAcquire = New(rwWriteAcquireSrc)
-	rwWriteRelease = New(rwWriteReleaseSrc)
+	rwReadAcquire  = NewRW(rwReadAcquireSrc)
+	rwReadRelease  = NewRW(rwReadReleaseSrc)
+	rwWriteAcquire = NewRW(rwWriteAcquireSrc)
+	rwWriteRelease = NewRW(rwWriteReleaseSrc)
 	rwForceRelease = redis.NewScript(rwForceReleaseSrc)
 	rwReadRenew    = redis.NewScript(rwReadRenewSrc)
 )

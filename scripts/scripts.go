@@ -20,6 +20,8 @@ import (
 var (
 	//go:embed hold.lua
 	holdSrc string
+	//go:embed rw_hold.lua
+	rwHoldSrc string
 	//go:embed acquire.lua
 	acquireSrc string
 	//go:embed acquire_fenced.lua
@@ -43,6 +45,12 @@ var (
 // acquisitions, dropping a hold, the unlock latch). The text is fixed at
 // build time, never built from input.
 func New(src string) *redis.Script { return redis.NewScript(holdSrc + src) }
+
+// NewRW is New for a read-write lock's script: the helpers of rw_hold.lua
+// (taking and dropping read and write holds) come between. A script
+// defines only the helpers its kind uses, since Redis runs the whole text
+// at every call.
+func NewRW(src string) *redis.Script { return redis.NewScript(holdSrc + rwHoldSrc + src) }
 
 // Pub/sub publish commands a script may use for the unlock message.
 const (
