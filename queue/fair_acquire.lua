@@ -79,9 +79,9 @@ if redis.call('exists', lock) == 0 then
   if not head or head == owner then
     if head then
       redis.call('lpop', queue)
-      head_left(waiters)
       redis.call('zrem', timeouts, owner)
-      shift_all(timeouts, wait, queue, waiters)
+      local clean = clean_of(waiters)
+      set_clean(waiters, shift_all(timeouts, wait, queue, waiters, math.max(clean - 1, 0)))
     end
     redis.call('hdel', waiters, owner)
     redis.call('hset', lock, owner, 1)

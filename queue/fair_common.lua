@@ -51,17 +51,18 @@ end
 -- Redisson's stale-waiter rule: while the head of queue has a deadline in
 -- timeouts at or before now (or none at all), remove it from both (and
 -- from waiters, the relock waiters' hash, when given). The deadlines of
--- the others are left alone. Returns whether it removed any.
+-- the others are left alone. Returns whether it removed any, and the head
+-- left (nil when the queue is empty).
 local function evict_stale(queue, timeouts, now, waiters)
   local evicted = false
   while true do
     local head = redis.call('lindex', queue, 0)
     if not head then
-      return evicted
+      return evicted, nil
     end
     local deadline = tonumber(redis.call('zscore', timeouts, head))
     if deadline and deadline > now then
-      return evicted
+      return evicted, head
     end
     redis.call('zrem', timeouts, head)
     redis.call('lpop', queue)
@@ -87,11 +88,12 @@ end
 -- and the head refreshes its own deadline), so while every waiter queued
 -- is a relock waiter, the deadlines stay as they are: a grant then costs
 -- a few commands, not one per waiter. Whether one is queued is known from
--- CLEAN, or else found by looking past the known part of the queue, a few
--- entries at a time, up to the first that is not a relock waiter's.
-local function shift_all(timeouts, wait, queue, waiters)
+-- clean (CLEAN, as the caller read it), or else found by looking past the
+-- known part of the queue, a few entries at a time, up to the first that
+-- is not a relock waiter's. Returns the count of relock waiters known at
+-- the head now, for the caller to record (set_clean).
+local function shift_all(timeouts, wait, queue, waiters, clean)
   local n = redis.call('llen', queue)
-  local clean = clean_of(waiters)
   if clean > n then
     clean = 0 -- not kept by relock alone: look again
   end
@@ -111,14 +113,13 @@ local function shift_all(timeouts, wait, queue, waiters)
       end
     end
     clean = found
-    set_clean(waiters, clean)
   end
-  if clean == n then
-    return
+  if clean < n then
+    for _, waiter in ipairs(redis.call('zrange', timeouts, 0, -1)) do
+      redis.call('zincrby', timeouts, -wait, waiter)
+    end
   end
-  for _, waiter in ipairs(redis.call('zrange', timeouts, 0, -1)) do
-    redis.call('zincrby', timeouts, -wait, waiter)
-  end
+  return clean
 end
 
 -- Marks owner, a relock waiter, in waiters with mark ('<lease ms>:<wait
@@ -154,24 +155,26 @@ local function announce(publish, channel, entry, message)
   return heard
 end
 
--- Gives the turn of the free lock to the head of the queue, telling it
--- on its own channel. A waiter nobody listens to any more (its process
--- died: every waiter, relock's or Redisson's, listens on its channel while
--- it waits) is evicted, and the next one gets the turn. A relock waiter
--- (marked in waiters with '<lease>:<wait id>') is granted the lock right
--- here: its field is written with one hold, its lease set, it leaves the
--- queue as an owner taking the lock would (Redisson's grant rule), it is
--- marked 'granted' until it claims the lock, and the message it hears is
--- 'granted:<wait id>', which tells that wait it holds the lock. A Redisson
--- waiter hears message and takes the lock with its own script. Returns
--- the owner granted the lock, if any.
-local function grant_next(lock, queue, timeouts, waiters, channel, message, publish, wait)
+-- Gives the turn of the free lock to the head of the queue (head, when
+-- the caller knows it), telling it on its own channel. A waiter nobody
+-- listens to any more (its process died: every waiter, relock's or
+-- Redisson's, listens on its channel while it waits) is evicted, and the
+-- next one gets the turn. A relock waiter (marked in waiters with
+-- '<lease>:<wait id>') is granted the lock right here: its field is
+-- written with one hold, its lease set, it leaves the queue as an owner
+-- taking the lock would (Redisson's grant rule), it is marked 'granted'
+-- until it claims the lock, and the message it hears is
+-- 'granted:<wait id>', which tells that wait it holds the lock. A
+-- Redisson waiter hears message and takes the lock with its own script.
+-- Returns the owner granted the lock, if any.
+local function grant_next(lock, queue, timeouts, waiters, channel, message, publish, wait, head)
   while true do
-    local head = redis.call('lindex', queue, 0)
+    head = head or redis.call('lindex', queue, 0)
     if not head then
       return nil
     end
-    local mark = redis.call('hget', waiters, head)
+    local found = redis.call('hmget', waiters, head, CLEAN)
+    local mark, clean = found[1], tonumber(found[2] or '0')
     local lease, id
     if mark and mark ~= 'granted' then
       lease, id = string.match(mark, '^(%d+):(.+)$')
@@ -186,15 +189,25 @@ local function grant_next(lock, queue, timeouts, waiters, channel, message, publ
     end
     redis.call('lpop', queue)
     redis.call('zrem', timeouts, head)
-    head_left(waiters)
     if heard then
-      shift_all(timeouts, wait, queue, waiters)
+      local left = shift_all(timeouts, wait, queue, waiters, math.max(clean - 1, 0))
       redis.call('hset', lock, head, 1)
       redis.call('pexpire', lock, lease)
-      redis.call('hset', waiters, head, 'granted')
+      -- The mark and the count of relock waiters at the head, in one write
+      -- (the hash exists: it holds the mark).
+      if left > 0 then
+        redis.call('hset', waiters, head, 'granted', CLEAN, left)
+      else
+        redis.call('hset', waiters, head, 'granted')
+        if clean > 0 then
+          redis.call('hdel', waiters, CLEAN)
+        end
+      end
       return head
     end
     redis.call('hdel', waiters, head)
+    head_left(waiters)
+    head = nil
   end
 end
 

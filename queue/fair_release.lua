@@ -18,26 +18,25 @@
 -- does not hold the lock (when the lock is gone altogether, the turn passes
 -- to the head all the same, as Redisson does: an expired lock announces
 -- nothing); 0 when holds remain (lease re-armed); 1 when this was the last
--- hold: the field is removed, the key with it, and the turn passes to the
--- head (grant_next: a relock waiter is granted the lock at once, a
--- Redisson waiter is woken). The outcome of a release is kept in the
--- latch, so a retry of the same request gets the same answer and releases
--- nothing twice.
+-- hold: the key is deleted (the owner's field is its only one), and the
+-- turn passes to the head (grant_next: a relock waiter is granted the
+-- lock at once, a Redisson waiter is woken). The outcome of a release is
+-- kept in the latch, so a retry of the same request gets the same answer
+-- and releases nothing twice.
 local done = latched(KEYS[6])
 if done then
   return done
 end
 local wait = tonumber(ARGV[6])
-evict_stale(KEYS[2], KEYS[3], now_ms(), KEYS[5])
-if redis.call('exists', KEYS[1]) == 0 then
-  grant_next(KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[4], ARGV[1], ARGV[4], wait)
-  return nil
-end
-local outcome = drop_hold(KEYS[1], ARGV[3], ARGV[2])
+local _, head = evict_stale(KEYS[2], KEYS[3], now_ms(), KEYS[5])
+local outcome = drop_hold(KEYS[1], ARGV[3], ARGV[2], true)
 if outcome == nil then
+  if redis.call('exists', KEYS[1]) == 0 then
+    grant_next(KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[4], ARGV[1], ARGV[4], wait, head)
+  end
   return nil
 end
-if outcome == 1 and redis.call('exists', KEYS[1]) == 0 then
-  grant_next(KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[4], ARGV[1], ARGV[4], wait)
+if outcome == 1 then
+  grant_next(KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[4], ARGV[1], ARGV[4], wait, head)
 end
 return latch(KEYS[6], outcome, ARGV[5])
