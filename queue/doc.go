@@ -17,7 +17,8 @@
 //
 // and, relock's own, a HASH relock_lock_waiters:{n} of the relock waiters
 // in the queue: owner id to the lease a release grants it the lock with,
-// or "granted" until it claims the lock. Redisson's waiters are not in it.
+// or "granted" until it claims the lock or releases it. Redisson's waiters
+// are not in it.
 //
 // # Whose turn, and how it is told
 //
@@ -31,7 +32,8 @@
 //
 //   - a relock head is granted the lock at once: its field is written, its
 //     lease set, it leaves the queue (the grant rule below), and it is
-//     marked "granted". Its next attempt claims the lock (one hold). The
+//     marked "granted" until it claims the lock (Waiter.Claim, or its next
+//     attempt) or releases it; its hold count is one. The
 //     lock is never free between two holders, so nobody can barge. If it
 //     gave up meanwhile, its leaving gives the lock back and passes the
 //     turn on;

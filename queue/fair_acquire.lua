@@ -97,8 +97,10 @@ if redis.call('exists', lock) == 0 then
     return {1}
   end
 elseif redis.call('hexists', lock, owner) == 1 then
-  if redis.call('hget', waiters, owner) == 'granted' then
-    -- Claims the lock a release granted it.
+  if ARGV[7] == '0' and redis.call('hget', waiters, owner) == 'granted' then
+    -- Claims the lock a release granted it. (An owner that knows it holds
+    -- the lock re-enters it: a grant it took without a claim keeps its
+    -- mark until its release.)
     redis.call('hdel', waiters, owner)
     redis.call('pexpire', lock, lease)
   else

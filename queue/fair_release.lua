@@ -37,6 +37,8 @@ if outcome == nil then
   return nil
 end
 if outcome == 1 then
+  -- The mark of a grant the owner did not claim goes with its hold.
+  redis.call('hdel', KEYS[5], ARGV[3])
   grant_next(KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[4], ARGV[1], ARGV[4], wait, head)
 end
 return latch(KEYS[6], outcome, ARGV[5])

@@ -45,7 +45,8 @@ func (w *Waiter) Attempt(ctx context.Context, rdb redis.Scripter, lease time.Dur
 
 // Grant is the message that tells this wait, on the owner's channel, that
 // a release granted it the lock: the owner holds it from then on, with the
-// lease of its last attempt, and confirms with Claim. It is "" for a line
+// lease of its last attempt, and may confirm with Claim (its release
+// clears the grant's mark in any case). It is "" for a line
 // that grants nothing (the fair read-write lock's). A grant message of an
 // earlier wait of the owner is another message.
 func (w *Waiter) Grant() string {

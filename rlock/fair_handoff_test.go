@@ -37,8 +37,9 @@ func TestFairMutexGrantsInTheRelease(t *testing.T) {
 }
 
 // The grant message tells the waiter it holds the lock: it returns without
-// another attempt, its hold's lease is confirmed in the background, and a
-// grant of an earlier wait is never taken for a new one.
+// another attempt, its hold (kept by the watchdog) needs no claim, a
+// re-entry counts as one, and a grant of an earlier wait is never taken
+// for a new one.
 func TestFairMutexGrantMessageHandsOverWithoutAnAttempt(t *testing.T) {
 	rec := newRecorder()
 	const name = "fair-grant-message"
@@ -52,11 +53,21 @@ func TestFairMutexGrantMessageHandsOverWithoutAnAttempt(t *testing.T) {
 	if !acq.Granted || acq.Wakeups != 1 {
 		t.Fatalf("waiter's acquisition %+v, want granted by one message", acq)
 	}
-	eventually(t, 5*time.Second, "the grant confirmed", func() bool {
-		hs := c.Activity().Holds
-		return len(hs) == 1 && time.Until(hs[0].LeaseEnd) > DefaultWatchdogTimeout/2 &&
-			rdb.HExists(ctx, keys.FairWaiters(name), waiter.Owner()).Val() == false
-	})
+	if hs := c.Activity().Holds; len(hs) != 1 || time.Until(hs[0].LeaseEnd) < DefaultWatchdogTimeout/2 {
+		t.Fatalf("holds %+v: want the waiter's, with most of its lease ahead", hs)
+	}
+	if err := waiter.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := waiter.HoldCount(ctx); n != 2 || err != nil {
+		t.Fatalf("HoldCount after re-entering a grant = %d, %v; want 2", n, err)
+	}
+	mustUnlock(t, waiter)
+	// Nothing claimed the grant (a claim, before the re-entry at the
+	// latest, clears the mark): the last release does.
+	if mark := rdb.HGet(ctx, keys.FairWaiters(name), waiter.Owner()).Val(); mark != "granted" {
+		t.Fatalf("the waiter's mark is %q while it holds the grant, want granted: the grant was claimed", mark)
+	}
 	mustUnlock(t, waiter)
 	assertNoFairKeys(t, rdb, name)
 
@@ -69,6 +80,27 @@ func TestFairMutexGrantMessageHandsOverWithoutAnAttempt(t *testing.T) {
 		t.Fatalf("TryLock on a held lock = %v, %v", ok, err)
 	}
 	mustUnlock(t, holder)
+	assertNoFairKeys(t, rdb, name)
+}
+
+// A grant to a waiter whose lease is its caller's is confirmed in the
+// background, so that the lease runs from the grant, not from the
+// waiter's last attempt.
+func TestFairMutexGrantOfACallersLeaseIsConfirmed(t *testing.T) {
+	const name = "fair-grant-lease"
+	c, rdb, ctx, holder := heldFair(t, name)
+	waiter := c.NewFairMutex(name)
+	got := make(chan error, 1)
+	go func() { got <- waiter.LockWithLease(ctx, time.Minute) }()
+	awaitQueue(t, rdb, name, waiter.Owner())
+	mustUnlock(t, holder)
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 5*time.Second, "the grant confirmed", func() bool {
+		return !rdb.HExists(ctx, keys.FairWaiters(name), waiter.Owner()).Val()
+	})
+	mustUnlock(t, waiter)
 	assertNoFairKeys(t, rdb, name)
 }
 

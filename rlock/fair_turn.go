@@ -66,8 +66,9 @@ func (t *fairTurn) attempt(ctx context.Context, rdb redis.Scripter, lease time.D
 	}
 	// A grant heard since the last attempt: the owner holds the lock (its
 	// field written, its lease set, inside the release). Its lease is
-	// reckoned from the last attempt until the claim confirms it, so the
-	// grant is taken so only while that leaves at least half the lease;
+	// reckoned from the last attempt until a claim confirms it (if one
+	// does: owner.attempt), so the grant is taken so only while that
+	// leaves at least half the lease;
 	// else, and when another goroutine of the owner took the lock first or
 	// replicas must acknowledge the acquisition, the attempt claims it.
 	// (Called with the owner's mu held.)
