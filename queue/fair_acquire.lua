@@ -57,25 +57,24 @@ if mode == 'claim' then
   return {0, redis.call('pttl', lock), -1}
 end
 
-evict_stale(queue, timeouts, now, waiters)
+local _, head = evict_stale(queue, timeouts, now, waiters)
 if mode == 'stay' and not redis.call('lpos', queue, owner) and redis.call('hget', waiters, owner) ~= 'granted'
     and redis.call('hexists', lock, owner) == 0 then
   -- (An owner that holds the lock, taken by another of its goroutines,
   -- re-enters it below instead.)
   -- Back to the head, with a deadline no later than the next one's.
   local deadline = now + wait
-  local next = redis.call('lindex', queue, 0)
-  if next then
-    deadline = math.min(deadline, tonumber(redis.call('zscore', timeouts, next) or deadline))
+  if head then
+    deadline = math.min(deadline, tonumber(redis.call('zscore', timeouts, head) or deadline))
   end
   redis.call('lpush', queue, owner)
-  redis.call('hset', waiters, CLEAN, clean_of(waiters) + 1)
   redis.call('zadd', timeouts, deadline, owner)
-  mark_waiter(waiters, timeouts, owner, mark, now, wait)
+  mark_waiter(waiters, timeouts, owner, mark, now, wait, clean_of(waiters) + 1)
+  head = owner
 end
 
-if redis.call('exists', lock) == 0 then
-  local head = redis.call('lindex', queue, 0)
+local pttl = redis.call('pttl', lock)
+if pttl == -2 then
   if not head or head == owner then
     if head then
       redis.call('lpop', queue)
@@ -92,10 +91,11 @@ if redis.call('exists', lock) == 0 then
   -- an expiry (which announces nothing) or an eviction just now, or it
   -- died. Pass the turn on again: a live relock head is granted the lock,
   -- a dead one evicted, a Redisson head woken.
-  if grant_next(lock, queue, timeouts, waiters, channel, ARGV[5], ARGV[6], wait) == owner then
+  if grant_next(lock, queue, timeouts, waiters, channel, ARGV[5], ARGV[6], wait, head) == owner then
     redis.call('hdel', waiters, owner)
     return {1}
   end
+  pttl = redis.call('pttl', lock)
 elseif redis.call('hexists', lock, owner) == 1 then
   if ARGV[7] == '0' and redis.call('hget', waiters, owner) == 'granted' then
     -- Claims the lock a release granted it. (An owner that knows it holds
@@ -109,7 +109,6 @@ elseif redis.call('hexists', lock, owner) == 1 then
   return {1}
 end
 
-local pttl = redis.call('pttl', lock)
 if mode == 'try' then
   return {0, pttl, -1}
 end
@@ -121,12 +120,14 @@ if not pos then
   if last then
     ttl = tonumber(redis.call('zscore', timeouts, last) or now) - now
   end
-  redis.call('zadd', timeouts, ttl + wait + now, owner)
+  local deadline = ttl + wait + now
+  redis.call('zadd', timeouts, deadline, owner)
   pos = redis.call('rpush', queue, owner) - 1
+  local clean
   if clean_of(waiters) == pos then
-    redis.call('hset', waiters, CLEAN, pos + 1)
+    clean = pos + 1
   end
-  mark_waiter(waiters, timeouts, owner, mark, now, wait)
+  mark_waiter(waiters, timeouts, owner, mark, now, wait, clean, deadline)
 elseif pos == 0 then
   local deadline = tonumber(redis.call('zscore', timeouts, owner) or now)
   if deadline < now + wait then

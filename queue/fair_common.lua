@@ -123,15 +123,22 @@ local function shift_all(timeouts, wait, queue, waiters, clean)
 end
 
 -- Marks owner, a relock waiter, in waiters with mark ('<lease ms>:<wait
--- id>'), and keeps the
--- hash no longer than the last deadline (plus a wait timeout): entries of
+-- id>'), in the same write setting CLEAN to clean when that is given, and
+-- keeps the hash no longer than the last deadline (last, when the caller
+-- knows it, else the latest in timeouts) plus a wait timeout: entries of
 -- waiters a Redisson client evicted do not outlive the queue.
-local function mark_waiter(waiters, timeouts, owner, mark, now, wait)
-  redis.call('hset', waiters, owner, mark)
-  local last = redis.call('zrange', timeouts, -1, -1, 'WITHSCORES')
+local function mark_waiter(waiters, timeouts, owner, mark, now, wait, clean, last)
+  if clean then
+    redis.call('hset', waiters, owner, mark, CLEAN, clean)
+  else
+    redis.call('hset', waiters, owner, mark)
+  end
+  if not last then
+    last = tonumber(redis.call('zrange', timeouts, -1, -1, 'WITHSCORES')[2])
+  end
   local ttl = wait
-  if last[2] then
-    ttl = math.max(tonumber(last[2]) - now, 0) + wait
+  if last then
+    ttl = math.max(last - now, 0) + wait
   end
   redis.call('pexpire', waiters, math.max(ttl, redis.call('pttl', waiters)))
 end
