@@ -30,6 +30,16 @@ local function latched(latch)
   return nil
 end
 
+-- Records outcome under latch for ttl milliseconds unless an earlier run
+-- of the same release request recorded one: returns that one then, else
+-- nil. A first run costs one SET NX; only a retry reads the latch.
+local function latch_first(key, outcome, ttl)
+  if redis.call('set', key, outcome, 'nx', 'px', ttl) then
+    return nil
+  end
+  return tonumber(redis.call('get', key))
+end
+
 -- Records outcome under latch for ttl milliseconds, and returns it.
 local function latch(key, outcome, ttl)
   redis.call('set', key, outcome, 'px', ttl)

@@ -16,27 +16,42 @@
 -- (lease re-armed); 1 when this was the last hold: the key is deleted
 -- (the owner's field is its only one), and the unlock message is
 -- published (3 when the publish reached a subscriber, as PUBLISH counts
--- them); 2 when
--- this was the last hold and the lock passed to ARGV[6] instead: its
--- field written with one hold and its lease set, with nothing published,
--- since the lock was never free. The outcome is kept in the latch, so a
--- retry of the same request whose reply was lost gets the same answer and
--- releases nothing twice.
-local done = latched(KEYS[3])
+-- them); 2 when this was the last hold and the lock passed to ARGV[6]
+-- instead: its field written with one hold and its lease set, with
+-- nothing published, since the lock was never free. The outcome is kept in
+-- the latch, written before the lock is changed, so a retry of the same
+-- request whose reply was lost gets the same answer (1 for 3: a retry
+-- does not step aside) and releases nothing twice. The latch is read only
+-- when the owner's field is gone, or written by the same SET that finds
+-- an earlier run's (latch_first): four commands for an uncontended last
+-- release.
+local holds = redis.call('hget', KEYS[1], ARGV[3])
+if holds == false then
+  -- Not held, unless an earlier run of this request released it.
+  return latched(KEYS[3])
+end
+local last = tonumber(holds) <= 1
+local outcome = 0
+if last then
+  outcome = 1
+  if ARGV[6] ~= '' then
+    outcome = 2
+  end
+end
+local done = latch_first(KEYS[3], outcome, ARGV[5])
 if done then
   return done
 end
-local outcome = drop_hold(KEYS[1], ARGV[3], ARGV[2], true)
-if outcome == nil then
-  return nil
+if not last then
+  redis.call('hincrby', KEYS[1], ARGV[3], -1)
+  redis.call('pexpire', KEYS[1], ARGV[2])
+  return 0
 end
-if outcome == 1 then
-  if ARGV[6] ~= '' then
-    redis.call('hset', KEYS[1], ARGV[6], 1)
-    redis.call('pexpire', KEYS[1], ARGV[7])
-    outcome = 2
-  elseif redis.call(ARGV[4], KEYS[2], ARGV[1]) > 0 then
-    outcome = 3
-  end
+redis.call('del', KEYS[1])
+if outcome == 2 then
+  redis.call('hset', KEYS[1], ARGV[6], 1)
+  redis.call('pexpire', KEYS[1], ARGV[7])
+elseif redis.call(ARGV[4], KEYS[2], ARGV[1]) > 0 then
+  outcome = 3
 end
-return latch(KEYS[3], outcome, ARGV[5])
+return outcome

@@ -79,6 +79,10 @@ func TestReleaseOutcomes(t *testing.T) {
 	if mr.Exists("l") {
 		t.Fatal("lock key left after the last release")
 	}
+	// Its retry finds the latch: released, with no step aside.
+	if r, err := l.Release(ctx, rdb, unlock("latch:3", time.Second)); r != Released || err != nil {
+		t.Fatalf("retried last release = %v, %v; want Released", r, err)
+	}
 	msg, err := sub.ReceiveMessage(ctx)
 	if err != nil || msg.Channel != keys.Channel("l") || msg.Payload != "0" {
 		t.Fatalf("published %v, %v; want 0 on the lock's channel", msg, err)
