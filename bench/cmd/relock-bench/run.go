@@ -52,13 +52,9 @@ func (c config) bench(ctx context.Context, addr string, progress io.Writer) (*re
 	}
 
 	if c.scenarios["uncontended"] {
-		for _, s := range c.strategies {
-			show("uncontended  %-16s", s.Name)
-			u, err := harness.Uncontended(ctx, addr, s, c.uncontended)
-			if err != nil {
-				return nil, err
-			}
-			rep.Uncontended = append(rep.Uncontended, u)
+		show("uncontended  %d strategies, taking turns", len(c.strategies))
+		if rep.Uncontended, err = harness.Uncontended(ctx, addr, c.strategies, c.uncontended); err != nil {
+			return nil, err
 		}
 	}
 	if c.scenarios["contention"] {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/relock-go/relock/bench/internal/redisstats"
 	"github.com/relock-go/relock/bench/internal/strategy"
 )
@@ -26,47 +28,87 @@ type UncontendedResult struct {
 	CommandsPerCycle float64 `json:"client_commands_per_cycle"`
 }
 
-// Uncontended locks and unlocks a free lock for d (at least 200 cycles),
-// one goroutine, sending a PING before each cycle.
-func Uncontended(ctx context.Context, addr string, s strategy.Strategy, d time.Duration) (UncontendedResult, error) {
-	rdb, counter := redisstats.NewClient(addr)
-	defer rdb.Close()
-	b, err := s.Open(rdb)
-	if err != nil {
-		return UncontendedResult{}, err
-	}
-	defer b.Close()
-	l := b.NewLocker("bench:uncontended:" + s.Name)
+// uncontendedRounds is how many turns each strategy of Uncontended gets:
+// the strategies take turns, so that a slow moment of a shared machine
+// falls on all of them alike.
+const uncontendedRounds = 20
 
-	var locks, cycles, pings []time.Duration
-	var cmds int64
-	end := time.Now().Add(d)
-	for i := 0; i < 200 || time.Now().Before(end); i++ {
-		t := time.Now()
-		if err := rdb.Ping(ctx).Err(); err != nil {
-			return UncontendedResult{}, err
+// uncontended is one strategy's locker and what its turns measured.
+type uncontended struct {
+	s                    strategy.Strategy
+	rdb                  *redis.Client
+	counter              *redisstats.Counter
+	b                    strategy.Backend
+	l                    strategy.Locker
+	locks, cycles, pings []time.Duration
+	cmds                 int64
+}
+
+// Uncontended locks and unlocks a free lock with each strategy, one
+// goroutine, sending a PING before each cycle: the strategies take
+// uncontendedRounds turns each, d/uncontendedRounds long (at least 10
+// cycles), so that each gets about d in all.
+func Uncontended(ctx context.Context, addr string, ss []strategy.Strategy, d time.Duration) ([]UncontendedResult, error) {
+	us := make([]*uncontended, 0, len(ss))
+	defer func() {
+		for _, u := range us {
+			_ = u.b.Close()
+			_ = u.rdb.Close()
 		}
-		pings = append(pings, time.Since(t))
+	}()
+	for _, s := range ss {
+		rdb, counter := redisstats.NewClient(addr)
+		b, err := s.Open(rdb)
+		if err != nil {
+			_ = rdb.Close()
+			return nil, err
+		}
+		us = append(us, &uncontended{s: s, rdb: rdb, counter: counter, b: b, l: b.NewLocker("bench:uncontended:" + s.Name)})
+	}
+	turn := d / uncontendedRounds
+	for range uncontendedRounds {
+		for _, u := range us {
+			if err := u.run(ctx, turn); err != nil {
+				return nil, err
+			}
+		}
+	}
+	rs := make([]UncontendedResult, 0, len(us))
+	for _, u := range us {
+		r := UncontendedResult{
+			Strategy: u.s.Name, Family: u.s.Family,
+			Lock: summarise(u.locks), Cycle: summarise(u.cycles), Ping: summarise(u.pings),
+			CommandsPerCycle: float64(u.cmds) / float64(len(u.cycles)),
+		}
+		r.CycleToTwoPings = ratio(r.Cycle.P50, 2*r.Ping.P50)
+		r.CycleP99ToTwoPings = ratio(r.Cycle.P99, 2*r.Ping.P50)
+		rs = append(rs, r)
+	}
+	return rs, nil
+}
 
-		before := counter.Snapshot()
+// run is one turn of u: cycles for d, at least 10.
+func (u *uncontended) run(ctx context.Context, d time.Duration) error {
+	end := time.Now().Add(d)
+	for i := 0; i < 10 || time.Now().Before(end); i++ {
+		t := time.Now()
+		if err := u.rdb.Ping(ctx).Err(); err != nil {
+			return err
+		}
+		u.pings = append(u.pings, time.Since(t))
+
+		before := u.counter.Snapshot()
 		t = time.Now()
-		if err := l.Lock(ctx); err != nil {
-			return UncontendedResult{}, fmt.Errorf("%s: lock: %w", s.Name, err)
+		if err := u.l.Lock(ctx); err != nil {
+			return fmt.Errorf("%s: lock: %w", u.s.Name, err)
 		}
 		locked := time.Now()
-		if err := l.Unlock(ctx); err != nil {
-			return UncontendedResult{}, fmt.Errorf("%s: unlock: %w", s.Name, err)
+		if err := u.l.Unlock(ctx); err != nil {
+			return fmt.Errorf("%s: unlock: %w", u.s.Name, err)
 		}
-		cycles = append(cycles, time.Since(t))
-		locks = append(locks, locked.Sub(t))
-		cmds += counter.Snapshot().Sub(before).Commands
+		u.cycles = append(u.cycles, time.Since(t))
+		u.locks = append(u.locks, locked.Sub(t))
+		u.cmds += u.counter.Snapshot().Sub(before).Commands
 	}
-	r := UncontendedResult{
-		Strategy: s.Name, Family: s.Family,
-		Lock: summarise(locks), Cycle: summarise(cycles), Ping: summarise(pings),
-		CommandsPerCycle: float64(cmds) / float64(len(cycles)),
-	}
-	r.CycleToTwoPings = ratio(r.Cycle.P50, 2*r.Ping.P50)
-	r.CycleP99ToTwoPings = ratio(r.Cycle.P99, 2*r.Ping.P50)
-	return r, nil
+	return nil
 }
