@@ -21,24 +21,20 @@
 -- hold: the key is deleted (the owner's field is its only one), and the
 -- turn passes to the head (grant_next: a relock waiter is granted the
 -- lock at once, a Redisson waiter is woken). The outcome of a release is
--- kept in the latch, so a retry of the same request gets the same answer
--- and releases nothing twice.
-local done = latched(KEYS[6])
-if done then
-  return done
-end
+-- kept in the latch (release_once), so a retry of the same request gets
+-- the same answer and releases nothing twice.
 local wait = tonumber(ARGV[6])
 local _, head = evict_stale(KEYS[2], KEYS[3], now_ms(), KEYS[5])
-local outcome = drop_hold(KEYS[1], ARGV[3], ARGV[2], true)
+local outcome, now = release_once(KEYS[1], ARGV[3], ARGV[2], KEYS[6], ARGV[5], 1)
 if outcome == nil then
   if redis.call('exists', KEYS[1]) == 0 then
     grant_next(KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[4], ARGV[1], ARGV[4], wait, head)
   end
   return nil
 end
-if outcome == 1 then
+if now and outcome == 1 then
   -- The mark of a grant the owner did not claim goes with its hold.
   redis.call('hdel', KEYS[5], ARGV[3])
   grant_next(KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[4], ARGV[1], ARGV[4], wait, head)
 end
-return latch(KEYS[6], outcome, ARGV[5])
+return outcome

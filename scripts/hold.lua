@@ -40,31 +40,34 @@ local function latch_first(key, outcome, ttl)
   return tonumber(redis.call('get', key))
 end
 
--- Records outcome under latch for ttl milliseconds, and returns it.
-local function latch(key, outcome, ttl)
-  redis.call('set', key, outcome, 'px', ttl)
-  return outcome
-end
-
--- Releases one hold of lock by owner: nil when owner holds none; 0 when
--- holds remain (lease re-armed, in milliseconds); 1 when it was the last,
--- and the owner's field is gone. A reentrant lock's hash holds its owner's
--- field alone (alone is true): the last hold deletes the key, as
--- Redisson's unlock does; otherwise the key is left to the caller.
-local function drop_hold(lock, owner, lease, alone)
+-- Releases one hold of lock, a reentrant lock's hash (its owner's field is
+-- its only one), for owner's release request whose latch is latch, at most
+-- once: returns the outcome and true when this run applied it, 0 when
+-- holds remain (lease re-armed, in milliseconds) or last when this was the
+-- last hold (the key deleted, as Redisson's unlock does; the caller does
+-- what follows, and last is what the latch keeps); the outcome an earlier
+-- run of the request recorded and false; or nil when owner holds none and
+-- no run of the request released it. The latch is written (ttl
+-- milliseconds) before the lock changes, and read only when the owner's
+-- field is gone or the write finds an earlier run's.
+local function release_once(lock, owner, lease, latch, ttl, last)
   local holds = redis.call('hget', lock, owner)
   if holds == false then
-    return nil
+    return latched(latch), false
   end
-  if tonumber(holds) > 1 then
+  local outcome = 0
+  if tonumber(holds) <= 1 then
+    outcome = last
+  end
+  local done = latch_first(latch, outcome, ttl)
+  if done then
+    return done, false
+  end
+  if outcome == 0 then
     redis.call('hincrby', lock, owner, -1)
     redis.call('pexpire', lock, lease)
-    return 0
-  end
-  if alone then
-    redis.call('del', lock)
   else
-    redis.call('hdel', lock, owner)
+    redis.call('del', lock)
   end
-  return 1
+  return outcome, true
 end

@@ -19,35 +19,17 @@
 -- them); 2 when this was the last hold and the lock passed to ARGV[6]
 -- instead: its field written with one hold and its lease set, with
 -- nothing published, since the lock was never free. The outcome is kept in
--- the latch, written before the lock is changed, so a retry of the same
--- request whose reply was lost gets the same answer (1 for 3: a retry
--- does not step aside) and releases nothing twice. The latch is read only
--- when the owner's field is gone, or written by the same SET that finds
--- an earlier run's (latch_first): four commands for an uncontended last
--- release.
-local holds = redis.call('hget', KEYS[1], ARGV[3])
-if holds == false then
-  -- Not held, unless an earlier run of this request released it.
-  return latched(KEYS[3])
+-- the latch (release_once), so a retry of the same request whose reply
+-- was lost gets the same answer (1 for 3: a retry does not step aside) and
+-- releases nothing twice: four commands for an uncontended last release.
+local last = 1
+if ARGV[6] ~= '' then
+  last = 2
 end
-local last = tonumber(holds) <= 1
-local outcome = 0
-if last then
-  outcome = 1
-  if ARGV[6] ~= '' then
-    outcome = 2
-  end
+local outcome, now = release_once(KEYS[1], ARGV[3], ARGV[2], KEYS[3], ARGV[5], last)
+if not now or outcome == 0 then
+  return outcome
 end
-local done = latch_first(KEYS[3], outcome, ARGV[5])
-if done then
-  return done
-end
-if not last then
-  redis.call('hincrby', KEYS[1], ARGV[3], -1)
-  redis.call('pexpire', KEYS[1], ARGV[2])
-  return 0
-end
-redis.call('del', KEYS[1])
 if outcome == 2 then
   redis.call('hset', KEYS[1], ARGV[6], 1)
   redis.call('pexpire', KEYS[1], ARGV[7])

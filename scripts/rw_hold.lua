@@ -80,6 +80,29 @@ local function drop_read(lock, mode, timeouts, base, owner, lease)
   return outcome, true
 end
 
+-- Records outcome under latch for ttl milliseconds, and returns it.
+local function latch(key, outcome, ttl)
+  redis.call('set', key, outcome, 'px', ttl)
+  return outcome
+end
+
+-- Releases one hold of lock by owner: nil when owner holds none; 0 when
+-- holds remain (lease re-armed, in milliseconds); 1 when it was the last,
+-- and the owner's field is gone (the key is left to the caller).
+local function drop_hold(lock, owner, lease)
+  local holds = redis.call('hget', lock, owner)
+  if holds == false then
+    return nil
+  end
+  if tonumber(holds) > 1 then
+    redis.call('hincrby', lock, owner, -1)
+    redis.call('pexpire', lock, lease)
+    return 0
+  end
+  redis.call('hdel', lock, owner)
+  return 1
+end
+
 -- Releases one write hold under wfield: nil when it holds none, else 0
 -- (holds remain, lease re-armed) or 1 (the last: the lock is deleted, or
 -- turned into a read lock when its writer also reads).
