@@ -67,33 +67,39 @@ func TestClockWatchdogRenewsForHoursThenStopsAtClose(t *testing.T) {
 	})
 }
 
-func TestClockFixedLeaseLostExactlyAtExpiry(t *testing.T) {
+// Lost closes when a fixed lease is about to run out, by the loss margin
+// (1% of the lease plus 2 ms), before Redis lets anyone else in.
+func TestClockFixedLeaseLostJustBeforeExpiry(t *testing.T) {
 	inBubble(t, func(t *testing.T, mr *miniredis.Miniredis, rdb *redis.Client) {
 		ctx := context.Background()
 		c, _ := New(rdb)
 		defer c.Close()
 		m := c.NewMutex("lease")
-		if err := m.LockWithLease(ctx, 10*time.Second); err != nil {
+		const lease = 10 * time.Second
+		if err := m.LockWithLease(ctx, lease); err != nil {
 			t.Fatal(err)
 		}
 		lost := m.Lost()
-		time.Sleep(10*time.Second - time.Millisecond)
+		lossAt := lease - 102*time.Millisecond
+		time.Sleep(lossAt - time.Millisecond)
 		synctest.Wait()
 		select {
 		case <-lost:
-			t.Fatal("Lost closed before the lease ran out")
+			t.Fatal("Lost closed before the lease was about to run out")
 		default:
-		}
-		if !mr.Exists("lease") {
-			t.Fatal("lock expired early")
 		}
 		time.Sleep(time.Millisecond)
 		synctest.Wait()
 		select {
 		case <-lost:
 		default:
-			t.Fatal("Lost not closed when the lease ran out")
+			t.Fatal("Lost not closed 1% + 2 ms before the lease ran out")
 		}
+		if !mr.Exists("lease") {
+			t.Fatal("lock expired before Lost closed")
+		}
+		time.Sleep(lease - lossAt)
+		synctest.Wait()
 		if mr.Exists("lease") {
 			t.Fatal("lock outlived its lease")
 		}
@@ -139,12 +145,14 @@ func TestClockLostWhenRenewalsCannotReachRedis(t *testing.T) {
 		mr.SetError("LOADING simulated outage")
 		lost := m.Lost()
 		// The lease ends 30s after the last renewal was sent: Lost must
-		// close then, not at a renewal tick after it.
-		time.Sleep(time.Until(hs[0].LastRenewal.Add(DefaultWatchdogTimeout)) - time.Millisecond)
+		// close just before (the loss margin, 1% + 2 ms), not at a renewal
+		// tick after it.
+		lossAt := hs[0].LastRenewal.Add(DefaultWatchdogTimeout - DefaultWatchdogTimeout/100 - 2*time.Millisecond)
+		time.Sleep(time.Until(lossAt) - time.Millisecond)
 		synctest.Wait()
 		select {
 		case <-lost:
-			t.Fatal("Lost closed before the lease could have run out")
+			t.Fatal("Lost closed before the lease was about to run out")
 		default:
 		}
 		time.Sleep(time.Millisecond)

@@ -37,6 +37,16 @@ type hold struct {
 	nextID    uint64
 }
 
+// lossMargin is how long before the known end of a lease a hold counts as
+// lost: Redlock's allowance for clock drift (1% of the lease) plus 2 ms for
+// a timer that fires late, so that the owner hears of the loss before
+// Redis lets another owner take the lock.
+func lossMargin(lease time.Duration) time.Duration { return lease/100 + 2*time.Millisecond }
+
+// lossIn is how long from now until h counts as lost, unless its lease is
+// extended. Called with h.mu held.
+func (h *hold) lossIn() time.Duration { return time.Until(h.deadline) - lossMargin(h.lease) }
+
 // newHold records a first acquisition by o, whose lease was set by a
 // command sent at sent. renew says whether the watchdog keeps it.
 func newHold(o *owner, lease time.Duration, renew bool, sent time.Time) *hold {
@@ -45,7 +55,7 @@ func newHold(o *owner, lease time.Duration, renew bool, sent time.Time) *hold {
 	// expire must find it set.
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.timer = time.AfterFunc(time.Until(h.deadline), h.expire)
+	h.timer = time.AfterFunc(h.lossIn(), h.expire)
 	return h
 }
 
@@ -94,7 +104,7 @@ func (h *hold) renewed(sent time.Time) {
 func (h *hold) extendLocked(d time.Time) {
 	if h.over == nil && d.After(h.deadline) {
 		h.deadline = d
-		h.timer.Reset(time.Until(d))
+		h.timer.Reset(h.lossIn())
 	}
 }
 
@@ -108,7 +118,7 @@ func (h *hold) setLease(lease time.Duration, sent time.Time) {
 		return
 	}
 	h.lease, h.deadline = lease, sent.Add(lease)
-	h.timer.Reset(time.Until(h.deadline))
+	h.timer.Reset(h.lossIn())
 }
 
 // leaseEnd is when the lease is known to end, and the lease; zero once the
@@ -167,10 +177,11 @@ func (h *hold) lostNow(why string, fromRenewal bool) { h.end(ErrLost, why, fromR
 func (h *hold) closed() { h.end(ErrClosed, "", false) }
 
 // expire runs when the timer fires: unless the lease was extended
-// meanwhile, it ran out without a renewal reaching Redis.
+// meanwhile, it is about to run out (lossMargin) without a renewal having
+// reached Redis.
 func (h *hold) expire() {
 	h.mu.Lock()
-	if time.Now().Before(h.deadline) {
+	if h.lossIn() > 0 {
 		h.mu.Unlock()
 		return
 	}
