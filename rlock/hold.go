@@ -33,8 +33,7 @@ type hold struct {
 	renewedAt time.Time     // when the last renewal was sent; zero before
 	timer     *time.Timer   // fires at deadline
 	over      error         // why the hold ended (ErrNotHeld, ErrLost, ErrClosed); nil while held
-	ends      map[uint64]func(error)
-	nextID    uint64
+	ends      callbacks
 }
 
 // lossMargin is how long before the known end of a lease a hold counts as
@@ -207,12 +206,11 @@ func (h *hold) endLocked(cause error, why string, fromRenewal bool) {
 	if cause != ErrNotHeld {
 		close(h.lost)
 	}
-	ends := h.ends
-	h.ends = nil
+	ends := h.ends.take()
 	count := h.count
 	h.mu.Unlock()
-	for _, f := range ends {
-		f(cause)
+	for _, c := range ends {
+		c.f(cause)
 	}
 	if cause == ErrLost && h.by.c.obs != nil {
 		e := h.by.event(EventLost)
@@ -231,15 +229,10 @@ func (h *hold) onEnd(f func(error)) (cancel func()) {
 		return func() {}
 	}
 	defer h.mu.Unlock()
-	if h.ends == nil {
-		h.ends = make(map[uint64]func(error))
-	}
-	id := h.nextID
-	h.nextID++
-	h.ends[id] = f
+	id := h.ends.add(f)
 	return func() {
 		h.mu.Lock()
 		defer h.mu.Unlock()
-		delete(h.ends, id)
+		h.ends.remove(id)
 	}
 }

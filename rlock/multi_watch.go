@@ -13,10 +13,9 @@ type watch struct {
 	quit chan struct{}
 	wg   sync.WaitGroup
 
-	mu     sync.Mutex
-	ended  error // why the set ended; nil while held
-	ends   map[uint64]func(error)
-	nextID uint64
+	mu    sync.Mutex
+	ended error // why the set ended; nil while held
+	ends  callbacks
 }
 
 // newWatch watches held, of which need must stay held.
@@ -60,10 +59,9 @@ func (w *watch) end(cause error) {
 	if cause == ErrLost {
 		close(w.lost)
 	}
-	for _, f := range w.ends {
-		f(cause)
+	for _, c := range w.ends.take() {
+		c.f(cause)
 	}
-	w.ends = nil
 }
 
 // onEnd arranges for f to be called with the cause when the set ends: at
@@ -75,16 +73,11 @@ func (w *watch) onEnd(f func(error)) (cancel func()) {
 		f(w.ended)
 		return func() {}
 	}
-	if w.ends == nil {
-		w.ends = make(map[uint64]func(error))
-	}
-	id := w.nextID
-	w.nextID++
-	w.ends[id] = f
+	id := w.ends.add(f)
 	return func() {
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		delete(w.ends, id)
+		w.ends.remove(id)
 	}
 }
 
