@@ -55,6 +55,10 @@ type ContentionResult struct {
 	// HandoffRTT expresses its quantiles in PING round trips.
 	Handoff    Quantiles `json:"handoff"`
 	HandoffRTT Quantiles `json:"handoff_in_rtt"`
+	// HandoffFromReturn is from the releaser's Unlock returning to the
+	// next Lock return (negative when the next holder got the lock before
+	// the releaser heard its Unlock's reply), in PING round trips.
+	HandoffFromReturnRTT Quantiles `json:"handoff_from_unlock_return_in_rtt"`
 	// Wait includes the waits cut off by the end of the run (WaitsCut of them).
 	Wait     Quantiles `json:"wait"`
 	WaitsCut int       `json:"waits_cut"`
@@ -177,6 +181,7 @@ func lockLoop(ctx context.Context, rec *recorder, l strategy.Locker, g, client i
 		if err := l.Unlock(context.Background()); err != nil {
 			rec.failed(err)
 		}
+		rec.released(g)
 	}
 }
 
@@ -210,7 +215,8 @@ func (c Contention) result(rec *recorder, cli redisstats.Counts, srv redisstats.
 	}
 	r.FloorShare = r.PerSecond * (c.Hold + c.RTT).Seconds()
 	rtt := ms(c.RTT)
-	r.HandoffRTT = Quantiles{N: r.Handoff.N, P50: ratio(r.Handoff.P50, rtt), P99: ratio(r.Handoff.P99, rtt), Max: ratio(r.Handoff.Max, rtt)}
+	r.HandoffRTT = inRTT(r.Handoff, rtt)
+	r.HandoffFromReturnRTT = inRTT(summarise(rec.returnGaps), rtt)
 	var held time.Duration
 	for _, h := range rec.holds {
 		held += h

@@ -38,6 +38,21 @@ type recorder struct {
 	cut          int
 	gaps         []time.Duration
 	holds        []time.Duration
+
+	// Hand-offs timed from the releaser's Unlock returning, which may come
+	// after the next holder's Lock returned: releases are numbered (seq,
+	// and per goroutine its last one), and each gap is recorded once both
+	// of its ends are known.
+	seq        int64
+	releaseSeq []int64
+	halves     map[int64]*gapEnds
+	returnGaps []time.Duration
+}
+
+// gapEnds are the two ends of one hand-off timed from Unlock's return.
+type gapEnds struct {
+	returned, next time.Time
+	counted        bool // the next acquisition falls in the measured window
 }
 
 func newRecorder(goroutines, clients int, from, to time.Time) *recorder {
@@ -47,7 +62,33 @@ func newRecorder(goroutines, clients int, from, to time.Time) *recorder {
 		queuedAt:     make([]time.Time, goroutines),
 		perGoroutine: make([]int64, goroutines),
 		perClient:    make([]int64, clients),
+		releaseSeq:   make([]int64, goroutines),
+		halves:       map[int64]*gapEnds{},
 	}
+}
+
+// ends are the ends of the hand-off after release seq. Called with mu
+// held.
+func (r *recorder) ends(seq int64) *gapEnds {
+	e := r.halves[seq]
+	if e == nil {
+		e = &gapEnds{}
+		r.halves[seq] = e
+	}
+	return e
+}
+
+// settle records the hand-off after release seq once both of its ends are
+// known. Called with mu held.
+func (r *recorder) settle(seq int64) {
+	e := r.halves[seq]
+	if e.returned.IsZero() || e.next.IsZero() {
+		return
+	}
+	if e.counted {
+		r.returnGaps = append(r.returnGaps, e.next.Sub(e.returned))
+	}
+	delete(r.halves, seq)
 }
 
 // waiting records that goroutine g calls Lock now, and returns the time.
@@ -80,6 +121,11 @@ func (r *recorder) acquired(g, c int) time.Time {
 		r.violations++
 	}
 	r.holder = g
+	if r.seq > 0 {
+		e := r.ends(r.seq)
+		e.next, e.counted = now, !now.Before(r.from) && now.Before(r.to) && r.lastHolder >= 0
+		r.settle(r.seq)
+	}
 	if !now.Before(r.to) {
 		// Granted after the run: the wait counts as cut off at its end.
 		if start.Before(r.to) {
@@ -130,9 +176,23 @@ func (r *recorder) releasing(g int, since time.Time) {
 		r.holder = -1
 	}
 	r.lastHolder, r.lastRelease = g, now
+	r.seq++
+	r.releaseSeq[g] = r.seq
 	if !since.Before(r.from) && since.Before(r.to) {
 		r.holds = append(r.holds, now.Sub(since))
 	}
+}
+
+// released records that goroutine g's Unlock returned.
+func (r *recorder) released(g int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seq := r.releaseSeq[g]
+	if seq == 0 {
+		return
+	}
+	r.ends(seq).returned = time.Now()
+	r.settle(seq)
 }
 
 // cutOff records that goroutine g's wait was cut off by the end of the run.

@@ -42,3 +42,8 @@ func ratio(a, b float64) float64 {
 	}
 	return a / b
 }
+
+// inRTT is q in units of rtt (milliseconds, as q's).
+func inRTT(q Quantiles, rtt float64) Quantiles {
+	return Quantiles{N: q.N, P50: ratio(q.P50, rtt), P99: ratio(q.P99, rtt), Max: ratio(q.Max, rtt)}
+}

@@ -39,19 +39,19 @@ func (r *Report) WriteTable(w io.Writer) error {
 		c := r.Config
 		rtt := r.RTT()
 		fmt.Fprintf(w, "\nOne hot lock: hold %.0f ms, goroutines G over K=%d Clients, re-lock right after unlock, %.1f s per run\n", c.HoldMs, c.Clients, c.RunSeconds)
-		fmt.Fprintf(w, "floor = 1/(hold + RTT) = %.0f acq/s; eff = share of 1/(measured hold + RTT); hand-off in RTTs; waits in ms (cut = waits cut off by the end, included);\n", 1/(c.HoldMs/1000+rtt.Seconds()))
+		fmt.Fprintf(w, "floor = 1/(hold + RTT) = %.0f acq/s; eff = share of 1/(measured hold + RTT); hand-off in RTTs from the releaser's Unlock call (ret: from its return); waits in ms (cut = waits cut off by the end, included);\n", 1/(c.HoldMs/1000+rtt.Seconds()))
 		fmt.Fprintf(w, "shares = each Client's share of acquisitions; rewin = releaser wins again; ooo = granted over a waiter 2 ms older (fair: 2 ms longer in the line)\n")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "G\tstrategy\tacq/s\tfloor%\teff%\thandoff p50\tp99\twait p50\tp99\tmax\tcut\tstarved\tClient shares %\trewin%\tooo%\tcli cmd/acq\tsrv cmd/acq\tviol\terr\t")
+		fmt.Fprintln(tw, "G\tstrategy\tacq/s\tfloor%\teff%\thandoff p50\tp99\tret p50\twait p50\tp99\tmax\tcut\tstarved\tClient shares %\trewin%\tooo%\tcli cmd/acq\tsrv cmd/acq\tviol\terr\t")
 		last := -1
 		for _, x := range r.Contention {
 			if last != -1 && x.Goroutines != last {
-				fmt.Fprintln(tw, strings.Repeat("\t", 19))
+				fmt.Fprintln(tw, strings.Repeat("\t", 20))
 			}
 			last = x.Goroutines
-			fmt.Fprintf(tw, "%d\t%s\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.0f\t%d\t%d\t%s\t%.0f\t%.0f\t%.1f\t%.1f\t%d\t%d\t\n",
+			fmt.Fprintf(tw, "%d\t%s\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.0f\t%d\t%d\t%s\t%.0f\t%.0f\t%.1f\t%.1f\t%d\t%d\t\n",
 				x.Goroutines, x.Strategy, x.PerSecond, 100*x.FloorShare, 100*x.EffectiveShare,
-				x.HandoffRTT.P50, x.HandoffRTT.P99,
+				x.HandoffRTT.P50, x.HandoffRTT.P99, x.HandoffFromReturnRTT.P50,
 				x.Wait.P50, x.Wait.P99, x.Wait.Max, x.WaitsCut, x.Starved,
 				shares(x.ClientShares), 100*x.Rewins, 100*x.Overtakes,
 				x.ClientCmdsPer, x.ServerCmdsPer, x.Violations, x.Errors)

@@ -97,6 +97,7 @@ func (r *Report) CheckTargets() {
 		}
 		add(fmt.Sprintf("G=%d Client shares within ±5 points of even", targetG), yes(evenShares(x.ClientShares, 0.05)), "%s %%", shares(x.ClientShares))
 		add(fmt.Sprintf("G=%d hand-off p50 ≤ 3 RTT", targetG), yes(x.HandoffRTT.P50 <= 3), "%s", r.handoffText(x))
+		add(fmt.Sprintf("G=%d hand-off p50 from Unlock's return ≤ 3 RTT", targetG), yes(x.HandoffFromReturnRTT.P50 <= 3), "%.1f RTT", x.HandoffFromReturnRTT.P50)
 	} else if len(r.Contention) > 0 {
 		na("hot lock targets", fmt.Sprintf("relock at G=%d not run", targetG))
 	}
@@ -118,6 +119,7 @@ func (r *Report) CheckTargets() {
 			add("fair acq/s ≥ 80% of non-fair", yes(f.PerSecond >= 0.8*x.PerSecond), "%.0f%%", 100*f.PerSecond/x.PerSecond)
 		}
 		add(fmt.Sprintf("fair G=%d hand-off p50 ≤ 3 RTT", targetG), yes(f.HandoffRTT.P50 <= 3), "%s", r.handoffText(f))
+		add(fmt.Sprintf("fair G=%d hand-off p50 from Unlock's return ≤ 3 RTT", targetG), yes(f.HandoffFromReturnRTT.P50 <= 3), "%.1f RTT", f.HandoffFromReturnRTT.P50)
 		bound := float64(targetG) * (r.Config.HoldMs + 3*r.Ping.P50)
 		add("fair wait max ≤ G × (hold + 3 RTT)", yes(f.Wait.Max <= bound), "%.0f ms vs bound %.0f ms", f.Wait.Max, bound)
 	} else if len(r.Contention) > 0 {
@@ -181,9 +183,9 @@ func (r *Report) bestPeer(g int) *harness.ContentionResult {
 	return best
 }
 
-// handoffText is x's hand-off p50 in PING round trips, back to back and
-// after an idle of the hold (the round trip an Unlock after its critical
-// section actually gets).
+// handoffText is x's hand-off p50 (from the releaser's Unlock call) in PING
+// round trips, back to back and after an idle of the hold (the round trip
+// an Unlock after its critical section actually gets).
 func (r *Report) handoffText(x *harness.ContentionResult) string {
 	text := fmt.Sprintf("%.1f RTT", x.HandoffRTT.P50)
 	if r.IdlePing.P50 > 0 {
