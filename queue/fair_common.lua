@@ -170,7 +170,7 @@ end
 -- '<lease>:<wait id>') is granted the lock right here: its field is
 -- written with one hold, its lease set, it leaves the queue as an owner
 -- taking the lock would (Redisson's grant rule), it is marked 'granted'
--- until it claims the lock, and the message it hears is
+-- until it claims the lock or releases it, and the message it hears is
 -- 'granted:<wait id>', which tells that wait it holds the lock. A
 -- Redisson waiter hears message and takes the lock with its own script.
 -- Returns the owner granted the lock, if any.
