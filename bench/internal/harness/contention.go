@@ -55,9 +55,10 @@ type ContentionResult struct {
 	// HandoffRTT expresses its quantiles in PING round trips.
 	Handoff    Quantiles `json:"handoff"`
 	HandoffRTT Quantiles `json:"handoff_in_rtt"`
-	// HandoffFromReturn is from the releaser's Unlock returning to the
-	// next Lock return (negative when the next holder got the lock before
-	// the releaser heard its Unlock's reply), in PING round trips.
+	// HandoffFromReturnRTT is the hand-off from the releaser's Unlock
+	// returning to the next Lock return (negative when the next holder
+	// got the lock before the releaser heard its Unlock's reply), in PING
+	// round trips.
 	HandoffFromReturnRTT Quantiles `json:"handoff_from_unlock_return_in_rtt"`
 	// Wait includes the waits cut off by the end of the run (WaitsCut of them).
 	Wait     Quantiles `json:"wait"`

@@ -42,10 +42,10 @@ type recorder struct {
 	// Hand-offs timed from the releaser's Unlock returning, which may come
 	// after the next holder's Lock returned: releases are numbered (seq,
 	// and per goroutine its last one), and each gap is recorded once both
-	// of its ends are known.
+	// of its ends are known (open: those with one end so far).
 	seq        int64
 	releaseSeq []int64
-	halves     map[int64]*gapEnds
+	open       map[int64]*gapEnds
 	returnGaps []time.Duration
 }
 
@@ -63,17 +63,17 @@ func newRecorder(goroutines, clients int, from, to time.Time) *recorder {
 		perGoroutine: make([]int64, goroutines),
 		perClient:    make([]int64, clients),
 		releaseSeq:   make([]int64, goroutines),
-		halves:       map[int64]*gapEnds{},
+		open:         map[int64]*gapEnds{},
 	}
 }
 
 // ends are the ends of the hand-off after release seq. Called with mu
 // held.
 func (r *recorder) ends(seq int64) *gapEnds {
-	e := r.halves[seq]
+	e := r.open[seq]
 	if e == nil {
 		e = &gapEnds{}
-		r.halves[seq] = e
+		r.open[seq] = e
 	}
 	return e
 }
@@ -81,14 +81,14 @@ func (r *recorder) ends(seq int64) *gapEnds {
 // settle records the hand-off after release seq once both of its ends are
 // known. Called with mu held.
 func (r *recorder) settle(seq int64) {
-	e := r.halves[seq]
+	e := r.open[seq]
 	if e.returned.IsZero() || e.next.IsZero() {
 		return
 	}
 	if e.counted {
 		r.returnGaps = append(r.returnGaps, e.next.Sub(e.returned))
 	}
-	delete(r.halves, seq)
+	delete(r.open, seq)
 }
 
 // waiting records that goroutine g calls Lock now, and returns the time.
@@ -123,7 +123,7 @@ func (r *recorder) acquired(g, c int) time.Time {
 	r.holder = g
 	if r.seq > 0 {
 		e := r.ends(r.seq)
-		e.next, e.counted = now, !now.Before(r.from) && now.Before(r.to) && r.lastHolder >= 0
+		e.next, e.counted = now, !now.Before(r.from) && now.Before(r.to)
 		r.settle(r.seq)
 	}
 	if !now.Before(r.to) {

@@ -24,7 +24,7 @@ func TestRecorderTimesHandOffsFromUnlocksReturn(t *testing.T) {
 	if r.returnGaps[0] < 0 || r.returnGaps[1] >= 0 {
 		t.Fatalf("gaps %v: want the first after the return, the second before it", r.returnGaps)
 	}
-	if len(r.halves) != 0 {
-		t.Fatalf("%d hand-offs left half known", len(r.halves))
+	if len(r.open) != 0 {
+		t.Fatalf("%d hand-offs left half known", len(r.open))
 	}
 }
