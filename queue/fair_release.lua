@@ -6,13 +6,14 @@
 -- KEYS[3]  deadline ZSET
 -- KEYS[4]  unlock channel
 -- KEYS[5]  relock waiters HASH
--- KEYS[6]  unlock latch of this release request
+-- KEYS[6]  the owner's unlock latch
 -- ARGV[1]  unlock message
 -- ARGV[2]  lease in milliseconds, re-armed while holds remain
 -- ARGV[3]  owner id
 -- ARGV[4]  publish command
 -- ARGV[5]  latch time to live in milliseconds
 -- ARGV[6]  wait timeout in milliseconds
+-- ARGV[7]  this request's number among the owner's release requests
 --
 -- Stale waiters are evicted from the head first. Returns nil when the owner
 -- does not hold the lock (when the lock is gone altogether, the turn passes
@@ -25,7 +26,7 @@
 -- the same answer and releases nothing twice.
 local wait = tonumber(ARGV[6])
 local _, head = evict_stale(KEYS[2], KEYS[3], now_ms(), KEYS[5])
-local outcome, now = release_once(KEYS[1], ARGV[3], ARGV[2], KEYS[6], ARGV[5], 1)
+local outcome, now = release_once(KEYS[1], ARGV[3], ARGV[2], KEYS[6], ARGV[7], ARGV[5], 1)
 if outcome == nil then
   if redis.call('exists', KEYS[1]) == 0 then
     grant_next(KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[4], ARGV[1], ARGV[4], wait, head)

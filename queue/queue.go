@@ -152,10 +152,11 @@ func pttl(ms int64) time.Duration {
 // remain; the last release deletes the lock and passes the turn to the
 // head of the queue: a relock waiter is granted the lock in the same
 // script, a Redisson waiter is woken. When the lock is gone (expired,
-// force-unlocked) it reports NotHeld and still passes the turn on. The outcome is kept at u.Latch,
-// so a retry of this request (same latch) is not applied twice.
+// force-unlocked) it reports NotHeld and still passes the turn on. The
+// outcome is kept at u.Latch, so a retry of this request (same latch and
+// number) is not applied twice.
 func (q *Queue) Release(ctx context.Context, u scripts.Unlock) (scripts.Release, error) {
-	return scripts.Outcome(release.Run(ctx, q.rdb, append(q.keys[:5:5], u.Latch), keys.UnlockMessage, scripts.Millis(u.Lease), u.Owner, q.pub(), scripts.Millis(u.LatchTTL), scripts.Millis(q.wait)).Int64())
+	return scripts.Outcome(release.Run(ctx, q.rdb, append(q.keys[:5:5], u.Latch), keys.UnlockMessage, scripts.Millis(u.Lease), u.Owner, q.pub(), scripts.Millis(u.LatchTTL), scripts.Millis(q.wait), u.Seq).Int64())
 }
 
 // ForceRelease deletes the lock whoever holds it and passes the turn on;

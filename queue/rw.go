@@ -102,7 +102,7 @@ func (q *RWQueue) Release(ctx context.Context, u scripts.Unlock) (scripts.Releas
 	owner := ownerOf(u.Owner)
 	return scripts.Outcome(rwRelease.Run(ctx, q.rdb,
 		append(q.keys[:4:4], u.Latch, keys.ReadTimeouts(q.name, owner), q.base),
-		keys.UnlockMessage, scripts.Millis(u.Lease), u.Owner, q.pub(), scripts.Millis(u.LatchTTL), owner).Int64())
+		keys.UnlockMessage, scripts.Millis(u.Lease), u.Owner, q.pub(), scripts.Millis(u.LatchTTL), owner, u.Seq).Int64())
 }
 
 // ForceRelease deletes the lock whoever holds it and wakes the head of the

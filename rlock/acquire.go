@@ -148,7 +148,7 @@ func (o *owner) attempt(ctx context.Context, lease time.Duration, t turn) (outco
 	}
 	// An Unlock that failed before is not retried by the next one: the
 	// owner locked again instead.
-	o.retryLatch = ""
+	o.retrySeq = 0
 	return out, nil
 }
 

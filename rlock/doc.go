@@ -71,8 +71,8 @@
 // # Retries, replicas and clusters
 //
 // Acquire and unlock are safe for go-redis to resend after a lost reply:
-// acquire carries the owner's known hold count and unlock Redisson's unlock
-// latch, so neither applies twice. WithReplicaAck makes each acquisition
+// acquire carries the owner's known hold count and unlock the number of the
+// request, recorded in the owner's unlock latch, so neither applies twice. WithReplicaAck makes each acquisition
 // wait for replicas (WAIT) and undoes it when too few acknowledge. On Redis
 // Cluster every script touches one slot, and Redis 7's sharded pub/sub is
 // used by default, as Redisson does (WithShardedPubSub).

@@ -173,7 +173,7 @@ func (t *clientTurn) handedOver(sent time.Time) {
 	lease, renew := o.leaseOf(t.lease)
 	o.hold = newHold(o, lease, renew, sent)
 	o.c.wd.keep(o.hold)
-	o.lastSent, o.retryLatch, o.waited = sent, "", true
+	o.lastSent, o.retrySeq, o.waited = sent, 0, true
 	t.handed = true
 	t.s.poke()
 }

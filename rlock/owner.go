@@ -34,11 +34,12 @@ type owner struct {
 	// the hold follows Redis in the same order.
 	mu       sync.Mutex
 	hold     *hold  // current hold; nil when not held
-	releases uint64 // release requests made, numbering their latches
-	// retryLatch is the latch of an Unlock that failed without an answer,
+	releases uint64 // release requests made, numbering them from 1
+	latch    string // the hold field's unlock latch key, once named
+	// retrySeq is the number of an Unlock that failed without an answer,
 	// reused by the next Unlock, which retries it, unless an acquisition
-	// came between.
-	retryLatch string
+	// came between; 0 when there is none.
+	retrySeq uint64
 	// lastSent is when the owner's last attempt was sent.
 	lastSent time.Time
 	// waited: the current hold was taken after a wait (others held or

@@ -2,7 +2,6 @@ package rlock
 
 import (
 	"context"
-	"strconv"
 	"time"
 
 	"github.com/relock-go/relock/internal/keys"
@@ -29,18 +28,18 @@ func (o *owner) unlock(ctx context.Context) error {
 		defer h.setReleasing(false)
 	}
 	var next *clientTurn
-	if o.handoff && h != nil && count == 1 && o.retryLatch == "" {
+	if o.handoff && h != nil && count == 1 && o.retrySeq == 0 {
 		if next = o.c.handoffs.reserve(o); next != nil {
 			defer next.o.mu.Unlock()
 		}
 	}
 	sent := time.Now()
-	latch := o.unlockLatch()
+	seq := o.unlockSeq()
 	res, err := persist(o.c, ctx, func(ctx context.Context) (scripts.Release, error) {
 		if _, err := o.c.pubsub(ctx); err != nil {
 			return scripts.NotHeld, err
 		}
-		u := o.unlockRequest(lease, latch)
+		u := o.unlockRequest(lease, seq)
 		if next != nil {
 			u.Next = next.o.id
 			u.NextLease, _ = next.o.leaseOf(next.lease)
@@ -54,7 +53,7 @@ func (o *owner) unlock(ctx context.Context) error {
 		}
 		return opError("unlock", o.name, err)
 	}
-	o.retryLatch = ""
+	o.retrySeq = 0
 	switch res {
 	case scripts.StillHeld:
 		if h != nil {
@@ -106,28 +105,31 @@ func (o *owner) released(ctx context.Context, sent time.Time, h *hold, left int)
 	o.c.obs.ObserveLock(e)
 }
 
-// unlockRequest is a release request of this owner's; the Client's pub/sub
-// must be decided.
-func (o *owner) unlockRequest(lease time.Duration, latch string) scripts.Unlock {
-	return scripts.Unlock{Owner: o.id, Lease: lease, Latch: latch, LatchTTL: o.c.latchTTL, Publish: o.c.publishCommand()}
+// unlockRequest is release request seq of this owner's; the Client's
+// pub/sub must be decided. Called with mu held.
+func (o *owner) unlockRequest(lease time.Duration, seq uint64) scripts.Unlock {
+	if o.latch == "" {
+		// Named after the hold's field: the sides of an RWMutex share an
+		// owner id, not a field.
+		o.latch = keys.UnlockLatch(o.name, o.kind.renewal().held.Owner)
+	}
+	return scripts.Unlock{Owner: o.id, Lease: lease, Latch: o.latch, Seq: seq, LatchTTL: o.c.latchTTL, Publish: o.c.publishCommand()}
 }
 
-// nextLatch is the unlock latch key of a new release request, named after
-// the hold's field (the sides of an RWMutex share an owner id, not a
-// field). Called with mu held.
-func (o *owner) nextLatch() string {
+// nextSeq numbers a new release request. Called with mu held.
+func (o *owner) nextSeq() uint64 {
 	o.releases++
-	return keys.UnlockLatch(o.name, o.kind.renewal().held.Owner+":"+strconv.FormatUint(o.releases, 10))
+	return o.releases
 }
 
-// unlockLatch is the latch of an Unlock request: the one of the previous
+// unlockSeq is the number of an Unlock request: the one of the previous
 // Unlock if that failed without an answer (the caller is retrying it, and
 // it may have been applied), else a new one. Called with mu held.
-func (o *owner) unlockLatch() string {
-	if o.retryLatch == "" {
-		o.retryLatch = o.nextLatch()
+func (o *owner) unlockSeq() uint64 {
+	if o.retrySeq == 0 {
+		o.retrySeq = o.nextSeq()
 	}
-	return o.retryLatch
+	return o.retrySeq
 }
 
 // forceRelease deletes the lock whoever holds it and wakes its waiters.

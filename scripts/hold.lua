@@ -20,49 +20,51 @@ local function take_hold(lock, owner, known, lease, free)
   return holds, added
 end
 
--- The outcome of an earlier run of the release request whose latch is
--- latch, or nil when there was none.
-local function latched(latch)
-  local done = redis.call('get', latch)
-  if done ~= false then
-    return tonumber(done)
+-- The outcome that release request seq recorded in latch, its owner's
+-- unlock latch, or nil when the request recorded none. A latch holds
+-- "<seq>:<outcome>" of the owner's latest request, so an owner has one
+-- latch key, not one per request.
+local function latched(latch, seq)
+  local rec = redis.call('get', latch)
+  if rec then
+    local s, outcome = string.match(rec, '^(%d+):(%d+)$')
+    if s == seq then
+      return tonumber(outcome)
+    end
   end
   return nil
 end
 
--- Records outcome under latch for ttl milliseconds unless an earlier run
--- of the same release request recorded one: returns that one then, else
--- nil. A first run costs one SET NX; only a retry reads the latch.
-local function latch_first(key, outcome, ttl)
-  if redis.call('set', key, outcome, 'nx', 'px', ttl) then
-    return nil
-  end
-  return tonumber(redis.call('get', key))
+-- Records outcome as that of release request seq in latch, kept ttl
+-- milliseconds, and returns it.
+local function latch(key, seq, outcome, ttl)
+  redis.call('set', key, seq .. ':' .. outcome, 'px', ttl)
+  return outcome
 end
 
 -- Releases one hold of lock, a reentrant lock's hash (its owner's field is
--- its only one), for owner's release request whose latch is latch, at most
--- once: returns the outcome and true when this run applied it, 0 when
+-- its only one), for owner's release request seq, whose latch is latch, at
+-- most once: returns the outcome and true when this run applied it, 0 when
 -- holds remain (lease re-armed, in milliseconds) or last when this was the
 -- last hold (the key deleted, as Redisson's unlock does; the caller does
 -- what follows, and last is what the latch keeps); the outcome an earlier
 -- run of the request recorded and false; or nil when owner holds none and
--- no run of the request released it. The latch is written (ttl
--- milliseconds) before the lock changes, and read only when the owner's
--- field is gone or the write finds an earlier run's.
-local function release_once(lock, owner, lease, latch, ttl, last)
+-- no run of the request released it. The outcome is latched (ttl
+-- milliseconds) before the lock changes.
+local function release_once(lock, owner, lease, latchkey, seq, ttl, last)
+  local done = latched(latchkey, seq)
+  if done then
+    return done, false
+  end
   local holds = redis.call('hget', lock, owner)
   if holds == false then
-    return latched(latch), false
+    return nil, false
   end
   local outcome = 0
   if tonumber(holds) <= 1 then
     outcome = last
   end
-  local done = latch_first(latch, outcome, ttl)
-  if done then
-    return done, false
-  end
+  latch(latchkey, seq, outcome, ttl)
   if outcome == 0 then
     redis.call('hincrby', lock, owner, -1)
     redis.call('pexpire', lock, lease)

@@ -76,8 +76,9 @@ func acquired(vals []int64, err error) (Acquired, error) {
 type Unlock struct {
 	Owner    string
 	Lease    time.Duration // re-armed while holds remain
-	Latch    string        // key recording the outcome, so that a retry is applied once
-	LatchTTL time.Duration // how long the latch is kept: longer than a retry can come
+	Latch    string        // the owner's unlock latch: the key recording the outcome of its latest request, so that a retry is applied once
+	Seq      uint64        // the request's number among its owner's (one latch's) release requests; a retry has the same
+	LatchTTL time.Duration // how long the latch is kept after a request: longer than a retry can come
 	Publish  string        // Publish, or SPublish for sharded pub/sub
 	// Next, when set, is the owner the lock passes to if this request
 	// releases the last hold (Release reports HandedOff then), with the
@@ -90,9 +91,9 @@ type Unlock struct {
 // re-armed; the last release deletes the lock and publishes the unlock
 // message on its channel, or, when u.Next is set, passes the lock to that
 // owner. The outcome is kept at u.Latch, so a retry of this request (same
-// latch) is not applied twice.
+// latch and number) is not applied twice.
 func (l *Lock) Release(ctx context.Context, rdb redis.Scripter, u Unlock) (Release, error) {
-	return Outcome(release.Run(ctx, rdb, append(l.release[:2:2], u.Latch), keys.UnlockMessage, Millis(u.Lease), u.Owner, u.Publish, Millis(u.LatchTTL), u.Next, Millis(u.NextLease)).Int64())
+	return Outcome(release.Run(ctx, rdb, append(l.release[:2:2], u.Latch), keys.UnlockMessage, Millis(u.Lease), u.Owner, u.Publish, Millis(u.LatchTTL), u.Next, Millis(u.NextLease), u.Seq).Int64())
 }
 
 // Outcome reads a release script's reply: nil, 0, 1, 2 or 3.

@@ -80,12 +80,6 @@ local function drop_read(lock, mode, timeouts, base, owner, lease)
   return outcome, true
 end
 
--- Records outcome under latch for ttl milliseconds, and returns it.
-local function latch(key, outcome, ttl)
-  redis.call('set', key, outcome, 'px', ttl)
-  return outcome
-end
-
 -- Releases one hold of lock by owner: nil when owner holds none; 0 when
 -- holds remain (lease re-armed, in milliseconds); 1 when it was the last,
 -- and the owner's field is gone (the key is left to the caller).

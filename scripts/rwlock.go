@@ -89,7 +89,7 @@ func (l *RWLock) AcquireWrite(ctx context.Context, rdb redis.Scripter, owner str
 func (l *RWLock) ReleaseRead(ctx context.Context, rdb redis.Scripter, u Unlock) (Release, error) {
 	return Outcome(rwReadRelease.Run(ctx, rdb,
 		[]string{l.name, l.channel, keys.ReadTimeouts(l.name, u.Owner), l.base, u.Latch},
-		keys.UnlockMessage, u.Owner, u.Publish, Millis(u.LatchTTL), Millis(u.Lease)).Int64())
+		keys.UnlockMessage, u.Owner, u.Publish, Millis(u.LatchTTL), Millis(u.Lease), u.Seq).Int64())
 }
 
 // ReleaseWrite releases one write hold of u.Owner. The last one deletes
@@ -97,7 +97,7 @@ func (l *RWLock) ReleaseRead(ctx context.Context, rdb redis.Scripter, u Unlock) 
 // and publishes the read-unlock message, which wakes every waiter.
 func (l *RWLock) ReleaseWrite(ctx context.Context, rdb redis.Scripter, u Unlock) (Release, error) {
 	return Outcome(rwWriteRelease.Run(ctx, rdb, []string{l.name, l.channel, u.Latch},
-		keys.ReadUnlockMessage, Millis(u.Lease), keys.WriteField(u.Owner), u.Publish, Millis(u.LatchTTL)).Int64())
+		keys.ReadUnlockMessage, Millis(u.Lease), keys.WriteField(u.Owner), u.Publish, Millis(u.LatchTTL), u.Seq).Int64())
 }
 
 // ForceRelease deletes the lock whatever its mode and holders and wakes

@@ -9,9 +9,9 @@ import (
 	"github.com/relock-go/relock/internal/keys"
 )
 
-// rwUnlock is a release request of owner with latch.
-func rwUnlock(owner, latch string) Unlock {
-	return Unlock{Owner: owner, Lease: 5 * time.Second, Latch: latch, LatchTTL: time.Minute, Publish: Publish}
+// rwUnlock is release request seq of owner's side whose latch is latch.
+func rwUnlock(owner, latch string, seq uint64) Unlock {
+	return Unlock{Owner: owner, Lease: 5 * time.Second, Latch: latch, Seq: seq, LatchTTL: time.Minute, Publish: Publish}
 }
 
 func TestReadersShareWritersExclude(t *testing.T) {
@@ -33,7 +33,7 @@ func TestReadersShareWritersExclude(t *testing.T) {
 		t.Fatalf("AcquireWrite while read = %+v, %v; want refused with the TTL", a, err)
 	}
 	for i, r := range []string{"a:1", "b:1"} {
-		res, err := rw.ReleaseRead(ctx, rdb, rwUnlock(r, "l"+r))
+		res, err := rw.ReleaseRead(ctx, rdb, rwUnlock(r, "l"+r, 1))
 		if res != Released || err != nil {
 			t.Fatalf("ReleaseRead %s = %v, %v", r, res, err)
 		}
@@ -77,10 +77,10 @@ func TestWriterReentersAndDowngrades(t *testing.T) {
 	if a, err := rw.AcquireRead(ctx, rdb, "w:1", 5*time.Second, 0); !a.OK || err != nil {
 		t.Fatalf("AcquireRead by the writer = %+v, %v", a, err)
 	}
-	if r, err := rw.ReleaseWrite(ctx, rdb, rwUnlock("w:1", "x1")); r != StillHeld || err != nil {
+	if r, err := rw.ReleaseWrite(ctx, rdb, rwUnlock("w:1", "xw", 1)); r != StillHeld || err != nil {
 		t.Fatalf("inner ReleaseWrite = %v, %v", r, err)
 	}
-	if r, err := rw.ReleaseWrite(ctx, rdb, rwUnlock("w:1", "x2")); r != Released || err != nil {
+	if r, err := rw.ReleaseWrite(ctx, rdb, rwUnlock("w:1", "xw", 2)); r != Released || err != nil {
 		t.Fatalf("last ReleaseWrite = %v, %v", r, err)
 	}
 	if got := mr.HGet("rw", "mode"); got != "read" {
@@ -94,13 +94,13 @@ func TestWriterReentersAndDowngrades(t *testing.T) {
 	if a, _ := rw.AcquireRead(ctx, rdb, "r:1", 5*time.Second, 0); !a.OK {
 		t.Fatal("a reader was refused a downgraded lock")
 	}
-	if r, err := rw.ReleaseRead(ctx, rdb, rwUnlock("w:1", "x3")); r != Released || err != nil {
+	if r, err := rw.ReleaseRead(ctx, rdb, rwUnlock("w:1", "xr", 1)); r != Released || err != nil {
 		t.Fatalf("ReleaseRead = %v, %v", r, err)
 	}
 	if !mr.Exists("rw") {
 		t.Fatal("the lock went while a reader holds it")
 	}
-	if r, _ := rw.ReleaseRead(ctx, rdb, rwUnlock("r:1", "x4")); r != Released || mr.Exists("rw") {
+	if r, _ := rw.ReleaseRead(ctx, rdb, rwUnlock("r:1", "xr1", 1)); r != Released || mr.Exists("rw") {
 		t.Fatal("the last reader left the lock behind")
 	}
 	msg, err = sub.ReceiveMessage(ctx)
@@ -127,7 +127,7 @@ func TestReadReleaseKeepsLongestLeaseAndRetriesOnce(t *testing.T) {
 	rw.AcquireRead(ctx, rdb, "a:1", 10*time.Second, 1)
 	rw.AcquireRead(ctx, rdb, "b:1", 3*time.Second, 0)
 	for range 2 { // the retry is the same request
-		if r, err := rw.ReleaseRead(ctx, rdb, rwUnlock("a:1", "same")); r != StillHeld || err != nil {
+		if r, err := rw.ReleaseRead(ctx, rdb, rwUnlock("a:1", "la", 1)); r != StillHeld || err != nil {
 			t.Fatalf("ReleaseRead = %v, %v; want StillHeld", r, err)
 		}
 	}
@@ -140,7 +140,7 @@ func TestReadReleaseKeepsLongestLeaseAndRetriesOnce(t *testing.T) {
 	if ttl := mr.TTL("rw"); ttl != 5*time.Second {
 		t.Fatalf("TTL = %v, want a's re-armed lease, the longest", ttl)
 	}
-	rw.ReleaseRead(ctx, rdb, rwUnlock("a:1", "other"))
+	rw.ReleaseRead(ctx, rdb, rwUnlock("a:1", "la", 2))
 	if ttl := mr.TTL("rw"); ttl != 3*time.Second {
 		t.Fatalf("TTL = %v, want b's lease", ttl)
 	}

@@ -14,9 +14,9 @@ import (
 // l is the lock the tests take; its channel is keys.Channel("l").
 var l = NewLock("l")
 
-// unlock is a release request of a:1 with latch.
-func unlock(latch string, lease time.Duration) Unlock {
-	return Unlock{Owner: "a:1", Lease: lease, Latch: latch, LatchTTL: time.Minute, Publish: Publish}
+// unlock is release request seq of owner, whose latch is "latch:" + owner.
+func unlock(owner string, seq uint64, lease time.Duration) Unlock {
+	return Unlock{Owner: owner, Lease: lease, Latch: "latch:" + owner, Seq: seq, LatchTTL: time.Minute, Publish: Publish}
 }
 
 func newRedis(t *testing.T) (*miniredis.Miniredis, *redis.Client) {
@@ -60,27 +60,25 @@ func TestReleaseOutcomes(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	other := unlock("latch:1", time.Second)
-	other.Owner = "b:1"
-	if r, err := l.Release(ctx, rdb, other); r != NotHeld || err != nil {
+	if r, err := l.Release(ctx, rdb, unlock("b:1", 1, time.Second)); r != NotHeld || err != nil {
 		t.Fatalf("release by a non-owner = %v, %v", r, err)
 	}
 	mr.FastForward(900 * time.Millisecond)
-	if r, err := l.Release(ctx, rdb, unlock("latch:2", 4*time.Second)); r != StillHeld || err != nil {
+	if r, err := l.Release(ctx, rdb, unlock("a:1", 1, 4*time.Second)); r != StillHeld || err != nil {
 		t.Fatalf("inner release = %v, %v", r, err)
 	}
 	if ttl := mr.TTL("l"); ttl != 4*time.Second {
 		t.Fatalf("TTL after the inner release = %v, want the lease re-armed", ttl)
 	}
 	// A subscriber listens: the release is heard.
-	if r, err := l.Release(ctx, rdb, unlock("latch:3", time.Second)); r != Heard || err != nil {
+	if r, err := l.Release(ctx, rdb, unlock("a:1", 2, time.Second)); r != Heard || err != nil {
 		t.Fatalf("last release = %v, %v; want Heard", r, err)
 	}
 	if mr.Exists("l") {
 		t.Fatal("lock key left after the last release")
 	}
 	// Its retry finds the latch: released, with no step aside.
-	if r, err := l.Release(ctx, rdb, unlock("latch:3", time.Second)); r != Released || err != nil {
+	if r, err := l.Release(ctx, rdb, unlock("a:1", 2, time.Second)); r != Released || err != nil {
 		t.Fatalf("retried last release = %v, %v; want Released", r, err)
 	}
 	msg, err := sub.ReceiveMessage(ctx)
@@ -96,7 +94,7 @@ func TestReleaseHandsOff(t *testing.T) {
 	mr, rdb := newRedis(t)
 	ctx := context.Background()
 	l.Acquire(ctx, rdb, "a:1", time.Second, 0)
-	u := unlock("latch:1", time.Second)
+	u := unlock("a:1", 1, time.Second)
 	u.Next, u.NextLease = "b:1", 7*time.Second
 	if r, err := l.Release(ctx, rdb, u); r != HandedOff || err != nil {
 		t.Fatalf("release with a next owner = %v, %v; want HandedOff", r, err)
@@ -110,9 +108,7 @@ func TestReleaseHandsOff(t *testing.T) {
 	if r, err := l.Release(ctx, rdb, u); r != HandedOff || err != nil {
 		t.Fatalf("retried hand-off = %v, %v; want the latched HandedOff", r, err)
 	}
-	b := unlock("latch:2", time.Second)
-	b.Owner = "b:1"
-	if r, err := l.Release(ctx, rdb, b); r != Released || err != nil {
+	if r, err := l.Release(ctx, rdb, unlock("b:1", 1, time.Second)); r != Released || err != nil {
 		t.Fatalf("last release nobody hears = %v, %v; want Released", r, err)
 	}
 }
@@ -188,7 +184,7 @@ func TestRetriedRequestsAreAppliedOnce(t *testing.T) {
 	// A release retried with the same request gets the first outcome and
 	// releases nothing more.
 	for range 2 {
-		r, err := l.Release(ctx, rdb, unlock("latch:x", time.Second))
+		r, err := l.Release(ctx, rdb, unlock("a:1", 1, time.Second))
 		if r != StillHeld || err != nil {
 			t.Fatalf("Release = %v, %v; want StillHeld", r, err)
 		}
@@ -197,13 +193,39 @@ func TestRetriedRequestsAreAppliedOnce(t *testing.T) {
 		t.Fatalf("hold count after a retried release = %s, want 1", got)
 	}
 	for range 2 {
-		r, err := l.Release(ctx, rdb, unlock("latch:y", time.Second))
+		r, err := l.Release(ctx, rdb, unlock("a:1", 2, time.Second))
 		if r != Released || err != nil {
 			t.Fatalf("Release = %v, %v; want Released both times", r, err)
 		}
 	}
-	if ttl := mr.TTL("latch:y"); ttl != time.Minute {
+	if ttl := mr.TTL("latch:a:1"); ttl != time.Minute {
 		t.Fatalf("latch TTL = %v, want 1m", ttl)
+	}
+}
+
+// An owner's release requests share one latch key, which each request
+// overwrites: many Lock and Unlock cycles leave one key, not one per
+// Unlock, and a request's record does not answer for a later one's.
+func TestReleasesOfOneOwnerShareALatch(t *testing.T) {
+	mr, rdb := newRedis(t)
+	ctx := context.Background()
+	for seq := uint64(1); seq <= 100; seq++ {
+		if a, err := l.Acquire(ctx, rdb, "a:1", time.Second, 0); !a.OK || err != nil {
+			t.Fatalf("Acquire %d = %+v, %v", seq, a, err)
+		}
+		if r, err := l.Release(ctx, rdb, unlock("a:1", seq, time.Second)); r != Released || err != nil {
+			t.Fatalf("Release %d = %v, %v; want Released", seq, r, err)
+		}
+	}
+	if got := mr.Keys(); len(got) != 1 || got[0] != "latch:a:1" {
+		t.Fatalf("keys after 100 cycles = %v, want the one latch", got)
+	}
+	if got, err := mr.Get("latch:a:1"); got != "100:1" || err != nil {
+		t.Fatalf("latch = %q, %v; want the last request's number and outcome, 100:1", got, err)
+	}
+	// The next request is not taken for a retry of the last one.
+	if r, err := l.Release(ctx, rdb, unlock("a:1", 101, time.Second)); r != NotHeld || err != nil {
+		t.Fatalf("Release of a free lock = %v, %v; want NotHeld", r, err)
 	}
 }
 

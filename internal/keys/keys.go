@@ -55,10 +55,12 @@ func FairWaiters(name string) string { return prefixName("relock_lock_waiters", 
 // Token is the fenced lock's token counter.
 func Token(name string) string { return prefixName("redisson_lock_token", name) }
 
-// UnlockLatch is the key that records the outcome of one release request,
-// so that a retried request is not applied twice.
-func UnlockLatch(name, request string) string {
-	return prefixName("redisson_unlock_latch", name) + ":" + request
+// UnlockLatch is the key that records the outcome of the latest release
+// request of the hold field field of lock name, so that a retried request
+// is not applied twice. Redisson names it after the request; one key per
+// field keeps the keyspace as small as the set of recent owners.
+func UnlockLatch(name, field string) string {
+	return prefixName("redisson_unlock_latch", name) + ":" + field
 }
 
 // Slot is the Redis Cluster hash slot of key: CRC16 of the key, or of the
