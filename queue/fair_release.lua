@@ -14,6 +14,7 @@
 -- ARGV[5]  latch time to live in milliseconds
 -- ARGV[6]  wait timeout in milliseconds
 -- ARGV[7]  this request's number among the owner's release requests
+-- ARGV[8]  the owner's hold count, as it knows it
 --
 -- Stale waiters are evicted from the head first. Returns nil when the owner
 -- does not hold the lock (when the lock is gone altogether, the turn passes
@@ -26,7 +27,7 @@
 -- the same answer and releases nothing twice.
 local wait = tonumber(ARGV[6])
 local _, head = evict_stale(KEYS[2], KEYS[3], now_ms(), KEYS[5])
-local outcome, now = release_once(KEYS[1], ARGV[3], ARGV[2], KEYS[6], ARGV[7], ARGV[5], 1)
+local outcome, now = release_once(KEYS[1], ARGV[3], ARGV[8], ARGV[2], KEYS[6], ARGV[7], ARGV[5], 1)
 if outcome == nil then
   if redis.call('exists', KEYS[1]) == 0 then
     grant_next(KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[4], ARGV[1], ARGV[4], wait, head)

@@ -156,7 +156,7 @@ func pttl(ms int64) time.Duration {
 // outcome is kept at u.Latch, so a retry of this request (same latch and
 // number) is not applied twice.
 func (q *Queue) Release(ctx context.Context, u scripts.Unlock) (scripts.Release, error) {
-	return scripts.Outcome(release.Run(ctx, q.rdb, append(q.keys[:5:5], u.Latch), keys.UnlockMessage, scripts.Millis(u.Lease), u.Owner, q.pub(), scripts.Millis(u.LatchTTL), scripts.Millis(q.wait), u.Seq).Int64())
+	return scripts.Outcome(release.Run(ctx, q.rdb, append(q.keys[:5:5], u.Latch), keys.UnlockMessage, scripts.Millis(u.Lease), u.Owner, q.pub(), scripts.Millis(u.LatchTTL), scripts.Millis(q.wait), u.Seq, u.Holds).Int64())
 }
 
 // ForceRelease deletes the lock whoever holds it and passes the turn on;

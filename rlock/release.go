@@ -39,7 +39,7 @@ func (o *owner) unlock(ctx context.Context) error {
 		if _, err := o.c.pubsub(ctx); err != nil {
 			return scripts.NotHeld, err
 		}
-		u := o.unlockRequest(lease, seq)
+		u := o.unlockRequest(lease, seq, count)
 		if next != nil {
 			u.Next = next.o.id
 			u.NextLease, _ = next.o.leaseOf(next.lease)
@@ -105,15 +105,15 @@ func (o *owner) released(ctx context.Context, sent time.Time, h *hold, left int)
 	o.c.obs.ObserveLock(e)
 }
 
-// unlockRequest is release request seq of this owner's; the Client's
-// pub/sub must be decided. Called with mu held.
-func (o *owner) unlockRequest(lease time.Duration, seq uint64) scripts.Unlock {
+// unlockRequest is release request seq of this owner's, which knows of
+// holds holds; the Client's pub/sub must be decided. Called with mu held.
+func (o *owner) unlockRequest(lease time.Duration, seq uint64, holds int) scripts.Unlock {
 	if o.latch == "" {
 		// Named after the hold's field: the sides of an RWMutex share an
 		// owner id, not a field.
 		o.latch = keys.UnlockLatch(o.name, o.kind.renewal().held.Owner)
 	}
-	return scripts.Unlock{Owner: o.id, Lease: lease, Latch: o.latch, Seq: seq, LatchTTL: o.c.latchTTL, Publish: o.c.publishCommand()}
+	return scripts.Unlock{Owner: o.id, Lease: lease, Latch: o.latch, Seq: seq, Holds: holds, LatchTTL: o.c.latchTTL, Publish: o.c.publishCommand()}
 }
 
 // nextSeq numbers a new release request. Called with mu held.

@@ -29,7 +29,7 @@ func (o *owner) attemptReplicated(ctx context.Context, lease time.Duration, hold
 		return out, nil
 	}
 	// Undo this acquisition, once, as an Unlock would.
-	if _, uerr := o.kind.release(ctx, o.unlockRequest(lease, o.nextSeq())); uerr != nil {
+	if _, uerr := o.kind.release(ctx, o.unlockRequest(lease, o.nextSeq(), holds+1)); uerr != nil {
 		return outcome{}, errors.Join(ErrNotReplicated, fmt.Errorf("undoing the acquisition: %w", uerr))
 	}
 	if r.waitErr != nil {

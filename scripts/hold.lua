@@ -50,15 +50,19 @@ end
 -- what follows, and last is what the latch keeps); the outcome an earlier
 -- run of the request recorded and false; or nil when owner holds none and
 -- no run of the request released it. The outcome is latched (ttl
--- milliseconds) before the lock changes.
-local function release_once(lock, owner, lease, latchkey, seq, ttl, last)
-  local done = latched(latchkey, seq)
-  if done then
-    return done, false
-  end
+-- milliseconds) before the lock changes. The latch is read only when the
+-- hold count is not the one the owner knows (known): a run that applied
+-- the request changed it.
+local function release_once(lock, owner, known, lease, latchkey, seq, ttl, last)
   local holds = redis.call('hget', lock, owner)
-  if holds == false then
-    return nil, false
+  if holds == false or holds ~= known then
+    local done = latched(latchkey, seq)
+    if done then
+      return done, false
+    end
+    if holds == false then
+      return nil, false
+    end
   end
   local outcome = 0
   if tonumber(holds) <= 1 then

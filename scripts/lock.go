@@ -78,6 +78,7 @@ type Unlock struct {
 	Lease    time.Duration // re-armed while holds remain
 	Latch    string        // the owner's unlock latch: the key recording the outcome of its latest request, so that a retry is applied once
 	Seq      uint64        // the request's number among its owner's (one latch's) release requests; a retry has the same
+	Holds    int           // the owner's hold count before the release, as it knows it (0: unknown)
 	LatchTTL time.Duration // how long the latch is kept after a request: longer than a retry can come
 	Publish  string        // Publish, or SPublish for sharded pub/sub
 	// Next, when set, is the owner the lock passes to if this request
@@ -93,7 +94,7 @@ type Unlock struct {
 // owner. The outcome is kept at u.Latch, so a retry of this request (same
 // latch and number) is not applied twice.
 func (l *Lock) Release(ctx context.Context, rdb redis.Scripter, u Unlock) (Release, error) {
-	return Outcome(release.Run(ctx, rdb, append(l.release[:2:2], u.Latch), keys.UnlockMessage, Millis(u.Lease), u.Owner, u.Publish, Millis(u.LatchTTL), u.Next, Millis(u.NextLease), u.Seq).Int64())
+	return Outcome(release.Run(ctx, rdb, append(l.release[:2:2], u.Latch), keys.UnlockMessage, Millis(u.Lease), u.Owner, u.Publish, Millis(u.LatchTTL), u.Next, Millis(u.NextLease), u.Seq, u.Holds).Int64())
 }
 
 // Outcome reads a release script's reply: nil, 0, 1, 2 or 3.

@@ -12,6 +12,7 @@
 -- ARGV[6]  owner to pass the lock to when this is the last hold, or ''
 -- ARGV[7]  that owner's lease in milliseconds
 -- ARGV[8]  this request's number among the owner's release requests
+-- ARGV[9]  the owner's hold count, as it knows it
 --
 -- Returns nil when the owner does not hold the lock; 0 when holds remain
 -- (lease re-armed); 1 when this was the last hold: the key is deleted
@@ -22,13 +23,13 @@
 -- nothing published, since the lock was never free. The outcome is kept in
 -- the latch (release_once), so a retry of the same request whose reply
 -- was lost gets the same answer (1 for 3: a retry does not step aside) and
--- releases nothing twice: five commands for an uncontended last release,
+-- releases nothing twice: four commands for an uncontended last release,
 -- none of which creates a key once the owner has released before.
 local last = 1
 if ARGV[6] ~= '' then
   last = 2
 end
-local outcome, now = release_once(KEYS[1], ARGV[3], ARGV[2], KEYS[3], ARGV[8], ARGV[5], last)
+local outcome, now = release_once(KEYS[1], ARGV[3], ARGV[9], ARGV[2], KEYS[3], ARGV[8], ARGV[5], last)
 if not now or outcome == 0 then
   return outcome
 end

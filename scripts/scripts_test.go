@@ -182,9 +182,12 @@ func TestRetriedRequestsAreAppliedOnce(t *testing.T) {
 	}
 	l.Acquire(ctx, rdb, "a:1", time.Second, 1)
 	// A release retried with the same request gets the first outcome and
-	// releases nothing more.
+	// releases nothing more, whether the owner tells its hold count (the
+	// latch is read only when the count has changed) or not.
+	inner := unlock("a:1", 1, time.Second)
+	inner.Holds = 2
 	for range 2 {
-		r, err := l.Release(ctx, rdb, unlock("a:1", 1, time.Second))
+		r, err := l.Release(ctx, rdb, inner)
 		if r != StillHeld || err != nil {
 			t.Fatalf("Release = %v, %v; want StillHeld", r, err)
 		}
