@@ -45,7 +45,7 @@ type ContentionResult struct {
 	// FloorShare is PerSecond / (1 / (Hold + RTT)).
 	FloorShare float64 `json:"share_of_floor"`
 	// HoldMean is the measured critical section (see holdFor): a sleep
-	// wakes late on a busy machine.
+	// wakes a little late, more on a busy machine.
 	HoldMeanMs float64 `json:"hold_mean_ms"`
 	// EffectiveShare is PerSecond / (1 / (HoldMean + RTT)): the floor with
 	// the critical section actually held.
@@ -247,15 +247,14 @@ func sleepUntil(ctx context.Context, t time.Time) bool {
 	}
 }
 
-// holdFor spends a critical section of d: it sleeps when d is at least a
-// millisecond (a critical section that waits on I/O), and works, yielding
-// to other goroutines, when shorter. A shorter sleep is no measure: in a
-// process with nothing else to do, Go's poller sleeps at least a
-// millisecond (epoll's resolution), so a 0.1 ms sleep took 1.1 ms where
-// nothing else woke the process, and less where polling waiters did.
+// holdFor spends a critical section of d: it sleeps in the kernel when d
+// is at least a millisecond (a critical section that waits on I/O; see
+// sleepIO), and works, yielding to other goroutines, when shorter. A
+// shorter sleep is no measure: the kernel's timer slack and the thread's
+// wake-up are a large share of it.
 func holdFor(d time.Duration) {
 	if d >= time.Millisecond {
-		time.Sleep(d)
+		sleepIO(d)
 		return
 	}
 	for start := time.Now(); time.Since(start) < d; {
