@@ -185,7 +185,11 @@ func (c ClusterLocks) Run(ctx context.Context) (ClusterResult, error) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				lockLoop(runCtx, recs[i], l, w, client, c.Hold)
+				// Hundreds of locks are held at once: Go's sleep parks
+				// their holders, where a kernel sleep each (holdFor)
+				// would block as many threads. Both kinds of pub/sub
+				// sleep alike.
+				lockLoop(runCtx, recs[i], l, w, client, c.Hold, time.Sleep)
 			}()
 		}
 	}

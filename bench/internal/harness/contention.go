@@ -132,7 +132,7 @@ func (c Contention) Run(ctx context.Context, admin *redis.Client) (ContentionRes
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			lockLoop(runCtx, rec, l, g, client, c.Hold)
+			lockLoop(runCtx, rec, l, g, client, c.Hold, holdFor)
 		}()
 	}
 
@@ -162,8 +162,8 @@ func (c Contention) Run(ctx context.Context, admin *redis.Client) (ContentionRes
 }
 
 // lockLoop is one goroutine g of client client, recorded by rec: lock,
-// hold, unlock, again, until ctx ends.
-func lockLoop(ctx context.Context, rec *recorder, l strategy.Locker, g, client int, hold time.Duration) {
+// hold (spend(hold)), unlock, again, until ctx ends.
+func lockLoop(ctx context.Context, rec *recorder, l strategy.Locker, g, client int, hold time.Duration, spend func(time.Duration)) {
 	for ctx.Err() == nil {
 		rec.waiting(g)
 		if err := l.Lock(ctx); err != nil {
@@ -177,7 +177,7 @@ func lockLoop(ctx context.Context, rec *recorder, l strategy.Locker, g, client i
 			continue
 		}
 		since := rec.acquired(g, client)
-		holdFor(hold)
+		spend(hold)
 		rec.releasing(g, since)
 		if err := l.Unlock(context.Background()); err != nil {
 			rec.failed(err)

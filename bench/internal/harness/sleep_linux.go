@@ -7,7 +7,7 @@ import (
 
 // sleepIO blocks the calling goroutine's thread in the kernel for d, as a
 // critical section waiting on I/O would, to within the kernel's timer
-// slack. Go's own sleep wakes through the process's poller, which waits
+// slack; for a few sleepers at once (a thread each). Go's own sleep wakes through the process's poller, which waits
 // in whole milliseconds: whenever other I/O of the process wakes the
 // poller during a sleep, the time left is rounded up to a millisecond, so
 // a 1 ms sleep ended up to 0.3 ms late at the median where another Client
