@@ -69,6 +69,41 @@ func exist(t *testing.T, rdb *redis.Client, ks []string) int64 {
 	return n
 }
 
+// Each hold field keeps one unlock latch, which every release overwrites:
+// many Lock and Unlock cycles of every kind leave one latch per field that
+// released (a MultiLock's or a RedLock's per member), with a TTL, not one
+// per Unlock.
+func TestUnlockLatchesAreOnePerHoldField(t *testing.T) {
+	fields := map[string]int{"mutex": 1, "fair": 1, "fenced": 1, "rwwrite": 1, "rwread": 1, "multi": 2, "redlock": 3}
+	for kind, mk := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			rdb := newRedis(t)
+			ctx := ctxT(t)
+			h := mk(func() *Client { return newClient(t, srv.Client(t)) }, "u")
+			for range 20 {
+				if err := h.lock(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if err := h.unlock(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			latches, err := rdb.Keys(ctx, "redisson_unlock_latch*").Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(latches) != fields[kind] {
+				t.Fatalf("unlock latches after 20 cycles: %q, want %d", latches, fields[kind])
+			}
+			for _, k := range latches {
+				if ttl := rdb.PTTL(ctx, k).Val(); ttl <= 0 {
+					t.Fatalf("latch %s has no TTL (%v)", k, ttl)
+				}
+			}
+		})
+	}
+}
+
 // An Unlock whose ctx has ended still releases the lock, and says so with
 // nil: a deferred Unlock with a request's ctx leaks nothing.
 func TestUnlockWithEndedContextReleases(t *testing.T) {
