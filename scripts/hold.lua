@@ -49,13 +49,20 @@ end
 -- last hold (the key deleted, as Redisson's unlock does; the caller does
 -- what follows, and last is what the latch keeps); the outcome an earlier
 -- run of the request recorded and false; or nil when owner holds none and
--- no run of the request released it. The outcome is latched (ttl
--- milliseconds) before the lock changes. The latch is read only when the
--- hold count is not the one the owner knows (known): a run that applied
--- the request changed it.
+-- no run of the request released it.
+--
+-- known is the hold count the owner knows ('0': it knows none). While
+-- Redis has that count, no run of the request has applied it. A release
+-- that leaves holds and finds that count needs no latch: the count is the
+-- record, since only the owner changes it and one request at a time, so a
+-- run that finds one hold less knows that an earlier one took it. (Should
+-- the owner's count be one too high, that is how the two agree again.)
+-- Any other release latches its outcome (ttl milliseconds) before the lock
+-- changes, and the latch is read only when the count is not the known one.
 local function release_once(lock, owner, known, lease, latchkey, seq, ttl, last)
   local holds = redis.call('hget', lock, owner)
-  if holds == false or holds ~= known then
+  local counted = holds == known
+  if not counted then
     local done = latched(latchkey, seq)
     if done then
       return done, false
@@ -63,12 +70,17 @@ local function release_once(lock, owner, known, lease, latchkey, seq, ttl, last)
     if holds == false then
       return nil, false
     end
+    if tonumber(holds) == tonumber(known) - 1 then
+      return 0, false
+    end
   end
   local outcome = 0
   if tonumber(holds) <= 1 then
     outcome = last
   end
-  latch(latchkey, seq, outcome, ttl)
+  if outcome ~= 0 or not counted then
+    latch(latchkey, seq, outcome, ttl)
+  end
   if outcome == 0 then
     redis.call('hincrby', lock, owner, -1)
     redis.call('pexpire', lock, lease)

@@ -182,8 +182,9 @@ func TestRetriedRequestsAreAppliedOnce(t *testing.T) {
 	}
 	l.Acquire(ctx, rdb, "a:1", time.Second, 1)
 	// A release retried with the same request gets the first outcome and
-	// releases nothing more, whether the owner tells its hold count (the
-	// latch is read only when the count has changed) or not.
+	// releases nothing more, whether the owner tells its hold count (then
+	// the count records a release that leaves holds, and the latch is read
+	// only when the count has changed) or not.
 	inner := unlock("a:1", 1, time.Second)
 	inner.Holds = 2
 	for range 2 {
@@ -195,8 +196,21 @@ func TestRetriedRequestsAreAppliedOnce(t *testing.T) {
 	if got := mr.HGet("l", "a:1"); got != "1" {
 		t.Fatalf("hold count after a retried release = %s, want 1", got)
 	}
+	if mr.Exists("latch:a:1") {
+		t.Fatal("a release that left holds at the count its owner knew wrote a latch; the count records it")
+	}
+	l.Acquire(ctx, rdb, "a:1", time.Second, 1)
 	for range 2 {
 		r, err := l.Release(ctx, rdb, unlock("a:1", 2, time.Second))
+		if r != StillHeld || err != nil {
+			t.Fatalf("Release by an owner that does not tell its count = %v, %v; want StillHeld", r, err)
+		}
+	}
+	if got := mr.HGet("l", "a:1"); got != "1" {
+		t.Fatalf("hold count after a retried release = %s, want 1", got)
+	}
+	for range 2 {
+		r, err := l.Release(ctx, rdb, unlock("a:1", 3, time.Second))
 		if r != Released || err != nil {
 			t.Fatalf("Release = %v, %v; want Released both times", r, err)
 		}
