@@ -71,11 +71,12 @@
 // # Retries, replicas and clusters
 //
 // Acquire and unlock are safe for go-redis to resend after a lost reply:
-// acquire carries the owner's known hold count and unlock the number of the
-// request, recorded in the owner's unlock latch, so neither applies twice. WithReplicaAck makes each acquisition
-// wait for replicas (WAIT) and undoes it when too few acknowledge. On Redis
-// Cluster every script touches one slot, and Redis 7's sharded pub/sub is
-// used by default, as Redisson does (WithShardedPubSub).
+// each carries the owner's known hold count, and unlock also the number of
+// the request, which the owner's one unlock latch records, so neither
+// applies twice. WithReplicaAck makes each acquisition wait for replicas
+// (WAIT) and undoes it when too few acknowledge. On Redis Cluster every
+// script touches one slot, and Redis 7's sharded pub/sub is used by
+// default, as Redisson does (WithShardedPubSub).
 //
 // # Leases and the watchdog
 //
