@@ -74,13 +74,21 @@ func acquired(vals []int64, err error) (Acquired, error) {
 
 // Unlock is one release request.
 type Unlock struct {
-	Owner    string
-	Lease    time.Duration // re-armed while holds remain
-	Latch    string        // the owner's unlock latch: the key recording the outcome of its latest request, so that a retry is applied once
-	Seq      uint64        // the request's number among its owner's (one latch's) release requests; a retry has the same
-	Holds    int           // the owner's hold count before the release, as it knows it (0: unknown)
-	LatchTTL time.Duration // how long the latch is kept after a request: longer than a retry can come
-	Publish  string        // Publish, or SPublish for sharded pub/sub
+	Owner string
+	Lease time.Duration // re-armed while holds remain
+	// Latch is the owner's unlock latch, the key that records the outcome
+	// of its latest request, so that a retry is applied once; it is kept
+	// LatchTTL after each request, longer than a retry can come.
+	Latch    string
+	LatchTTL time.Duration
+	// Seq numbers the request among its owner's (its latch's) release
+	// requests; a retry has the same.
+	Seq uint64
+	// Holds is the owner's hold count before the release, as it knows it
+	// (0: it knows none): while Redis has that count, no run of the
+	// request has applied it.
+	Holds   int
+	Publish string // Publish, or SPublish for sharded pub/sub
 	// Next, when set, is the owner the lock passes to if this request
 	// releases the last hold (Release reports HandedOff then), with the
 	// lease NextLease. Only Lock.Release honours it.
