@@ -69,7 +69,7 @@ func TestInspectFairQueueJSON(t *testing.T) {
 		if q.Position != i+1 || q.Owner != waiters[i].Owner() || !q.Relock {
 			t.Errorf("queue[%d] = %+v, want position %d, owner %s, relock", i, q, i+1, waiters[i].Owner())
 		}
-		if q.RemainingMillis <= 0 || q.Deadline.IsZero() {
+		if q.DeadlineInMillis <= 0 || q.Deadline.IsZero() {
 			t.Errorf("queue[%d] = %+v, want a deadline to come", i, q)
 		}
 	}

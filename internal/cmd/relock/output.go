@@ -47,11 +47,12 @@ type queueView struct {
 	Owner    string `json:"owner"`
 	Mode     string `json:"mode,omitempty"`
 	// Deadline is when the waiter is evicted unless it refreshes its
-	// place; RemainingMillis is the time left until then by the Redis
-	// server's clock (negative once passed).
-	Deadline        time.Time `json:"deadline"`
-	RemainingMillis int64     `json:"remaining_ms"`
-	Relock          bool      `json:"relock"` // false for a Redisson waiter
+	// place; DeadlineInMillis is the time left until then by the Redis
+	// server's clock (negative once passed), under the name /debug/locks
+	// gives it too.
+	Deadline         time.Time `json:"deadline"`
+	DeadlineInMillis int64     `json:"deadline_in_ms"`
+	Relock           bool      `json:"relock"` // false for a Redisson waiter
 }
 
 // newLockView returns the view of info at now, by the Redis server's
@@ -69,7 +70,7 @@ func newLockView(info rlock.LockInfo, now time.Time) lockView {
 	for i, q := range info.Queue {
 		v.Queue[i] = queueView{
 			Position: i + 1, Owner: q.Owner, Mode: q.Mode, Relock: q.Relock,
-			Deadline: q.Deadline.UTC(), RemainingMillis: q.Deadline.Sub(now).Milliseconds(),
+			Deadline: q.Deadline.UTC(), DeadlineInMillis: q.Deadline.Sub(now).Milliseconds(),
 		}
 	}
 	return v
@@ -183,7 +184,7 @@ func writeLock(w io.Writer, v lockView) {
 			if v.readWrite() {
 				row = append(row, q.Mode)
 			}
-			row = append(row, deadlineText(q.RemainingMillis), waiterText(q.Relock))
+			row = append(row, deadlineText(q.DeadlineInMillis), waiterText(q.Relock))
 			rows = append(rows, row)
 		}
 		writeTable(w, "  ", rows)
