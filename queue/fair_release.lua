@@ -22,9 +22,9 @@
 -- nothing); 0 when holds remain (lease re-armed); 1 when this was the last
 -- hold: the key is deleted (the owner's field is its only one), and the
 -- turn passes to the head (grant_next: a relock waiter is granted the
--- lock at once, a Redisson waiter is woken). The outcome of a release is
--- kept in the latch (release_once), so a retry of the same request gets
--- the same answer and releases nothing twice.
+-- lock at once, a Redisson waiter is woken). The latch, or for a release
+-- that leaves holds the hold count, records the request (release_once), so
+-- a retry of it gets the same answer and releases nothing twice.
 local wait = tonumber(ARGV[6])
 local _, head = evict_stale(KEYS[2], KEYS[3], now_ms(), KEYS[5])
 local outcome, now = release_once(KEYS[1], ARGV[3], ARGV[8], ARGV[2], KEYS[6], ARGV[7], ARGV[5], 1)

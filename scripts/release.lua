@@ -20,10 +20,10 @@
 -- published (3 when the publish reached a subscriber, as PUBLISH counts
 -- them); 2 when this was the last hold and the lock passed to ARGV[6]
 -- instead: its field written with one hold and its lease set, with
--- nothing published, since the lock was never free. The outcome is kept in
--- the latch (release_once), so a retry of the same request whose reply
--- was lost gets the same answer (1 for 3: a retry does not step aside) and
--- releases nothing twice: four commands for an uncontended last release,
+-- nothing published, since the lock was never free. The latch, or for a
+-- release that leaves holds the hold count, records the request
+-- (release_once), so a retry of it whose reply was lost gets the same
+-- answer (1 for 3: a retry does not step aside) and releases nothing twice: four commands for an uncontended last release,
 -- none of which creates a key once the owner has released before.
 local last = 1
 if ARGV[6] ~= '' then
