@@ -167,21 +167,14 @@ func BenchmarkTryLockHeld(b *testing.B) {
 // unlock-ns/op the Unlock alone, which publishes the release.
 func BenchmarkUnlockWithWaiters(b *testing.B) {
 	name := lockName(b)
-	others := []*rlock.Client{client(b), client(b)}
 	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	for i := range 8 {
-		m := others[i%2].NewMutex(name)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for m.Lock(ctx) == nil {
-				time.Sleep(100 * time.Microsecond)
-				_ = m.Unlock(context.Background())
-			}
-		}()
-	}
-	defer func() { cancel(); wg.Wait() }()
+	wait := contend(8, []*rlock.Client{client(b), client(b)}, name, func(m *rlock.Mutex) {
+		for m.Lock(ctx) == nil {
+			time.Sleep(100 * time.Microsecond)
+			_ = m.Unlock(context.Background())
+		}
+	})
+	defer func() { cancel(); wait() }()
 
 	m := client(b).NewMutex(name)
 	bg := context.Background()
@@ -213,23 +206,32 @@ func BenchmarkContendedHandoff(b *testing.B) {
 	left.Store(int64(b.N))
 	b.ReportAllocs()
 	b.ResetTimer()
+	contend(4, clients, name, func(m *rlock.Mutex) {
+		for left.Add(-1) >= 0 {
+			if err := m.Lock(ctx); err != nil {
+				b.Error(err)
+				return
+			}
+			if err := m.Unlock(ctx); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})()
+}
+
+// contend starts n goroutines, each running loop with its own Mutex of the
+// lock called name, made by clients in turn; the returned func waits until
+// every loop has returned.
+func contend(n int, clients []*rlock.Client, name string, loop func(*rlock.Mutex)) (wait func()) {
 	var wg sync.WaitGroup
-	for i := range 4 {
-		m := clients[i%2].NewMutex(name)
+	for i := range n {
+		m := clients[i%len(clients)].NewMutex(name)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for left.Add(-1) >= 0 {
-				if err := m.Lock(ctx); err != nil {
-					b.Error(err)
-					return
-				}
-				if err := m.Unlock(ctx); err != nil {
-					b.Error(err)
-					return
-				}
-			}
+			loop(m)
 		}()
 	}
-	wg.Wait()
+	return wg.Wait
 }
