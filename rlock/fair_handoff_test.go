@@ -244,13 +244,8 @@ func TestFairMutexDyingHoldersDoNotStallTheQueue(t *testing.T) {
 // timeout off every one left.
 func TestFairMutexDeadlinesAreRedissons(t *testing.T) {
 	const wait = 20 * time.Second
-	c, rdb := fairClient(t, WithFairWaitTimeout(wait), WithWatchdogTimeout(time.Minute))
-	ctx := ctxT(t)
 	const name = "fair-deadlines"
-	holder := c.NewFairMutex(name)
-	if err := holder.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c, rdb, ctx, holder := heldFair(t, name, WithFairWaitTimeout(wait), WithWatchdogTimeout(time.Minute))
 	ws, gots := queueFairWaiters(t, c, rdb, name, 2)
 	java := queue.New(rdb, name, wait, publishCmd).Waiter("java:1")
 	if _, err := java.Attempt(ctx, rdb, time.Minute, 0); err != nil {
@@ -320,13 +315,8 @@ func TestFairMutexDeadWaiterEvictedOnItsTurn(t *testing.T) {
 // deadline then moves up a wait timeout, as Redisson's grant rule says.
 func TestFairGrantLooksOnlyPastTheRelockWaitersItKnows(t *testing.T) {
 	const wait = 20 * time.Second
-	c, rdb := fairClient(t, WithFairWaitTimeout(wait))
-	ctx := ctxT(t)
 	const name = "fair-known"
-	holder := c.NewFairMutex(name)
-	if err := holder.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c, rdb, ctx, holder := heldFair(t, name, WithFairWaitTimeout(wait))
 	ws, gots := queueFairWaiters(t, c, rdb, name, 2)
 	scans := func() int64 {
 		calls, err := redistest.CommandCalls(ctx, rdb)
