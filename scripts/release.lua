@@ -23,8 +23,9 @@
 -- nothing published, since the lock was never free. The latch, or for a
 -- release that leaves holds the hold count, records the request
 -- (release_once), so a retry of it whose reply was lost gets the same
--- answer (1 for 3: a retry does not step aside) and releases nothing twice: four commands for an uncontended last release,
--- none of which creates a key once the owner has released before.
+-- answer (1 for 3: a retry does not step aside) and releases nothing
+-- twice: four commands for an uncontended last release, none of which
+-- creates a key once the owner has released before.
 local last = 1
 if ARGV[6] ~= '' then
   last = 2
