@@ -37,8 +37,9 @@ type holderView struct {
 	Client string `json:"client"`
 	Count  int    `json:"count"`
 	Mode   string `json:"mode,omitempty"`
-	// TTLMillis is a reader's own remaining lease in a read-write lock.
-	TTLMillis int64 `json:"ttl_ms,omitempty"`
+	// TTLMillis is a reader's own remaining lease in a read-write lock,
+	// 0 otherwise (as /debug/locks gives it).
+	TTLMillis int64 `json:"ttl_ms"`
 }
 
 // queueView is rlock.QueueEntry as relock prints it.
