@@ -274,16 +274,10 @@ func TestFairMutexLeaseExpiryHandsOffToHead(t *testing.T) {
 // TestFairMutexReentry re-enters a fair lock, even while others wait (the
 // holder is not a newcomer), and releases it as many times.
 func TestFairMutexReentry(t *testing.T) {
-	c, rdb := fairClient(t)
-	ctx := context.Background()
 	const name = "fair-reentry"
-	f := c.NewFairMutex(name)
-	if err := f.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	w := c.NewFairMutex(name)
-	got := lockAsync(ctx, w)
-	awaitQueue(t, rdb, name, w.Owner())
+	c, rdb, ctx, f := heldFair(t, name)
+	ws, gots := queueFairWaiters(t, c, rdb, name, 1)
+	w, got := ws[0], gots[0]
 	if err := f.LockWithLease(ctx, time.Minute); err != nil {
 		t.Fatal(err)
 	}
@@ -316,16 +310,10 @@ func TestFairMutexReentry(t *testing.T) {
 // TestFairMutexForceUnlockWakesHead deletes a held lock as an operator: the
 // head waiter is woken at once and the queue keeps its order.
 func TestFairMutexForceUnlockWakesHead(t *testing.T) {
-	c, rdb := fairClient(t)
-	ctx := context.Background()
 	const name = "fair-force"
-	holder := c.NewFairMutex(name)
-	if err := holder.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	w := c.NewFairMutex(name)
-	got := lockAsync(ctx, w)
-	awaitQueue(t, rdb, name, w.Owner())
+	c, rdb, ctx, holder := heldFair(t, name)
+	ws, gots := queueFairWaiters(t, c, rdb, name, 1)
+	w, got := ws[0], gots[0]
 	forced := time.Now()
 	if ok, err := c.NewFairMutex(name).ForceUnlock(ctx); !ok || err != nil {
 		t.Fatalf("ForceUnlock %v %v", ok, err)
@@ -345,13 +333,8 @@ func TestFairMutexForceUnlockWakesHead(t *testing.T) {
 // lock and the other re-enters it; one of them giving up leaves the other
 // waiting; nothing is left behind.
 func TestFairMutexSharedByGoroutines(t *testing.T) {
-	c, rdb := fairClient(t)
-	ctx := context.Background()
 	const name = "fair-shared"
-	holder := c.NewFairMutex(name)
-	if err := holder.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c, rdb, ctx, holder := heldFair(t, name)
 	shared := c.NewFairMutex(name)
 	quitCtx, quit := context.WithCancel(ctx)
 	quitter := lockAsync(quitCtx, shared)
