@@ -9,57 +9,27 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/relock-go/relock/internal/eventlog"
 )
 
-// recorder is an Observer that keeps every event, and signals each.
-type recorder struct {
-	mu     sync.Mutex
-	events []Event
-	got    chan struct{} // one token per event, never blocking
-}
+// recorder is an Observer that keeps every event.
+type recorder struct{ *eventlog.Log[Event] }
 
-func newRecorder() *recorder { return &recorder{got: make(chan struct{}, 1)} }
+func newRecorder() *recorder { return &recorder{eventlog.New[Event]()} }
 
-func (r *recorder) ObserveLock(e Event) {
-	r.mu.Lock()
-	r.events = append(r.events, e)
-	r.mu.Unlock()
-	select {
-	case r.got <- struct{}{}:
-	default:
-	}
-}
+func (r *recorder) ObserveLock(e Event) { r.Add(e) }
 
 // of returns the events of type t so far.
 func (r *recorder) of(t EventType) []Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var es []Event
-	for _, e := range r.events {
-		if e.Type == t {
-			es = append(es, e)
-		}
-	}
-	return es
+	return r.Matching(func(e Event) bool { return e.Type == t })
 }
 
-// await waits until an event of type t for which ok holds has come, and
-// returns it.
+// await waits until an event of type typ for which ok holds (any, when ok
+// is nil) has come, and returns it.
 func (r *recorder) await(t *testing.T, typ EventType, ok func(Event) bool) Event {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
-	for {
-		for _, e := range r.of(typ) {
-			if ok == nil || ok(e) {
-				return e
-			}
-		}
-		select {
-		case <-r.got:
-		case <-deadline:
-			t.Fatalf("no %v event came", typ)
-		}
-	}
+	return r.Await(t, typ.String(), func(e Event) bool { return e.Type == typ && (ok == nil || ok(e)) })
 }
 
 func TestObserverSeesAcquireReentryAndRelease(t *testing.T) {

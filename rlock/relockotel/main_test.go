@@ -15,6 +15,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/relock-go/relock/internal/eventlog"
 	"github.com/relock-go/relock/internal/leakcheck"
 	"github.com/relock-go/relock/rlock"
 )
@@ -185,45 +186,18 @@ func attr(s sdktrace.ReadOnlySpan, key attribute.Key) (attribute.Value, bool) {
 	return attribute.Value{}, false
 }
 
-// recorder is an rlock.Observer that keeps every event and signals each.
-type recorder struct {
-	mu     sync.Mutex
-	events []rlock.Event
-	got    chan struct{} // one token, never blocking
-}
+// recorder is an rlock.Observer that keeps every event.
+type recorder struct{ *eventlog.Log[rlock.Event] }
 
-func newRecorder() *recorder { return &recorder{got: make(chan struct{}, 1)} }
+func newRecorder() *recorder { return &recorder{eventlog.New[rlock.Event]()} }
 
-func (r *recorder) ObserveLock(e rlock.Event) {
-	r.mu.Lock()
-	r.events = append(r.events, e)
-	r.mu.Unlock()
-	select {
-	case r.got <- struct{}{}:
-	default:
-	}
-}
+func (r *recorder) ObserveLock(e rlock.Event) { r.Add(e) }
 
 // await waits until an event of type typ for which ok holds (any, when ok
 // is nil) has come, and returns it.
 func (r *recorder) await(t *testing.T, typ rlock.EventType, ok func(rlock.Event) bool) rlock.Event {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
-	for {
-		r.mu.Lock()
-		for _, e := range r.events {
-			if e.Type == typ && (ok == nil || ok(e)) {
-				r.mu.Unlock()
-				return e
-			}
-		}
-		r.mu.Unlock()
-		select {
-		case <-r.got:
-		case <-deadline:
-			t.Fatalf("no %v event came", typ)
-		}
-	}
+	return r.Await(t, typ.String(), func(e rlock.Event) bool { return e.Type == typ && (ok == nil || ok(e)) })
 }
 
 // byOwner is an event filter for the events of owner.
