@@ -23,7 +23,7 @@ import (
 // commands below. Redis 7 checks every command a script runs, with its
 // keys and channels, against the user running the script; it also checks
 // a script's KEYS, among which the scripts pass the unlock channel. The
-// README documents this ACL (aclLine): keep the two in step.
+// docs/deployment.md documents this ACL (aclLine): keep the two in step.
 
 // aclKeys are the key patterns: the lock names, the read-write lock's read
 // lease keys ("{" + name + "}:..."), Redisson's lock_* keys (fair queue and
@@ -323,7 +323,7 @@ func TestRestrictedACLUserIsRefusedTheRest(t *testing.T) {
 }
 
 // TestACLCoversScriptCommands fails when a script calls a command that the
-// ACL does not grant: update aclCommands and the README's ACL line.
+// ACL does not grant: update aclCommands and the ACL line of docs/deployment.md.
 func TestACLCoversScriptCommands(t *testing.T) {
 	files, err := filepath.Glob("../scripts/*.lua")
 	if err != nil {
@@ -353,12 +353,12 @@ func TestACLCoversScriptCommands(t *testing.T) {
 	if !slices.Contains(aclCommands, scripts.Publish) {
 		t.Errorf("the ACL does not grant %s", scripts.Publish)
 	}
-	// The README shows the same ACL.
-	readme, err := os.ReadFile("../README.md")
+	// docs/deployment.md shows the same ACL.
+	readme, err := os.ReadFile("../docs/deployment.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if line := strings.Join(aclLine("relock", "PASSWORD"), " "); !strings.Contains(string(readme), line) {
-		t.Errorf("README lacks the ACL line\n%s", line)
+		t.Errorf("docs/deployment.md lacks the ACL line\n%s", line)
 	}
 }
