@@ -103,18 +103,23 @@ type fuzzLock interface {
 	Name() string
 	Owner() string
 	Lock(context.Context) error
+	Reenter(context.Context) error
 	Unlock(context.Context) error
 	HoldCount(context.Context) (int, error)
 }
 
-// handOver has holder lock name twice, checks the lock hash at exactly the
+// handOver has holder lock name and re-enter it, checks the lock hash at exactly the
 // name, then has waiter (of the Client wc) wait for it, unlocks twice so
 // the unlock message wakes the waiter, and releases the waiter's hold.
 func handOver(ctx context.Context, t *testing.T, admin redis.Cmdable, holder, waiter fuzzLock, wc *Client) {
 	t.Helper()
 	name := holder.Name()
 	for want := 1; want <= 2; want++ {
-		if err := holder.Lock(ctx); err != nil {
+		take := holder.Lock
+		if want > 1 {
+			take = holder.Reenter
+		}
+		if err := take(ctx); err != nil {
 			t.Fatalf("Lock #%d: %v", want, err)
 		}
 		if n, err := holder.HoldCount(ctx); err != nil || n != want {

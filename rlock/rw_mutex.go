@@ -12,11 +12,13 @@ import (
 	"github.com/relock-go/relock/scripts"
 )
 
-// ErrUpgrade is the cause of a write acquisition by an RWMutex that holds
-// the read lock: the write lock waits for every reader to leave, this one
-// included, so it would wait forever (Redisson's RReadWriteLock does).
-// Release the read lock first; the other way round, a writer may take the
-// read lock (a downgrade).
+// ErrUpgrade is the cause of a write acquisition by an owner that holds
+// the read lock in Redis: the write lock waits for every reader to leave,
+// this one included, so it would wait forever (Redisson's RReadWriteLock
+// does). An RWMutex handle that reads keeps its own writers at its gate
+// (they wait for its readers, as sync.RWMutex's do), so the refusal is
+// what the scripts answer should the hash say otherwise. Release the read
+// lock first; the other way round, a writer may read (RReenter).
 var ErrUpgrade = errors.New("read lock held: upgrading to the write lock would deadlock")
 
 // RWMutex is one owner of a distributed reader/writer lock: Redisson's
@@ -24,10 +26,11 @@ var ErrUpgrade = errors.New("read lock held: upgrading to the write lock would d
 // lock. Many owners may hold the read lock at once; the write lock
 // excludes every other owner, reader or writer.
 //
-// Both locks are reentrant and owned by the *RWMutex, as Mutex is. A
-// writer may also take the read lock (a downgrade: release the write lock
-// then, and it still reads); a reader asking for the write lock gets
-// ErrUpgrade at once instead of waiting forever. Waiters sleep on the
+// A handle behaves like sync.RWMutex for the goroutines sharing it: its
+// readers hold it together, a writer waits for them and excludes them.
+// Re-entry is explicit, Reenter for the write lock and RReenter for a read
+// hold; a writer may also read (RReenter: release the write lock then,
+// and it still reads). Waiters sleep on the
 // lock's channel (redisson_rwlock:{name}): a writer's release wakes every
 // waiter, so readers go in together; the watchdog renews read and write
 // holds taken without a lease. The methods are safe for concurrent use.

@@ -15,7 +15,9 @@ func TestInspectReentrantMutex(t *testing.T) {
 	c := fresh(t).client()
 	m := c.NewMutex("orders:42")
 	lock(t, m)
-	lock(t, m)
+	if err := m.Reenter(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 
 	r := relock(t, "", "inspect", "orders:42")
 	r.want(t, 0, []string{"lock         orders:42\n", "kind         mutex\n", "state        held, expires in "}, nil)
