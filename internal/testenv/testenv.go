@@ -22,7 +22,7 @@
 // missing. Outside CI the test skips, and the skip is loud: go test shows
 // skips only with -v, so Unavailable also appends one line, naming the test,
 // what is missing and how to run it, to the file named by $RELOCK_SKIP_LOG,
-// which make test prints at its end. Under CI (CI set, and neither "false"
+// which make test sums up at its end. Under CI (CI set, and neither "false"
 // nor "0") the test fails instead: CI installs what the tests need and must
 // run them all.
 package testenv
@@ -66,9 +66,9 @@ func InCI() bool {
 
 // Unavailable ends tb, which cannot run because what it needs is missing
 // (why: what is missing and how to install it). Under CI the test fails.
-// Elsewhere it skips, and a line naming the test, why and how to run it
-// (for example "make interop") is appended to the file $RELOCK_SKIP_LOG
-// names, when it names one.
+// Elsewhere it skips, and a line of why, how to run it (for example "make
+// interop") and the test's name, separated by tabs, is appended to the file
+// $RELOCK_SKIP_LOG names, when it names one.
 func Unavailable(tb testing.TB, why, how string) {
 	tb.Helper()
 	if InCI() {
@@ -77,7 +77,7 @@ func Unavailable(tb testing.TB, why, how string) {
 	}
 	if path := os.Getenv(SkipLogEnv); path != "" {
 		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err == nil {
-			_, _ = fmt.Fprintf(f, "skipped %s: %s; run it with %s\n", tb.Name(), why, how)
+			_, _ = fmt.Fprintf(f, "%s\t%s\t%s\n", why, how, tb.Name())
 			_ = f.Close()
 		}
 	}

@@ -43,7 +43,7 @@ func TestUnavailableSkipsLoudlyOutsideCI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "skipped TestNeedsJava: no java on the PATH; run it with make interop\n"
+	want := "no java on the PATH\tmake interop\tTestNeedsJava\n"
 	if string(b) != strings.Repeat(want, 3) {
 		t.Fatalf("skip log:\n%s\nwant three times:\n%s", b, want)
 	}
