@@ -22,6 +22,10 @@ type ClientLabel struct {
 	Host    string    `json:"host"`    // os.Hostname
 	PID     int       `json:"pid"`     // os.Getpid
 	Started time.Time `json:"started"` // when New made the Client
+	// ConnName is the name the Client's go-redis connections give
+	// themselves with CLIENT SETNAME (redis.Options.ClientName), so that
+	// CLIENT LIST can be matched to the label; "" when they have none.
+	ConnName string `json:"conn_name,omitempty"`
 }
 
 // String is "NAME@HOST", or "" for no label.
@@ -42,7 +46,10 @@ const maxClientName = 64
 // with a TTL of the watchdog timeout and refreshed every third of it, and
 // deleted by Close; a label that cannot be written is left to the next
 // refresh. Other processes see it in Inspect, the relock command and
-// /debug/locks. Without it a Client writes no label and is known by its
+// /debug/locks. The connections are rdb's, which rlock does not rename:
+// to see the name in CLIENT LIST, give rdb the same one
+// (redis.Options.ClientName: go-redis sends CLIENT SETNAME on each new
+// connection); the label records it (ConnName). Without it a Client writes no label and is known by its
 // id alone. The label key needs "~relock_client:*" in an ACL user's key
 // patterns (docs/deployment.md).
 func WithClientName(name string) Option {
@@ -87,8 +94,20 @@ func newLabeller(rdb redis.UniversalClient, client, name string, ttl time.Durati
 		return nil
 	}
 	host, _ := os.Hostname()
-	data, _ := json.Marshal(ClientLabel{Name: name, Host: host, PID: os.Getpid(), Started: time.Now().UTC()}) // cannot fail
+	data, _ := json.Marshal(ClientLabel{Name: name, Host: host, PID: os.Getpid(), Started: time.Now().UTC(), ConnName: connName(rdb)}) // cannot fail
 	return &labeller{rdb: rdb, key: labelKey(client), json: data, ttl: ttl}
+}
+
+// connName is the name rdb's connections give themselves (CLIENT
+// SETNAME), when its options can be read.
+func connName(rdb redis.UniversalClient) string {
+	switch c := rdb.(type) {
+	case *redis.Client:
+		return c.Options().ClientName
+	case *redis.ClusterClient:
+		return c.Options().ClientName
+	}
+	return ""
 }
 
 // refresh writes the label with its TTL; an error is left to the next
