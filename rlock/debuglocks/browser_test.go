@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/relock-go/relock/internal/testenv"
 	"github.com/relock-go/relock/rlock/debuglocks"
 )
 
@@ -29,11 +29,7 @@ func chromium(t *testing.T) string {
 			return path
 		}
 	}
-	const why = "chromium not found: install it (apt-get install chromium) to run the browser test"
-	if os.Getenv("CI") != "" {
-		t.Fatal("the browser test must run on CI: " + why)
-	}
-	t.Skip(why)
+	testenv.Unavailable(t, "the /debug/locks browser test needs a headless Chromium: chromium not found (Debian: apt-get install -y chromium)", "make browser")
 	return ""
 }
 
