@@ -6,12 +6,13 @@ import (
 	"bytes"
 	"context"
 	"net/url"
-	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/relock-go/relock/internal/testenv"
 )
 
 // chromium returns the path of a Chromium binary, or skips the test.
@@ -22,11 +23,7 @@ func chromium(t *testing.T) string {
 			return path
 		}
 	}
-	const why = "chromium not found: install it (apt-get install chromium) to run the browser test"
-	if os.Getenv("CI") != "" {
-		t.Fatal("the browser test must run on CI: " + why)
-	}
-	t.Skip(why)
+	testenv.Unavailable(t, "the /debug/locks browser test needs a headless Chromium: chromium not found (Debian: apt-get install -y chromium)", "make browser")
 	return ""
 }
 
