@@ -2,12 +2,8 @@ package rlock
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strconv"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/scripts"
 )
@@ -70,18 +66,7 @@ func (l *CountDownLatch) Count(ctx context.Context) (int64, error) {
 	if err := l.usable(); err != nil {
 		return 0, opError("count", l.name, err)
 	}
-	v, err := l.c.rdb.Get(ctx, l.name).Result()
-	if errors.Is(err, redis.Nil) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, opError("count", l.name, err)
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return 0, opError("count", l.name, fmt.Errorf("%w: the count is %q", ErrWrongType, v))
-	}
-	return n, nil
+	return readCount(ctx, l.c.rdb, "count", l.name)
 }
 
 // Await waits until the count is zero, or ctx ends (ctx.Err()).
