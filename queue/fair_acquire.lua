@@ -22,7 +22,7 @@
 -- ARGV[5]  unlock message
 -- ARGV[6]  publish command: "publish" or "spublish"
 -- ARGV[7]  holds the owner had before this acquisition, as it knows them
--- ARGV[8]  the wait id of a queued owner: a grant tells it 'granted:<id>'
+-- ARGV[8]  the wait id of a queued owner: a grant tells it '-<id>'
 --
 -- Returns {1} when the owner now holds the lock: acquired, claimed after a
 -- release granted it (grant_next), or re-entered; the lease is re-armed

@@ -245,7 +245,7 @@ func TestClusterClassicReleaseAfterAWaitCountsAsHeard(t *testing.T) {
 	stepsAside := func(c *Client, name string) bool {
 		c.handoffs.mu.Lock()
 		defer c.handoffs.mu.Unlock()
-		_, ok := c.handoffs.heardAt[name]
+		_, ok := c.handoffs.yieldTill[name]
 		return ok
 	}
 	for _, name := range namesOnEveryMaster(t, cluster) {

@@ -11,6 +11,7 @@ import (
 	"github.com/relock-go/relock/internal/faultproxy"
 	"github.com/relock-go/relock/internal/leakcheck"
 	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/internal/testenv"
 	"github.com/relock-go/relock/rlock"
 )
 
@@ -18,7 +19,7 @@ import (
 var srv *redistest.Server
 
 func TestMain(m *testing.M) {
-	code := leakcheck.Main(func() int { return redistest.Main(m, &srv) })
+	code := testenv.Main(func() int { return redistest.Main(m, &srv) })
 	removeHolder()
 	os.Exit(code)
 }

@@ -16,13 +16,13 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/relock-go/relock/internal/eventlog"
-	"github.com/relock-go/relock/internal/leakcheck"
+	"github.com/relock-go/relock/internal/testenv"
 	"github.com/relock-go/relock/rlock"
 )
 
 // TestMain fails the package if a goroutine of the library outlives the
 // tests: the Observer must start none, and every Client is closed.
-func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m.Run)) }
+func TestMain(m *testing.M) { os.Exit(testenv.Main(m.Run)) }
 
 // harness is an Observer recording into in-memory SDK providers, and an
 // rlock.Client on a miniredis that reports to it.
