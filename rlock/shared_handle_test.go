@@ -81,8 +81,9 @@ func warm(ctx context.Context, t *testing.T, l any) {
 		}
 		return
 	}
-	l.(sync.Locker).Lock()
-	l.(sync.Locker).Unlock()
+	sl := l.(sync.Locker)
+	sl.Lock()
+	defer sl.Unlock()
 }
 
 // enterAndLeave counts a goroutine into the critical section and out,
