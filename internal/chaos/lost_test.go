@@ -89,7 +89,7 @@ func TestFixedLeaseLostBeforeAnotherOwnerAcquires(t *testing.T) {
 			ctx := ctxT(t)
 			p := startProxy(t)
 			const name = "fixed-lease"
-			a := k.new(newClient(t, proxied(t, p, 0)), name)
+			a := k.new(newClient(t, patient(t, p)), name)
 			b := k.new(newClient(t, direct(t)), name)
 			p.SetLatency(latency)
 			if err := a.LockWithLease(ctx, lease); err != nil {

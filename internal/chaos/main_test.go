@@ -66,6 +66,23 @@ func proxied(t *testing.T, p *faultproxy.Proxy, maxRetries int) *redis.Client {
 	return rdb
 }
 
+// patient returns a go-redis client that goes through p with timeouts of
+// `within` and no retries, closed when the test ends: for a link the test
+// slows on purpose, whose round trips a loaded machine may stretch past
+// cmdTimeout without any fault.
+func patient(t *testing.T, p *faultproxy.Proxy) *redis.Client {
+	t.Helper()
+	rdb := redis.NewClient(&redis.Options{
+		Addr:         p.Addr(),
+		DialTimeout:  within,
+		ReadTimeout:  within,
+		WriteTimeout: within,
+		MaxRetries:   -1,
+	})
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
+}
+
 // direct returns a go-redis client of the server with no proxy between,
 // closed when the test ends: the test's own view of Redis.
 func direct(t *testing.T) *redis.Client {
