@@ -3,7 +3,7 @@ GO ?= go
 # make test reads PIPESTATUS.
 SHELL := /bin/bash
 
-.PHONY: demo test interop browser stress vet staticcheck bench bench-micro redis-server
+.PHONY: demo test interop browser stress vet staticcheck bench bench-micro redis-server release-check
 
 # The modules of the repository: the library, and beside it the demo, the
 # benchmarks and the OpenTelemetry bridge, each with its own go.mod so that
@@ -103,3 +103,13 @@ redis-server:
 .PHONY: soak
 soak: redis-server
 	$(GO) run ./internal/cmd/soak $(SOAKFLAGS)
+
+# Proves the modules can be published at the version the nested modules
+# require of the library: a program outside the repository gets
+# rlock/relockotel at that version, with the library at the same version
+# and no replace, through a file:// GOPROXY of the working tree's modules;
+# and installs cmd/relock. RELEASEFLAGS=-strict before tagging also
+# requires rlock.Version and CHANGELOG.md to name the version
+# (docs/releasing.md).
+release-check:
+	$(GO) run ./internal/cmd/releasecheck $(RELEASEFLAGS)

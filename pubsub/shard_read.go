@@ -192,8 +192,6 @@ func (s *shard) dispatch(gen uint64, msg any) {
 			return
 		}
 		switch {
-		case strings.HasPrefix(m.Payload, keys.TurnPrefix):
-			// For onlookers: the turn is a waiter's of another channel.
 		case m.Payload == keys.ReadUnlockMessage:
 			e.q.releaseAll()
 		case strings.HasPrefix(m.Payload, keys.GrantPrefix):

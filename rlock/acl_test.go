@@ -43,12 +43,12 @@ var aclCommands = []string{
 	"evalsha", "eval",
 	// Commands the scripts run (scripts/*.lua, queue/*.lua).
 	"exists", "hexists", "hget", "hmget", "hincrby", "hset", "hdel", "hlen", "hkeys",
-	"pexpire", "pttl", "del",
+	"hgetall", "type", "pexpire", "pttl", "del",
 	"get", "set", "incr", "time", "publish",
 	"lindex", "llen", "lpos", "lpush", "rpush", "lpop", "lrange", "lrem",
 	"zadd", "zincrby", "zrange", "zrem", "zscore",
-	// Commands of the Go code: HoldCount, IsLocked, IsHeld, TTL,
-	// FencedMutex.Token (hget, exists, hexists, pttl, get), WithReplicaAck.
+	// Commands of the Go code: HoldCount, IsHeld, FencedMutex.Token (hget,
+	// hexists, get), WithReplicaAck.
 	"wait",
 	// The subscriptions of waiters, their health check, and their count of
 	// subscribers.

@@ -31,6 +31,8 @@ type Client struct {
 	waiters waitList
 	// handoffs lists the waiters an Unlock may pass its lock to.
 	handoffs handoffs
+	// lines are the waiters of semaphores and latches, in arrival order.
+	lines lines
 	// latchTTL is how long a release outcome is kept for retries of its
 	// request: longer than rdb can take to give up on a command.
 	latchTTL time.Duration

@@ -197,22 +197,32 @@ func lapsed(t *testing.T, name string, done <-chan error) bool {
 	return false
 }
 
-func TestClusterRejectsNamesWhoseKeysSpanSlots(t *testing.T) {
-	_, rdb := startCluster(t)
+// A name whose keys would span slots is refused on a Cluster and on a
+// single node alike, by every kind, so that code tried on one works on the
+// other.
+func TestNamesRefusedOnEveryTopology(t *testing.T) {
+	_, cluster := startCluster(t)
 	ctx := ctxT(t)
-	c := newClient(t, rdb)
-	for _, name := range []string{"a}b", "a{b", "a{}b", "}x"} {
-		if err := c.NewMutex(name).Lock(ctx); !errors.Is(err, ErrInvalidName) {
-			t.Errorf("Lock(%q) on a cluster = %v, want ErrInvalidName", name, err)
+	for topology, rdb := range map[string]redis.UniversalClient{"cluster": cluster, "single node": newRedis(t)} {
+		c := newClient(t, rdb)
+		for _, name := range []string{"a}b", "a{b", "a{}b", "}x", "{", "{}", ""} {
+			errs := map[string]error{"Mutex": c.NewMutex(name).Lock(ctx), "FairMutex": c.NewFairMutex(name).Lock(ctx), "RWMutex": c.NewRWMutex(name).RLock(ctx)}
+			_, errs["FencedMutex"] = c.NewFencedMutex(name).Lock(ctx)
+			_, errs["IsLocked"] = c.NewMutex(name).IsLocked(ctx)
+			for what, err := range errs {
+				if !errors.Is(err, ErrInvalidName) {
+					t.Errorf("%s: %s(%q) = %v, want ErrInvalidName", topology, what, name, err)
+				}
+			}
 		}
-	}
-	// The same names are fine on a single node.
-	m := newClient(t, newRedis(t)).NewMutex("a}b")
-	if err := m.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Unlock(ctx); err != nil {
-		t.Fatal(err)
+		for _, name := range []string{"{a}b", "x{a}{b}", "a:b"} {
+			m := c.NewMutex(name)
+			if err := m.Lock(ctx); err != nil {
+				t.Errorf("%s: Lock(%q): %v", topology, name, err)
+			} else if err := m.Unlock(ctx); err != nil {
+				t.Errorf("%s: Unlock(%q): %v", topology, name, err)
+			}
+		}
 	}
 }
 
@@ -295,7 +305,7 @@ func TestClusterClassicReleaseAfterAWaitCountsAsHeard(t *testing.T) {
 	stepsAside := func(c *Client, name string) bool {
 		c.handoffs.mu.Lock()
 		defer c.handoffs.mu.Unlock()
-		_, ok := c.handoffs.heardAt[name]
+		_, ok := c.handoffs.yieldTill[name]
 		return ok
 	}
 	for _, name := range namesOnEveryMaster(t, cluster) {

@@ -91,8 +91,8 @@ func canonical(members []Member, distinct bool) ([]Member, error) {
 		if isNil(m) || m.base() == nil {
 			return nil, fmt.Errorf("%w: member %d is nil", ErrInvalidSet, i)
 		}
-		if m.Name() == "" {
-			return nil, fmt.Errorf("%w: member %d", ErrInvalidName, i)
+		if err := checkName(m.Name()); err != nil {
+			return nil, fmt.Errorf("member %d: %w", i, err)
 		}
 		sorted[i] = m
 	}

@@ -212,7 +212,7 @@ func (rw *RWMutex) Mode(ctx context.Context) (string, error) {
 	return mode, opError("mode", rw.w.name, err)
 }
 
-// TTL is the lock's remaining time to live: 0 when it is free.
+// TTL is the lock's remaining time to live, as Mutex.TTL reports it.
 func (rw *RWMutex) TTL(ctx context.Context) (time.Duration, error) { return rw.w.TTL(ctx) }
 
 // ForceUnlock deletes the lock whatever its mode and holders and wakes

@@ -32,12 +32,15 @@ var (
 	renewSrc string
 	//go:embed force_release.lua
 	forceReleaseSrc string
+	//go:embed state.lua
+	stateSrc string
 
 	acquire       = New(acquireSrc)
 	acquireFenced = New(acquireFencedSrc)
 	release       = New(releaseSrc)
 	renew         = redis.NewScript(renewSrc)
 	forceRelease  = redis.NewScript(forceReleaseSrc)
+	state         = New(stateSrc)
 )
 
 // New returns the script src preceded by the helpers every lock script

@@ -95,5 +95,14 @@ func TestInspectNothing(t *testing.T) {
 	if err := rdb.Set(context.Background(), "text", "hello", 0).Err(); err != nil {
 		t.Fatal(err)
 	}
-	relock(t, "", "inspect", "text").want(t, 1, nil, []string{"relock inspect: ", "not a lock"})
+	r := relock(t, "", "inspect", "text")
+	r.want(t, 1, nil, []string{`relock inspect "text": `, "not a lock"})
+	if strings.Count(r.stderr, "relock") != 1 || strings.Contains(r.stderr, "rlock:") {
+		t.Errorf("the error is prefixed more than once:\n%s", r.stderr)
+	}
+	u := relock(t, "", "unlock", "--force", "--yes", "text")
+	u.want(t, 1, nil, []string{`relock unlock "text": `, "not a lock"})
+	if strings.Contains(u.stderr, "rlock:") || strings.Contains(u.stderr, "inspect") {
+		t.Errorf("the error is prefixed more than once:\n%s", u.stderr)
+	}
 }
