@@ -30,7 +30,7 @@ const within = 10 * time.Second
 
 // cmdTimeout is the read, write and dial timeout of clients behind a
 // proxy: a command lost in a fault fails after it, and go-redis retries it.
-const cmdTimeout = 250 * time.Millisecond
+const cmdTimeout = time.Second
 
 // fresh empties the server and checks, after the test's other cleanups,
 // that no goroutine of the module outlives the test.
