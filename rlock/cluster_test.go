@@ -149,13 +149,13 @@ func clusterWakeUp(t *testing.T, ctx context.Context, cluster *redistest.Cluster
 	select {
 	case <-time.After(clusterLease + 100*time.Millisecond): // time is the subject
 	case <-holder.lost():
-		return lapsed(t, name, done)
+		return awaitLapsedWaiter(t, name, done)
 	case err := <-done:
 		// The waiter got in: rightly only if the lease had lapsed, which
 		// the holder's watchdog learns at its next renewal.
 		select {
 		case <-holder.lost():
-			return lapsed(t, name, nil)
+			return awaitLapsedWaiter(t, name, nil)
 		case <-time.After(5 * time.Second):
 			t.Fatalf("%s: waiter finished (%v) while the holder held the lock, its Lost still open", name, err)
 		}
@@ -163,7 +163,7 @@ func clusterWakeUp(t *testing.T, ctx context.Context, cluster *redistest.Cluster
 	if err := holder.unlock(ctx); err != nil {
 		select {
 		case <-holder.lost():
-			return lapsed(t, name, done)
+			return awaitLapsedWaiter(t, name, done)
 		default:
 		}
 		t.Fatalf("%s: %v", name, err)
@@ -179,9 +179,9 @@ func clusterWakeUp(t *testing.T, ctx context.Context, cluster *redistest.Cluster
 	return true
 }
 
-// lapsed awaits the waiter of a hold whose lease lapsed (done, unless it
+// awaitLapsedWaiter awaits the waiter of a hold whose lease lapsed (done, unless it
 // already finished) and reports false.
-func lapsed(t *testing.T, name string, done <-chan error) bool {
+func awaitLapsedWaiter(t *testing.T, name string, done <-chan error) bool {
 	t.Helper()
 	if done == nil {
 		return false
