@@ -90,7 +90,8 @@ func (s *shard) probed(ctx context.Context) bool {
 	s.probing, s.probeSent = true, time.Now()
 	pctx, cancel := context.WithTimeout(ctx, s.healthCheck)
 	defer cancel()
-	_ = s.rdb.Publish(pctx, s.probe, "probe").Err()
+	// A number, as every payload on a channel of Redisson's layout.
+	_ = s.rdb.Publish(pctx, s.probe, keys.UnlockMessage).Err()
 	return true
 }
 

@@ -160,13 +160,14 @@ end
 -- Tells the waiter entry its turn: publishes message on its own channel,
 -- channel .. ':' .. entry, and reports whether anyone heard it (tell).
 -- Onlookers (relock watch) hear of the turn as 'turn:<entry>' on relock's
--- own channel of the lock, relock_turn:{name} (keys.TurnChannel), where
--- no Redisson client listens (Redisson decodes its lock channels as
--- numbers) and no waiter either, so that listening there does not make a
--- dead waiter look alive.
+-- turn channel of the lock, relock_turns:{name} (keys.TurnChannel: the
+-- lock's channel with relock's prefix; neither channel prefix holds a
+-- ':'), where no Redisson client listens (Redisson decodes its lock
+-- channels as numbers) and no waiter either, so that listening there does
+-- not make a dead waiter look alive.
 local function announce(publish, channel, entry, message)
   local heard, cmd = tell(publish, channel .. ':' .. entry, message)
-  redis.call(cmd, 'relock_turn' .. string.sub(channel, (string.find(channel, ':', 1, true))), 'turn:' .. entry)
+  redis.call(cmd, 'relock_turns' .. string.sub(channel, (string.find(channel, ':', 1, true))), 'turn:' .. entry)
   return heard
 end
 

@@ -34,8 +34,9 @@ import (
 var aclKeys = []string{"~lock:*", "~{lock:*", "~redisson_lock_*", "~redisson_rwlock:*", "~redisson_unlock_latch:*", "~relock_*"}
 
 // aclChannels are the channel patterns: the unlock channels, the fair
-// lock's per-waiter channels that extend them, and the read-write lock's.
-var aclChannels = []string{"&redisson_lock__channel:*", "&redisson_rwlock:*"}
+// lock's per-waiter channels that extend them, the read-write lock's, and
+// the fair locks' turn channels (relock_turns).
+var aclChannels = []string{"&redisson_lock__channel:*", "&redisson_rwlock:*", "&relock_turns:*"}
 
 // aclCommands are the commands the library sends.
 var aclCommands = []string{

@@ -38,6 +38,10 @@ type Client struct {
 	// latchTTL is how long a release outcome is kept for retries of its
 	// request: longer than rdb can take to give up on a command.
 	latchTTL time.Duration
+	// resends: rdb resends a command after a network error or a timeout
+	// (MaxRetries above 0), so a bare release that fails is sent again,
+	// latched (see owner.unlock).
+	resends bool
 
 	// wire is how releases are announced and heard, once decided: at New,
 	// or on a Redis Cluster whose pub/sub kind New was not told, by the
@@ -96,7 +100,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 		return nil, opError("new client", "", fmt.Errorf("sharded pub/sub needs a *redis.ClusterClient, not %T", rdb))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Client{rdb: rdb, opts: o, obs: o.observer(), ids: ownerid.NewSource(), latchTTL: retryWindow(rdb), ctx: ctx, cancel: cancel}
+	c := &Client{rdb: rdb, opts: o, obs: o.observer(), ids: ownerid.NewSource(), latchTTL: retryWindow(rdb), resends: resends(rdb), ctx: ctx, cancel: cancel}
 	switch {
 	case o.sharded != nil:
 		c.setWire(*o.sharded)
@@ -218,6 +222,19 @@ func retryWindow(rdb redis.UniversalClient) time.Duration {
 	}
 	retries = max(retries, 0)
 	return max(10*time.Second, time.Duration(retries+1)*(read+write)+time.Duration(retries)*backoff)
+}
+
+// resends reports whether rdb resends a command whose reply did not come
+// (go-redis's MaxRetries, 3 unless set; -1 turns resending off), taking
+// clients it cannot tell to resend.
+func resends(rdb redis.UniversalClient) bool {
+	switch c := rdb.(type) {
+	case *redis.Client:
+		return c.Options().MaxRetries > 0
+	case *redis.ClusterClient:
+		return c.Options().MaxRetries > 0
+	}
+	return true
 }
 
 // master returns the client of the master that holds key.

@@ -48,6 +48,11 @@ type owner struct {
 	// reused by the next Unlock, which retries it, unless an acquisition
 	// came between; 0 when there is none.
 	retrySeq uint64
+	// bareSeq is the number of a release request whose bare first send
+	// (scripts.Unlock.Bare) failed, until the request is answered: a
+	// resend of it that finds the lock gone reads as released while the
+	// lease lasts; 0 when there is none.
+	bareSeq uint64
 	// lastSent is when the owner's last attempt was sent.
 	lastSent time.Time
 	// waited: the current hold was taken after a wait (others held or

@@ -37,7 +37,9 @@ var (
 
 	acquire       = New(acquireSrc)
 	acquireFenced = New(acquireFencedSrc)
-	release       = New(releaseSrc)
+	releaseText   = holdSrc + releaseSrc // for runOnce's EVAL
+	release       = redis.NewScript(releaseText)
+	releaseHash   = release.Hash()
 	renew         = redis.NewScript(renewSrc)
 	forceRelease  = redis.NewScript(forceReleaseSrc)
 	state         = New(stateSrc)
@@ -167,4 +169,29 @@ func (r *renewer) args(leaseMs int64, batch []Held) (keys []string, args []any) 
 		args[j+1] = h.Owner
 	}
 	return keys, args
+}
+
+// onceCmd is a command go-redis sends at most once: it never resends it
+// after a network error or a timeout (Cmder.NoRetry), so that a request
+// sent once is applied at most once without a record of it in Redis.
+type onceCmd struct{ *redis.Cmd }
+
+// NoRetry reports that go-redis must not resend the command.
+func (onceCmd) NoRetry() bool { return true }
+
+// runOnce runs a script as Script.Run does, each command sent once: args
+// are those of its EVALSHA (the command, the sha1, the number of keys, the
+// keys, the arguments); when the server lacks the script (NOSCRIPT: it ran
+// nothing), they are sent again as EVAL of src.
+func runOnce(ctx context.Context, rdb redis.UniversalClient, src string, args []any) *redis.Cmd {
+	cmd := redis.NewCmd(ctx, args...)
+	cmd.SetFirstKeyPos(3) // for the slot, on a Redis Cluster
+	_ = rdb.Process(ctx, onceCmd{cmd})
+	if err := cmd.Err(); err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
+		args[0], args[1] = "eval", src
+		cmd = redis.NewCmd(ctx, args...)
+		cmd.SetFirstKeyPos(3)
+		_ = rdb.Process(ctx, onceCmd{cmd})
+	}
+	return cmd
 }

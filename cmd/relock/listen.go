@@ -16,7 +16,8 @@ import (
 // listener hears what a lock's releases and grants announce on the lock's
 // own channels (keys.Channel, and keys.RWChannel for a read-write lock):
 // an unlock message; and on relock's turn channel (keys.TurnChannel) a
-// fair lock's notice that a waiter's turn came ('turn:<entry>'). It never listens on a fair waiter's own channel: the
+// fair lock's notice that a waiter's turn came
+// ('turn:<entry>'). It never listens on a fair waiter's own channel: the
 // fair scripts take a waiter nobody listens to for dead, and an onlooker
 // there would keep a dead waiter alive.
 type listener struct {

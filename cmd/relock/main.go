@@ -23,8 +23,8 @@
 //
 // watch does not poll: it subscribes to the lock's own channels
 // (SUBSCRIBE, or SSUBSCRIBE with sharded pub/sub on a Redis 7 cluster),
-// where releases are announced and, for a fair lock, each waiter's turn
-// ('turn:<waiter>'), reads the lock again at every message, and once more
+// where releases are announced, and to relock's turn channel of the lock,
+// where a fair lock announces each waiter's turn ('turn:<waiter>'); reads the lock again at every message, and once more
 // when the TTL it showed runs out, since an expiry is not announced.
 // Acquiring a free lock is not announced either: watch sees it at the next
 // release or grant, or expiry. It never listens on a fair waiter's own

@@ -148,11 +148,29 @@ func Start(tb testing.TB, args ...string) *Peer {
 		close(quit)
 		_ = cmd.Process.Kill()
 		<-done
+		checkLog(tb, args, stderr.String())
 		if tb.Failed() {
 			tb.Logf("peer %v stderr:\n%s", args, stderr.String())
 		}
 	})
 	return p
+}
+
+// decodeErrors are what Redisson logs when a message on a channel it
+// listens on is not one its codec reads (a lock channel's are numbers):
+// relock must never publish one there.
+var decodeErrors = []string{"Unable to decode", "NumberFormatException"}
+
+// checkLog fails the test if the log of the peer run with args shows that
+// Redisson could not decode a message: every mixed test checks it.
+func checkLog(tb testing.TB, args []string, log string) {
+	tb.Helper()
+	for _, e := range decodeErrors {
+		if strings.Contains(log, e) {
+			tb.Errorf("peer %v logged %q:\n%s", args, e, log)
+			return
+		}
+	}
 }
 
 // Await returns the peer's first event named name (the line with key

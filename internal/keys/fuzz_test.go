@@ -45,6 +45,7 @@ func FuzzAuxiliaryNames(f *testing.F) {
 			{Timeout(name), "redisson_lock_timeout:", ""},
 			{Token(name), "redisson_lock_token:", ""},
 			{WaiterChannel(name, owner), "redisson_lock__channel:", ":" + owner},
+			{TurnChannel(name), "relock_turns:", ""},
 		} {
 			if want := aux.prefix + braced + aux.suffix; aux.got != want {
 				t.Fatalf("name %q: got %q, want %q", name, aux.got, want)

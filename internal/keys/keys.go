@@ -22,7 +22,7 @@ const (
 	// Redisson's layout is one that Redisson's codec reads (it acts on 0
 	// and 1 only).
 	GrantPrefix = "-"
-	// TurnPrefix begins the notice, on relock's own channel of a fair lock
+	// TurnPrefix begins the notice, on the turn channel of a fair lock
 	// (TurnChannel), that a waiter's turn came (the prefix, then its
 	// entry): for onlookers such as relock watch (queue/fair_common.lua's
 	// announce).
@@ -40,11 +40,11 @@ func prefixName(prefix, name string) string {
 // Channel is the channel on which unlocking name is announced.
 func Channel(name string) string { return prefixName("redisson_lock__channel", name) }
 
-// TurnChannel is relock's own channel of the fair lock (or fair read-write
-// lock) name, in its slot: every turn given in its line is announced there
-// (TurnPrefix), for onlookers. No Redisson client and no waiter listens
-// on it.
-func TurnChannel(name string) string { return prefixName("relock_turn", name) }
+// TurnChannel is relock's own channel of the fair lock or fair read-write
+// lock name, in its slot: every turn given in the lock's line is announced
+// there (TurnPrefix), for onlookers. No Redisson client and no waiter
+// listens on it: Redisson's channels carry numbers only.
+func TurnChannel(name string) string { return prefixName("relock_turns", name) }
 
 // Queue is the fair lock's list of waiting owner ids (head = next owner).
 func Queue(name string) string { return prefixName("redisson_lock_queue", name) }
