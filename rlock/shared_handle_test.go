@@ -59,7 +59,9 @@ func TestSharedMutexExcludesGoroutines(t *testing.T) {
 			t.Errorf("%s: %d goroutines entered while another was inside", kind, n)
 		}
 		if kind == "Mutex" || kind == "FencedMutex" {
-			if calls := evalCalls(t, rdb) - before; calls != 2*goroutines*rounds {
+			// Two per pair; a goroutine that attempted while another held
+			// the handle would add more. (Slack for a watchdog renewal.)
+			if calls := evalCalls(t, rdb) - before; calls < 2*goroutines*rounds || calls > 2*goroutines*rounds+2 {
 				t.Errorf("%s: %d scripts for %d Lock+Unlock pairs, want 2 each", kind, calls, goroutines*rounds)
 			}
 		}
