@@ -35,7 +35,7 @@ var aclKeys = []string{"~lock:*", "~{lock:*", "~redisson_lock_*", "~redisson_rwl
 
 // aclChannels are the channel patterns: the unlock channels, the fair
 // lock's per-waiter channels that extend them, and the read-write lock's.
-var aclChannels = []string{"&redisson_lock__channel:*", "&redisson_rwlock:*"}
+var aclChannels = []string{"&redisson_lock__channel:*", "&redisson_rwlock:*", "&redisson_sc:*", "&redisson_countdownlatch__channel__*"}
 
 // aclCommands are the commands the library sends.
 var aclCommands = []string{
@@ -45,6 +45,7 @@ var aclCommands = []string{
 	"exists", "hexists", "hget", "hmget", "hincrby", "hset", "hdel", "hlen", "hkeys",
 	"hgetall", "type", "pexpire", "pttl", "del",
 	"get", "set", "incr", "time", "publish",
+	"incrby", "decr", "decrby", "zrangebyscore",
 	"lindex", "llen", "lpos", "lpush", "rpush", "lpop", "lrange", "lrem",
 	"zadd", "zincrby", "zrange", "zrem", "zscore",
 	// Commands of the Go code: HoldCount, IsHeld, FencedMutex.Token (hget,
