@@ -61,8 +61,11 @@ type Holder struct {
 	Owner string
 	// Client is the client id part of Owner.
 	Client string
-	Count  int    // hold count
-	Mode   string // ModeRead or ModeWrite in a read-write lock
+	// Label is the label of that Client (WithClientName); zero when it has
+	// none, as a Redisson client.
+	Label ClientLabel
+	Count int    // hold count
+	Mode  string // ModeRead or ModeWrite in a read-write lock
 	// TTL is a reader's own remaining lease in a read-write lock (the
 	// longest of its read holds', negative when one has no expiry); 0
 	// otherwise.
@@ -72,7 +75,11 @@ type Holder struct {
 // QueueEntry is one waiter in a fair lock's line.
 type QueueEntry struct {
 	Owner string // owner id
-	Mode  string // ModeRead or ModeWrite in a fair read-write lock
+	// Client is the client id part of Owner, and Label that Client's label
+	// (zero when it has none).
+	Client string
+	Label  ClientLabel
+	Mode   string // ModeRead or ModeWrite in a fair read-write lock
 	// Deadline is when the waiter is evicted unless it refreshes its place
 	// (the line's ZSET score: Redis server time); zero when it has none.
 	Deadline time.Time
@@ -88,9 +95,10 @@ type QueueEntry struct {
 // trips (three for a read-write lock with readers, whose leases are read
 // once their owners are known): one pipeline of reads in the lock's slot,
 // then the subscriber count, which on a Redis Cluster with classic pub/sub
-// asks every node, concurrently. A key of that name that is not a lock
-// (not a hash, or a hash whose fields are not owners' hold counts) is an
-// error wrapping ErrWrongType.
+// asks every node, concurrently; and one more, when the lock has holders
+// or waiters, for their Clients' labels (WithClientName). A key of that
+// name that is not a lock (not a hash, or a hash whose fields are not
+// owners' hold counts) is an error wrapping ErrWrongType.
 func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 	const op = "inspect"
 	if err := c.usableName(name); err != nil {
@@ -150,6 +158,9 @@ func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 	if info.Subscribers, err = c.subscribers(ctx, name, channels); err != nil {
 		return LockInfo{}, opError(op, name, fmt.Errorf("counting subscribers: %w", err))
 	}
+	if err := c.labelEntries(ctx, &info); err != nil {
+		return LockInfo{}, opError(op, name, err)
+	}
 
 	local := c.Activity()
 	for _, h := range local.Holds {
@@ -183,9 +194,7 @@ func holdersOf(hash map[string]string) []Holder {
 				h.Owner, h.Mode = owner, ModeWrite
 			}
 		}
-		if i := strings.LastIndexByte(h.Owner, ':'); i > 0 {
-			h.Client = h.Owner[:i]
-		}
+		h.Client = clientOf(h.Owner)
 		hs = append(hs, h)
 	}
 	slices.SortFunc(hs, func(x, y Holder) int {
@@ -254,6 +263,7 @@ func line(entries []string, deadlines []redis.Z, each func(*QueueEntry)) []Queue
 	for _, entry := range entries {
 		e := QueueEntry{Owner: entry, Deadline: at[entry]}
 		each(&e)
+		e.Client = clientOf(e.Owner)
 		q = append(q, e)
 	}
 	return q

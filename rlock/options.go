@@ -47,6 +47,7 @@ type options struct {
 	sharded         *bool // WithShardedPubSub; nil: decide by the server
 	unlockTimeout   time.Duration
 	observers       []Observer // WithObserver, WithLogger
+	clientName      string     // WithClientName; "": no label
 }
 
 func defaultOptions() options {

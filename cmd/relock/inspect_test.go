@@ -3,10 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/rlock"
 )
 
 // TestInspectReentrantMutex inspects a mutex held twice by one owner, as
@@ -25,7 +30,7 @@ func TestInspectReentrantMutex(t *testing.T) {
 			holder = f
 		}
 	}
-	if want := []string{m.Owner(), c.ID(), "2"}; !slices.Equal(holder, want) {
+	if want := []string{m.Owner(), "-", "2"}; !slices.Equal(holder, want) {
 		t.Errorf("holder line %q, want %q:\n%s", holder, want, r.stdout)
 	}
 	t.Logf("relock inspect orders:42\n%s", r.stdout)
@@ -42,6 +47,30 @@ func TestInspectReentrantMutex(t *testing.T) {
 	}
 	if ttl := time.Duration(v.TTLMillis) * time.Millisecond; ttl <= 0 || ttl > rlockDefaultLease {
 		t.Errorf("ttl_ms %d, want within the watchdog lease", v.TTLMillis)
+	}
+}
+
+// TestInspectShowsLabels shows a named Client's label beside its hold, in
+// the text's LABEL column and in the JSON.
+func TestInspectShowsLabels(t *testing.T) {
+	s := fresh(t)
+	c := s.client(rlock.WithClientName("billing-worker"))
+	redistest.Eventually(t, 5*time.Second, "the label", func() bool {
+		return s.rdb.Exists(context.Background(), "relock_client:{"+c.ID()+"}").Val() == 1
+	})
+	m := c.NewMutex("labelled")
+	lock(t, m)
+	host, _ := os.Hostname()
+	label := fmt.Sprintf("billing-worker@%s pid %d", host, os.Getpid())
+	relock(t, "", "inspect", "labelled").want(t, 0, []string{"OWNER", "LABEL", m.Owner() + "  " + label}, nil)
+
+	r := relock(t, "", "inspect", "--json", "labelled")
+	var v lockView
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
+		t.Fatalf("%v:\n%s", err, r.stdout)
+	}
+	if len(v.Holders) != 1 || v.Holders[0].Label == nil || v.Holders[0].Label.Name != "billing-worker" || v.Holders[0].Label.PID != os.Getpid() {
+		t.Errorf("inspect --json holders %+v, want the billing-worker label", v.Holders)
 	}
 }
 
