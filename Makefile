@@ -9,7 +9,7 @@ SHELL := /bin/bash
 # benchmarks and the OpenTelemetry bridge, each with its own go.mod so that
 # the library's users carry none of their dependencies in their module
 # graph.
-MODULES := . examples/demo bench rlock/relockotel
+MODULES := . examples/demo examples/scheduler bench rlock/relockotel
 
 # staticcheck, at a release that builds with the go.mod's Go (1.24).
 STATICCHECK_VERSION := 0.6.1
@@ -19,6 +19,12 @@ STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 # REDIS_ADDR names a real one.
 demo:
 	cd examples/demo && $(GO) run .
+
+# A job scheduler: workers share K slots of a permit-expirable semaphore,
+# and a dead worker's slot comes back (embedded Redis unless REDIS_ADDR).
+.PHONY: scheduler
+scheduler:
+	cd examples/scheduler && $(GO) run .
 
 # Everything CI runs: gofmt, vet and staticcheck, then every test under the
 # race detector, integration tests on a real redis-server included. Every

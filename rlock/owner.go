@@ -30,6 +30,14 @@ type owner struct {
 	// (see handoffs). A Mutex's owners only.
 	handoff bool
 
+	// gate excludes the goroutines that share the handle (see gate): an
+	// RWMutex's sides share one, where the read side's slots are shared.
+	gate   *gate
+	shared bool
+	// reads is, for an RWMutex's write side, its read side: a writer
+	// that keeps read holds when it unlocks keeps a read slot.
+	reads *owner
+
 	// mu serialises this owner's commands that change the lock, so that
 	// the hold follows Redis in the same order.
 	mu       sync.Mutex
@@ -64,6 +72,7 @@ func (o *owner) settle() {
 func (o *owner) init(c *Client, name, id, channel string, k kind, t turns) {
 	o.c, o.name, o.id, o.channel, o.kind, o.turns = c, name, id, channel, k, t
 	o.kindOf, o.mode = k.describe()
+	o.gate = &gate{}
 	o.nameErr = checkName(name)
 }
 

@@ -22,6 +22,12 @@ func (o *owner) unlock(ctx context.Context) error {
 	o.settle()
 	lease, count := o.c.opts.watchdogTimeout, 0
 	h := o.hold
+	if h != nil && h.isOver() {
+		// Lost: the owner stopped holding when Lost closed, even if the
+		// hash still has its field for the margin (the next acquisition
+		// drops it: dropLapsed).
+		return opError("unlock", o.name, ErrNotHeld)
+	}
 	if h != nil {
 		lease, _, count = h.terms()
 		h.setReleasing(true)

@@ -57,6 +57,7 @@ func (c *Client) NewRWMutex(name string) *RWMutex {
 	id, channel := c.ids.Next(), keys.RWChannel(name)
 	rw.w.init(c, name, id, channel, &rwKind{rdb: c.rdb, lock: rw.lock, owner: id}, clientTurns{})
 	rw.r.init(c, name, id, channel, &rwKind{rdb: c.rdb, lock: rw.lock, owner: id, read: true}, clientTurns{shared: true})
+	rw.shareGate()
 	return rw
 }
 
@@ -146,7 +147,7 @@ func (rw *RWMutex) TryLock(ctx context.Context, wait, lease time.Duration) (bool
 // Unlock releases one acquisition of the write lock, as Mutex.Unlock does.
 // The last one wakes every waiter; read locks this owner took while
 // writing stay held.
-func (rw *RWMutex) Unlock(ctx context.Context) error { return rw.w.unlock(ctx) }
+func (rw *RWMutex) Unlock(ctx context.Context) error { return rw.w.exit(ctx) }
 
 // RLock acquires a read lock, waiting as long as it takes or until ctx
 // ends: it is granted while no other owner holds the write lock.
@@ -165,7 +166,7 @@ func (rw *RWMutex) TryRLock(ctx context.Context, wait, lease time.Duration) (boo
 
 // RUnlock releases one acquisition of the read lock. The last reader's
 // release, with no writer left, deletes the lock and wakes a waiter.
-func (rw *RWMutex) RUnlock(ctx context.Context) error { return rw.r.unlock(ctx) }
+func (rw *RWMutex) RUnlock(ctx context.Context) error { return rw.r.exit(ctx) }
 
 // HoldCount is how many times this owner holds the write lock.
 func (rw *RWMutex) HoldCount(ctx context.Context) (int, error) { return rw.w.HoldCount(ctx) }
@@ -219,6 +220,26 @@ func (rw *RWMutex) TTL(ctx context.Context) (time.Duration, error) { return rw.w
 // every waiter; it reports whether there was a lock. Meant for operators.
 func (rw *RWMutex) ForceUnlock(ctx context.Context) (bool, error) { return rw.w.forceRelease(ctx) }
 
+// shareGate gives the two sides one gate, the read side's slots shared,
+// as sync.RWMutex's.
+func (rw *RWMutex) shareGate() {
+	rw.r.gate, rw.r.shared, rw.w.reads = rw.w.gate, true, &rw.r.owner
+}
+
+// Reenter adds one hold to the write lock this handle holds, released by
+// one more Unlock, as Mutex.Reenter does; an error wrapping ErrNotHeld when
+// it holds no write lock.
+func (rw *RWMutex) Reenter(ctx context.Context) error { return rw.w.reenter(ctx, nil) }
+
+// RReenter adds one read hold to the read lock this handle holds, or, when
+// it holds the write lock, takes a read hold beside it (a writer may also
+// read, as in Redisson: after its Unlock it keeps reading, until RUnlock);
+// an error wrapping ErrNotHeld when it holds neither. Each read hold is
+// released by one RUnlock. Use it, not RLock, to read again while this
+// handle holds the lock: RLock waits behind a writer queued at the handle,
+// and behind the handle's own write lock, as sync.RWMutex does.
+func (rw *RWMutex) RReenter(ctx context.Context) error { return rw.r.reenter(ctx, &rw.w.owner) }
+
 // Locker returns the write lock as a sync.Locker, with the semantics of
 // Mutex.Locker.
 func (rw *RWMutex) Locker() sync.Locker { return locker{rw.Lock, rw.Unlock} }
@@ -239,9 +260,9 @@ func (s *rwSide) TryLock(ctx context.Context, wait, lease time.Duration) (bool, 
 }
 
 // Unlock releases this side once: a Member's.
-func (s *rwSide) Unlock(ctx context.Context) error { return s.unlock(ctx) }
+func (s *rwSide) Unlock(ctx context.Context) error { return s.exit(ctx) }
 
 func (s *rwSide) acquire(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	out, err := s.owner.take(ctx, wait, lease)
+	out, err := s.owner.enter(ctx, wait, lease)
 	return out.ok, err
 }

@@ -136,21 +136,22 @@ func (s *Semaphore) AvailablePermits(ctx context.Context) (int, error) {
 	if err := s.usable(); err != nil {
 		return 0, opError("available permits", s.name, err)
 	}
-	return available(ctx, s.c.rdb, s.name)
+	n, err := readCount(ctx, s.c.rdb, "available permits", s.name)
+	return int(n), err
 }
 
-// available reads the count of the semaphore name: 0 when absent.
-func available(ctx context.Context, rdb redis.Cmdable, name string) (int, error) {
+// readCount reads the count at key name for operation op: 0 when absent.
+func readCount(ctx context.Context, rdb redis.Cmdable, op, name string) (int64, error) {
 	v, err := rdb.Get(ctx, name).Result()
 	if errors.Is(err, redis.Nil) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, opError("available permits", name, err)
+		return 0, opError(op, name, err)
 	}
-	n, err := strconv.Atoi(v)
+	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
-		return 0, opError("available permits", name, fmt.Errorf("%w: the count is %q", ErrWrongType, v))
+		return 0, opError(op, name, fmt.Errorf("%w: the count is %q", ErrWrongType, v))
 	}
 	return n, nil
 }

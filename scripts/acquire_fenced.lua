@@ -1,5 +1,6 @@
 -- Acquire or re-enter a fenced reentrant lock (Redisson RFencedLock layout):
--- as acquire.lua, and every acquisition takes the next fencing token.
+-- as acquire.lua, and every first acquisition takes the next fencing token
+-- (a re-entry keeps the hold's token).
 --
 -- KEYS[1]  lock hash: field = owner id, value = hold count
 -- KEYS[2]  token counter (no TTL; only ever incremented)
@@ -18,8 +19,8 @@ if ttl ~= -2 and redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
   end
   return {0, ttl}
 end
-local _, added = take_hold(KEYS[1], ARGV[2], ARGV[3], ARGV[1], ttl == -2)
-if added then
+local holds, added = take_hold(KEYS[1], ARGV[2], ARGV[3], ARGV[1], ttl == -2)
+if added and holds == 1 then
   return {1, redis.call('incr', KEYS[2])}
 end
 return {1, tonumber(redis.call('get', KEYS[2]) or '0')}

@@ -6,7 +6,7 @@
 -- KEYS[1] the semaphore's count
 -- KEYS[2] its channel
 -- KEYS[3] its leases
--- KEYS[4] the request's latch (named after the first id)
+-- KEYS[4] the request's latch
 -- ARGV[1] now, epoch ms
 -- ARGV[2] the publish command
 -- ARGV[3] the latch's TTL, milliseconds
