@@ -155,10 +155,18 @@ func (h *harness) wantSum(t *testing.T, name string, want int64, attrs ...attrib
 	}
 }
 
-// hasAll reports whether set has every one of attrs.
+// hasAll reports whether set has every one of attrs; an attribute with no
+// value (attribute.KeyValue{Key: k}) asks that set have no k.
 func hasAll(set attribute.Set, attrs []attribute.KeyValue) bool {
 	for _, a := range attrs {
-		if v, ok := set.Value(a.Key); !ok || v != a.Value {
+		v, ok := set.Value(a.Key)
+		if a.Value.Type() == attribute.INVALID {
+			if ok {
+				return false
+			}
+			continue
+		}
+		if !ok || v != a.Value {
 			return false
 		}
 	}
