@@ -19,7 +19,10 @@ import (
 
 var (
 	//go:embed hold.lua
-	holdSrc string
+	takeSrc string
+	//go:embed release_once.lua
+	releaseOnceSrc string
+	holdSrc        = takeSrc + releaseOnceSrc
 	//go:embed rw_hold.lua
 	rwHoldSrc string
 	//go:embed acquire.lua
@@ -35,9 +38,11 @@ var (
 	//go:embed state.lua
 	stateSrc string
 
-	acquire       = New(acquireSrc)
-	acquireFenced = New(acquireFencedSrc)
-	releaseText   = holdSrc + releaseSrc // for runOnce's EVAL
+	// The reentrant lock's scripts carry only the helpers they call, since
+	// Redis runs the whole text, defining each helper, at every call.
+	acquire       = redis.NewScript(takeSrc + acquireSrc)
+	acquireFenced = redis.NewScript(takeSrc + acquireFencedSrc)
+	releaseText   = releaseOnceSrc + releaseSrc // for runOnce's EVAL
 	release       = redis.NewScript(releaseText)
 	releaseHash   = release.Hash()
 	renew         = redis.NewScript(renewSrc)
@@ -47,7 +52,7 @@ var (
 
 // New returns the script src preceded by the helpers every lock script
 // shares (hold.lua: taking a hold, the re-entry rule for retried
-// acquisitions, dropping a hold, the unlock latch). The text is fixed at
+// acquisitions; release_once.lua: dropping a hold, the unlock latch). The text is fixed at
 // build time, never built from input.
 func New(src string) *redis.Script { return redis.NewScript(holdSrc + src) }
 
