@@ -113,7 +113,9 @@ func (o *owner) attempt(ctx context.Context, lease time.Duration, t turn) (outco
 	} else {
 		lease, renew = o.leaseOf(lease)
 	}
-	ctx = context.WithoutCancel(ctx)
+	if ctx.Done() != nil {
+		ctx = context.WithoutCancel(ctx)
+	}
 	sent := time.Now()
 	var out outcome
 	var err error
@@ -148,7 +150,7 @@ func (o *owner) attempt(ctx context.Context, lease time.Duration, t turn) (outco
 	}
 	// An Unlock that failed before is not retried by the next one: the
 	// owner locked again instead.
-	o.retrySeq = 0
+	o.retrySeq, o.bareSeq = 0, 0
 	return out, nil
 }
 

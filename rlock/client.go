@@ -27,13 +27,21 @@ type Client struct {
 	obs  Observer // the options' observers; nil when none
 	ids  *ownerid.Source
 	wd   *watchdog
+	// label keeps the Client's label in Redis; nil without WithClientName.
+	label *labeller
 	// waiters lists the acquisitions that wait now (Activity).
 	waiters waitList
 	// handoffs lists the waiters an Unlock may pass its lock to.
 	handoffs handoffs
+	// lines are the waiters of semaphores and latches, in arrival order.
+	lines lines
 	// latchTTL is how long a release outcome is kept for retries of its
 	// request: longer than rdb can take to give up on a command.
 	latchTTL time.Duration
+	// resends: rdb resends a command after a network error or a timeout
+	// (MaxRetries above 0), so a bare release that fails is sent again,
+	// latched (see owner.unlock).
+	resends bool
 
 	// wire is how releases are announced and heard, once decided: at New,
 	// or on a Redis Cluster whose pub/sub kind New was not told, by the
@@ -92,14 +100,18 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 		return nil, opError("new client", "", fmt.Errorf("sharded pub/sub needs a *redis.ClusterClient, not %T", rdb))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Client{rdb: rdb, opts: o, obs: o.observer(), ids: ownerid.NewSource(), latchTTL: retryWindow(rdb), ctx: ctx, cancel: cancel}
+	c := &Client{rdb: rdb, opts: o, obs: o.observer(), ids: ownerid.NewSource(), latchTTL: retryWindow(rdb), resends: resends(rdb), ctx: ctx, cancel: cancel}
 	switch {
 	case o.sharded != nil:
 		c.setWire(*o.sharded)
 	case !cluster:
 		c.setWire(false)
 	}
-	c.wd = newWatchdog(ctx, rdb, o.watchdogTimeout, c.obs)
+	var periodic func(context.Context)
+	if c.label = newLabeller(rdb, c.ids.Client(), o.clientName, o.watchdogTimeout); c.label != nil {
+		periodic = c.label.refresh
+	}
+	c.wd = newWatchdog(ctx, rdb, o.watchdogTimeout, c.obs, periodic)
 	return c, nil
 }
 
@@ -151,10 +163,14 @@ func (c *Client) pubsub(ctx context.Context) (*wire, error) {
 // this Client.
 func (c *Client) ID() string { return c.ids.Client() }
 
+// Name is the name WithClientName gave the Client, or "".
+func (c *Client) Name() string { return c.opts.clientName }
+
 // Close stops the Client: the watchdog stops renewing (so locks it kept
 // expire within their lease, and their Lost channels are closed), waiters
-// return ErrClosed, and every later operation returns ErrClosed. Close does
-// not unlock anything and does not close the Redis client. When Close
+// return ErrClosed, and every later operation returns ErrClosed. It
+// deletes the Client's label (WithClientName), waiting at most the unlock
+// timeout for Redis. Close does not unlock anything and does not close the Redis client. When Close
 // returns, no goroutine of the Client is left. Closing twice is a no-op.
 func (c *Client) Close() error {
 	c.once.Do(func() {
@@ -166,6 +182,9 @@ func (c *Client) Close() error {
 		}
 		c.background.Wait()
 		c.wd.close()
+		if c.label != nil {
+			c.label.remove(c.opts.unlockTimeout)
+		}
 	})
 	return nil
 }
@@ -203,6 +222,19 @@ func retryWindow(rdb redis.UniversalClient) time.Duration {
 	}
 	retries = max(retries, 0)
 	return max(10*time.Second, time.Duration(retries+1)*(read+write)+time.Duration(retries)*backoff)
+}
+
+// resends reports whether rdb resends a command whose reply did not come
+// (go-redis's MaxRetries, 3 unless set; -1 turns resending off), taking
+// clients it cannot tell to resend.
+func resends(rdb redis.UniversalClient) bool {
+	switch c := rdb.(type) {
+	case *redis.Client:
+		return c.Options().MaxRetries > 0
+	case *redis.ClusterClient:
+		return c.Options().MaxRetries > 0
+	}
+	return true
 }
 
 // master returns the client of the master that holds key.

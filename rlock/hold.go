@@ -13,15 +13,20 @@ import (
 // Its transitions, each a method: acquired (newHold), reentered,
 // partlyReleased, released, lost. Between them, renewed and setLease move
 // the end of its lease, and stopRenewal (a last Unlock that could not be
-// confirmed) leaves it to expire. A timer closes lost when the lease ends
-// with no renewal having reached Redis. Once released or lost, a hold is
+// confirmed) leaves it to expire. The watchdog's timer of the hold's turn
+// ends it as lost when the lease ends with no renewal having reached
+// Redis (a hold has no timer of its own). Once released or lost, a hold is
 // over and never comes back: a new acquisition makes a new hold.
+//
+// A hold is made at every first acquisition, so it is kept small: the
+// lost channel is made when first asked for (most holds are released
+// without anyone asking), and no closure or timer is made per hold.
 type hold struct {
 	by      *owner
 	key     string
-	renewal renewal // what the watchdog renews, if it keeps this hold
-	lost    chan struct{}
+	renewal renewal   // what the watchdog renews, if it keeps this hold
 	since   time.Time // when the first acquisition was sent
+	turn    int       // the watchdog's turn that renews and watches it
 
 	mu        sync.Mutex
 	count     int           // acquisitions not yet released
@@ -31,7 +36,7 @@ type hold struct {
 	releasing bool          // a release is in flight: absence is not loss
 	deadline  time.Time     // latest time the lease is known to last
 	renewedAt time.Time     // when the last renewal was sent; zero before
-	timer     *time.Timer   // fires at deadline
+	lost      chan struct{} // made on first use (lostChan); nil before
 	over      error         // why the hold ended (ErrNotHeld, ErrLost, ErrClosed); nil while held
 	ends      callbacks
 }
@@ -42,20 +47,34 @@ type hold struct {
 // Redis lets another owner take the lock.
 func lossMargin(lease time.Duration) time.Duration { return lease/100 + 2*time.Millisecond }
 
-// lossIn is how long from now until h counts as lost, unless its lease is
-// extended. Called with h.mu held.
-func (h *hold) lossIn() time.Duration { return time.Until(h.deadline) - lossMargin(h.lease) }
+// lossAtLocked is when h counts as lost, unless its lease is extended.
+// Called with h.mu held.
+func (h *hold) lossAtLocked() time.Time { return h.deadline.Add(-lossMargin(h.lease)) }
 
-// newHold records a first acquisition by o, whose lease was set by a
-// command sent at sent. renew says whether the watchdog keeps it.
-func newHold(o *owner, lease time.Duration, renew bool, sent time.Time) *hold {
-	h := &hold{by: o, key: o.name, renewal: o.kind.renewal(), lost: make(chan struct{}), since: sent, count: 1, lease: lease, renew: renew, deadline: sent.Add(lease)}
-	// The timer may fire at once (a lease that ended on the way back):
-	// expire must find it set.
+// lossAt is lossAtLocked, and whether the hold is still on.
+func (h *hold) lossAt() (time.Time, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.timer = time.AfterFunc(h.lossIn(), h.expire)
-	return h
+	return h.lossAtLocked(), h.over == nil
+}
+
+// newHold records a first acquisition by o, whose lease was set by a
+// command sent at sent. renew says whether the watchdog renews it; the
+// caller gives it to the watchdog (watchdog.keep), which watches its
+// lease either way.
+func newHold(o *owner, lease time.Duration, renew bool, sent time.Time) *hold {
+	return &hold{by: o, key: o.name, renewal: o.kind.renewal(), since: sent, count: 1, lease: lease, renew: renew, deadline: sent.Add(lease)}
+}
+
+// lostChan is the channel closed when the hold is lost: made on first
+// use; closed already when the hold was lost, never closed once released.
+func (h *hold) lostChan() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.lost == nil {
+		h.lost = make(chan struct{})
+	}
+	return h.lost
 }
 
 // isOver reports whether the hold was released or lost.
@@ -99,11 +118,11 @@ func (h *hold) renewed(sent time.Time) {
 	h.extendLocked(sent.Add(h.lease))
 }
 
-// extendLocked moves the end of the lease to d if that is later.
+// extendLocked moves the end of the lease to d if that is later. (The
+// watchdog's timer, set for the earlier end, finds it moved.)
 func (h *hold) extendLocked(d time.Time) {
 	if h.over == nil && d.After(h.deadline) {
 		h.deadline = d
-		h.timer.Reset(h.lossIn())
 	}
 }
 
@@ -112,12 +131,15 @@ func (h *hold) extendLocked(d time.Time) {
 // that is sooner than before.
 func (h *hold) setLease(lease time.Duration, sent time.Time) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	if h.over != nil {
+		h.mu.Unlock()
 		return
 	}
 	h.lease, h.deadline = lease, sent.Add(lease)
-	h.timer.Reset(h.lossIn())
+	at := h.lossAtLocked()
+	h.mu.Unlock()
+	// The lease may end sooner than the watchdog's timer was set for.
+	h.by.c.wd.watch(h.turn, at)
 }
 
 // leaseEnd is when the lease is known to end, and the lease; zero once the
@@ -129,6 +151,17 @@ func (h *hold) leaseEnd() (time.Time, time.Duration) {
 		return time.Time{}, 0
 	}
 	return h.deadline, h.lease
+}
+
+// heldUntil reports whether the hold's lease is known to last past t: a
+// hold, not over, whose loss moment (lossAt) is after t. False for a nil
+// hold.
+func (h *hold) heldUntil(t time.Time) bool {
+	if h == nil {
+		return false
+	}
+	at, on := h.lossAt()
+	return on && at.After(t)
 }
 
 // renewable reports whether the watchdog should renew the hold now.
@@ -175,21 +208,21 @@ func (h *hold) lostNow(why string, fromRenewal bool) { h.end(ErrLost, why, fromR
 // closed records that the Client closed: nothing keeps or watches the hold.
 func (h *hold) closed() { h.end(ErrClosed, "", false) }
 
-// expire runs when the timer fires: unless the lease was extended
-// meanwhile, it is about to run out (lossMargin) without a renewal having
-// reached Redis.
+// expire runs when the watchdog finds the hold's loss time passed: unless
+// the lease was extended meanwhile, it is about to run out (lossMargin)
+// without a renewal having reached Redis.
 func (h *hold) expire() {
 	h.mu.Lock()
-	if h.lossIn() > 0 {
+	if time.Now().Before(h.lossAtLocked()) {
 		h.mu.Unlock()
 		return
 	}
 	h.endLocked(ErrLost, lostByExpiry, false)
 }
 
-// end ends the hold for cause, once: loss and Close close lost; every
-// function given to onEnd is called, and a loss is reported to the
-// Client's observers.
+// end ends the hold for cause, once: loss and Close close lost; the
+// watchdog forgets it; every function given to onEnd is called, and a loss
+// is reported to the Client's observers.
 func (h *hold) end(cause error, why string, fromRenewal bool) {
 	h.mu.Lock()
 	h.endLocked(cause, why, fromRenewal)
@@ -202,13 +235,17 @@ func (h *hold) endLocked(cause error, why string, fromRenewal bool) {
 		return
 	}
 	h.over = cause
-	h.timer.Stop()
 	if cause != ErrNotHeld {
-		close(h.lost)
+		if h.lost == nil {
+			h.lost = closedChan
+		} else {
+			close(h.lost)
+		}
 	}
 	ends := h.ends.take()
 	count := h.count
 	h.mu.Unlock()
+	h.by.c.wd.forget(h)
 	for _, c := range ends {
 		c.f(cause)
 	}

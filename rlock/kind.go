@@ -46,7 +46,7 @@ type outcome struct {
 // reentrant is Redisson's RLock (Mutex) and, fenced, its RFencedLock
 // (FencedMutex): one field of the lock's hash per owner.
 type reentrant struct {
-	rdb    redis.Scripter
+	rdb    redis.UniversalClient
 	lock   *scripts.Lock
 	held   scripts.Held
 	fenced bool

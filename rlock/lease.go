@@ -28,7 +28,7 @@ var closedChan = func() chan struct{} {
 // channel, so a select on it never blocks forever; it is never nil.
 func (o *owner) Lost() <-chan struct{} {
 	if h := o.currentHold(); h != nil {
-		return h.lost
+		return h.lostChan()
 	}
 	return closedChan
 }

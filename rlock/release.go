@@ -22,6 +22,12 @@ func (o *owner) unlock(ctx context.Context) error {
 	o.settle()
 	lease, count := o.c.opts.watchdogTimeout, 0
 	h := o.hold
+	if h != nil && h.isOver() {
+		// Lost: the owner stopped holding when Lost closed, even if the
+		// hash still has its field for the margin (the next acquisition
+		// drops it: dropLapsed).
+		return opError("unlock", o.name, ErrNotHeld)
+	}
 	if h != nil {
 		lease, _, count = h.terms()
 		h.setReleasing(true)
@@ -34,7 +40,9 @@ func (o *owner) unlock(ctx context.Context) error {
 		}
 	}
 	sent := time.Now()
+	fresh := o.retrySeq == 0
 	seq := o.unlockSeq()
+	bare := fresh && o.bareOK(count, next)
 	res, err := persist(o.c, ctx, func(ctx context.Context) (scripts.Release, error) {
 		if _, err := o.c.pubsub(ctx); err != nil {
 			return scripts.NotHeld, err
@@ -44,8 +52,28 @@ func (o *owner) unlock(ctx context.Context) error {
 			u.Next = next.o.id
 			u.NextLease, _ = next.o.leaseOf(next.lease)
 		}
+		if bare {
+			// Sent once; any send after it is latched.
+			bare, u.Bare = false, true
+			res, err := o.kind.release(ctx, u)
+			if err == nil {
+				return res, nil
+			}
+			o.bareSeq = seq // applied or not, nobody knows
+			if !o.c.resends || ctx.Err() != nil {
+				return res, err
+			}
+			u.Bare = false
+		}
 		return o.kind.release(ctx, u)
 	})
+	if err == nil && res == scripts.NotHeld && o.bareSeq == seq && h.heldUntil(time.Now()) {
+		// A resend of a bare request whose send failed found neither the
+		// hold nor a latch: the bare send released it, since the lease
+		// could not have ended yet. (A force-unlock meanwhile reads the same: the lock is not
+		// held either way.)
+		res = scripts.Released
+	}
 	if err != nil {
 		// Outcome unknown: a retry of this Unlock is the same request.
 		if h != nil && count <= 1 {
@@ -53,7 +81,7 @@ func (o *owner) unlock(ctx context.Context) error {
 		}
 		return opError("unlock", o.name, err)
 	}
-	o.retrySeq = 0
+	o.retrySeq, o.bareSeq = 0, 0
 	switch res {
 	case scripts.StillHeld:
 		if h != nil {
@@ -114,6 +142,15 @@ func (o *owner) unlockRequest(lease time.Duration, seq uint64, holds int) script
 		o.latch = keys.UnlockLatch(o.name, o.kind.renewal().held.Owner)
 	}
 	return scripts.Unlock{Owner: o.id, Lease: lease, Latch: o.latch, Seq: seq, Holds: holds, LatchTTL: o.c.latchTTL, Publish: o.c.publishCommand()}
+}
+
+// bareOK reports whether a new release request, a release of the last of
+// count holds passing the lock to next (nil: nobody), may be sent bare
+// (scripts.Unlock.Bare): only a reentrant lock's request that hands
+// nothing off may.
+func (o *owner) bareOK(count int, next *clientTurn) bool {
+	_, ok := o.kind.(*reentrant)
+	return ok && count == 1 && next == nil
 }
 
 // nextSeq numbers a new release request. Called with mu held.

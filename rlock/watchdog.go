@@ -34,6 +34,14 @@ const renewTurns = 10
 // Close every hold still kept ends. The period is cut into turns, each
 // renewing its share of the holds. It only renews: a hold keeps its own
 // state, and the watchdog tells it what a renewal found.
+//
+// It also watches every hold's lease, renewed or fixed, with one timer per
+// turn rather than one per hold: a turn's timer is set for the earliest
+// moment one of its holds would count as lost (hold.lossAt); when it
+// fires, the holds whose moment has passed expire and the timer is set for
+// the next. A renewal only moves moments later, so it leaves the timer
+// alone (it fires early, finds the moment moved and is set again); a lease
+// made shorter (Extend) sets it sooner (watch).
 type watchdog struct {
 	ctx     context.Context
 	rdb     redis.UniversalClient
@@ -41,18 +49,27 @@ type watchdog struct {
 	cluster bool
 	obs     Observer // nil when none
 	turns   int      // of a renewal period
+	// periodic, when not nil, runs as the loop starts and then at the
+	// start of every renewal period (the Client's label).
+	periodic func(context.Context)
 
-	mu    sync.Mutex
-	holds map[*hold]int // the turn that renews each
-	dealt int           // holds dealt to turns so far
-	done  chan struct{} // closed when the renewal goroutine has exited
+	mu     sync.Mutex
+	holds  []map[*hold]struct{} // the holds of each turn
+	timers []*time.Timer        // each turn's loss timer; nil until needed
+	armed  []time.Time          // when each turn's timer fires; zero when idle
+	dealt  int                  // holds dealt to turns so far
+	done   chan struct{}        // closed when the renewal goroutine has exited
 }
 
-func newWatchdog(ctx context.Context, rdb redis.UniversalClient, lease time.Duration, obs Observer) *watchdog {
+func newWatchdog(ctx context.Context, rdb redis.UniversalClient, lease time.Duration, obs Observer, periodic func(context.Context)) *watchdog {
 	_, cluster := rdb.(*redis.ClusterClient)
 	// A turn lasts at least a millisecond.
 	turns := int(min(max(lease/3/time.Millisecond, 1), renewTurns))
-	wd := &watchdog{ctx: ctx, rdb: rdb, lease: lease, cluster: cluster, obs: obs, turns: turns, holds: make(map[*hold]int), done: make(chan struct{})}
+	wd := &watchdog{ctx: ctx, rdb: rdb, lease: lease, cluster: cluster, obs: obs, turns: turns, periodic: periodic,
+		holds: make([]map[*hold]struct{}, turns), timers: make([]*time.Timer, turns), armed: make([]time.Time, turns), done: make(chan struct{})}
+	for i := range wd.holds {
+		wd.holds[i] = make(map[*hold]struct{})
+	}
 	go wd.run()
 	return wd
 }
@@ -61,27 +78,84 @@ func newWatchdog(ctx context.Context, rdb redis.UniversalClient, lease time.Dura
 // once.
 func (wd *watchdog) keep(h *hold) {
 	wd.mu.Lock()
-	closed := wd.ctx.Err() != nil
-	if !closed {
-		wd.holds[h] = wd.dealt % wd.turns
-		wd.dealt++
-	}
-	wd.mu.Unlock()
-	if closed {
+	if wd.ctx.Err() != nil {
+		wd.mu.Unlock()
 		h.closed()
 		return
 	}
-	h.onEnd(func(error) {
-		wd.mu.Lock()
-		defer wd.mu.Unlock()
-		delete(wd.holds, h)
-	})
+	h.turn = wd.dealt % wd.turns
+	wd.dealt++
+	wd.holds[h.turn][h] = struct{}{}
+	at, _ := h.lossAt()
+	wd.watchLocked(h.turn, at)
+	wd.mu.Unlock()
 }
 
-// close waits for the renewal goroutine, then ends every hold kept. The
-// Client's context is already cancelled.
+// forget stops keeping h, which has ended.
+func (wd *watchdog) forget(h *hold) {
+	wd.mu.Lock()
+	defer wd.mu.Unlock()
+	delete(wd.holds[h.turn], h)
+}
+
+// watch makes sure that turn's timer fires by at.
+func (wd *watchdog) watch(turn int, at time.Time) {
+	wd.mu.Lock()
+	defer wd.mu.Unlock()
+	wd.watchLocked(turn, at)
+}
+
+// watchLocked is watch with mu held.
+func (wd *watchdog) watchLocked(turn int, at time.Time) {
+	if wd.ctx.Err() != nil || (!wd.armed[turn].IsZero() && !at.Before(wd.armed[turn])) {
+		return
+	}
+	wd.armed[turn] = at
+	if t := wd.timers[turn]; t != nil {
+		t.Reset(time.Until(at))
+		return
+	}
+	wd.timers[turn] = time.AfterFunc(time.Until(at), func() { wd.expire(turn) })
+}
+
+// expire runs when turn's timer fires: it ends the holds of the turn whose
+// loss moment has passed, and sets the timer for the next.
+func (wd *watchdog) expire(turn int) {
+	now := time.Now()
+	var due []*hold
+	wd.mu.Lock()
+	wd.armed[turn] = time.Time{}
+	var next time.Time
+	for h := range wd.holds[turn] {
+		at, on := h.lossAt()
+		switch {
+		case !on:
+		case !at.After(now):
+			due = append(due, h)
+		case next.IsZero() || at.Before(next):
+			next = at
+		}
+	}
+	if !next.IsZero() {
+		wd.watchLocked(turn, next)
+	}
+	wd.mu.Unlock()
+	for _, h := range due {
+		h.expire()
+	}
+}
+
+// close waits for the renewal goroutine, stops the loss timers, then ends
+// every hold kept. The Client's context is already cancelled.
 func (wd *watchdog) close() {
 	<-wd.done
+	wd.mu.Lock()
+	for _, t := range wd.timers {
+		if t != nil {
+			t.Stop()
+		}
+	}
+	wd.mu.Unlock()
 	for _, h := range wd.kept() {
 		h.closed()
 	}
@@ -91,29 +165,33 @@ func (wd *watchdog) close() {
 func (wd *watchdog) kept() []*hold {
 	wd.mu.Lock()
 	defer wd.mu.Unlock()
-	return slices.Collect(maps.Keys(wd.holds))
+	var hs []*hold
+	for _, turn := range wd.holds {
+		hs = slices.AppendSeq(hs, maps.Keys(turn))
+	}
+	return hs
 }
 
 // keptFor returns the holds kept now that turn renews.
 func (wd *watchdog) keptFor(turn int) []*hold {
 	wd.mu.Lock()
 	defer wd.mu.Unlock()
-	var hs []*hold
-	for h, t := range wd.holds {
-		if t == turn {
-			hs = append(hs, h)
-		}
-	}
-	return hs
+	return slices.Collect(maps.Keys(wd.holds[turn]))
 }
 
 func (wd *watchdog) run() {
 	defer close(wd.done)
+	if wd.periodic != nil {
+		wd.periodic(wd.ctx)
+	}
 	t := time.NewTicker(wd.lease / 3 / time.Duration(wd.turns))
 	defer t.Stop()
 	for turn := 0; ; turn = (turn + 1) % wd.turns {
 		select {
 		case <-t.C:
+			if turn == 0 && wd.periodic != nil {
+				wd.periodic(wd.ctx)
+			}
 			wd.renew(wd.keptFor(turn))
 		case <-wd.ctx.Done():
 			return

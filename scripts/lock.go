@@ -18,14 +18,18 @@ type Lock struct {
 	lock    []string // lock hash
 	fenced  []string // lock hash, token counter
 	release []string // lock hash, unlock channel (the latch is added per call)
+	// releaseKeys is release as command arguments, made once: a bare
+	// release builds its command without copying them.
+	releaseKeys []any
 }
 
 // NewLock returns the reentrant lock called name.
 func NewLock(name string) *Lock {
 	return &Lock{
-		lock:    []string{name},
-		fenced:  []string{name, keys.Token(name)},
-		release: []string{name, keys.Channel(name)},
+		lock:        []string{name},
+		fenced:      []string{name, keys.Token(name)},
+		release:     []string{name, keys.Channel(name)},
+		releaseKeys: []any{name, keys.Channel(name)},
 	}
 }
 
@@ -94,6 +98,12 @@ type Unlock struct {
 	// lease NextLease. Only Lock.Release honours it.
 	Next      string
 	NextLease time.Duration
+	// Bare, honoured by Lock.Release only, sends the request once: go-redis
+	// is told not to resend it (Cmder.NoRetry), and a last release writes
+	// no latch, saving a key write. Only the first send of a request may
+	// be bare; a resend of it must not be, and a resend that finds NotHeld
+	// may have followed a bare send that released the lock.
+	Bare bool
 }
 
 // Release releases one hold of u.Owner. While holds remain the lease is
@@ -101,8 +111,15 @@ type Unlock struct {
 // message on its channel, or, when u.Next is set, passes the lock to that
 // owner. The outcome is kept at u.Latch, so a retry of this request (same
 // latch and number) is not applied twice.
-func (l *Lock) Release(ctx context.Context, rdb redis.Scripter, u Unlock) (Release, error) {
-	return Outcome(release.Run(ctx, rdb, append(l.release[:2:2], u.Latch), keys.UnlockMessage, Millis(u.Lease), u.Owner, u.Publish, Millis(u.LatchTTL), u.Next, Millis(u.NextLease), u.Seq, u.Holds).Int64())
+func (l *Lock) Release(ctx context.Context, rdb redis.UniversalClient, u Unlock) (Release, error) {
+	if !u.Bare {
+		return Outcome(release.Run(ctx, rdb, append(l.release[:2:2], u.Latch), keys.UnlockMessage, Millis(u.Lease), u.Owner, u.Publish, Millis(u.LatchTTL), u.Next, Millis(u.NextLease), u.Seq, u.Holds, "").Int64())
+	}
+	args := make([]any, 0, 16)
+	args = append(args, "evalsha", releaseHash, 3)
+	args = append(args, l.releaseKeys...)
+	args = append(args, u.Latch, keys.UnlockMessage, Millis(u.Lease), u.Owner, u.Publish, Millis(u.LatchTTL), u.Next, Millis(u.NextLease), u.Seq, u.Holds, "1")
+	return Outcome(runOnce(ctx, rdb, releaseText, args).Int64())
 }
 
 // Outcome reads a release script's reply: nil, 0, 1, 2 or 3.
@@ -128,4 +145,11 @@ func Outcome(n int64, err error) (Release, error) {
 func (l *Lock) ForceRelease(ctx context.Context, rdb redis.Scripter, publish string) (bool, error) {
 	n, err := forceRelease.Run(ctx, rdb, l.release, keys.UnlockMessage, publish).Int64()
 	return n == 1, err
+}
+
+// State is the PTTL in milliseconds of the lock called name, of any kind:
+// -2 when no owner holds it, -1 when it never expires. A key there that is
+// not a lock in Redisson's layout is a WRONGTYPE error.
+func State(ctx context.Context, rdb redis.Scripter, name string) (int64, error) {
+	return state.Run(ctx, rdb, []string{name}).Int64()
 }

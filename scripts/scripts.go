@@ -19,7 +19,10 @@ import (
 
 var (
 	//go:embed hold.lua
-	holdSrc string
+	takeSrc string
+	//go:embed release_once.lua
+	releaseOnceSrc string
+	holdSrc        = takeSrc + releaseOnceSrc
 	//go:embed rw_hold.lua
 	rwHoldSrc string
 	//go:embed acquire.lua
@@ -32,17 +35,24 @@ var (
 	renewSrc string
 	//go:embed force_release.lua
 	forceReleaseSrc string
+	//go:embed state.lua
+	stateSrc string
 
-	acquire       = New(acquireSrc)
-	acquireFenced = New(acquireFencedSrc)
-	release       = New(releaseSrc)
+	// The reentrant lock's scripts carry only the helpers they call, since
+	// Redis runs the whole text, defining each helper, at every call.
+	acquire       = redis.NewScript(takeSrc + acquireSrc)
+	acquireFenced = redis.NewScript(takeSrc + acquireFencedSrc)
+	releaseText   = releaseOnceSrc + releaseSrc // for runOnce's EVAL
+	release       = redis.NewScript(releaseText)
+	releaseHash   = release.Hash()
 	renew         = redis.NewScript(renewSrc)
 	forceRelease  = redis.NewScript(forceReleaseSrc)
+	state         = New(stateSrc)
 )
 
 // New returns the script src preceded by the helpers every lock script
 // shares (hold.lua: taking a hold, the re-entry rule for retried
-// acquisitions, dropping a hold, the unlock latch). The text is fixed at
+// acquisitions; release_once.lua: dropping a hold, the unlock latch). The text is fixed at
 // build time, never built from input.
 func New(src string) *redis.Script { return redis.NewScript(holdSrc + src) }
 
@@ -164,4 +174,29 @@ func (r *renewer) args(leaseMs int64, batch []Held) (keys []string, args []any) 
 		args[j+1] = h.Owner
 	}
 	return keys, args
+}
+
+// onceCmd is a command go-redis sends at most once: it never resends it
+// after a network error or a timeout (Cmder.NoRetry), so that a request
+// sent once is applied at most once without a record of it in Redis.
+type onceCmd struct{ *redis.Cmd }
+
+// NoRetry reports that go-redis must not resend the command.
+func (onceCmd) NoRetry() bool { return true }
+
+// runOnce runs a script as Script.Run does, each command sent once: args
+// are those of its EVALSHA (the command, the sha1, the number of keys, the
+// keys, the arguments); when the server lacks the script (NOSCRIPT: it ran
+// nothing), they are sent again as EVAL of src.
+func runOnce(ctx context.Context, rdb redis.UniversalClient, src string, args []any) *redis.Cmd {
+	cmd := redis.NewCmd(ctx, args...)
+	cmd.SetFirstKeyPos(3) // for the slot, on a Redis Cluster
+	_ = rdb.Process(ctx, onceCmd{cmd})
+	if err := cmd.Err(); err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
+		args[0], args[1] = "eval", src
+		cmd = redis.NewCmd(ctx, args...)
+		cmd.SetFirstKeyPos(3)
+		_ = rdb.Process(ctx, onceCmd{cmd})
+	}
+	return cmd
 }

@@ -109,6 +109,33 @@ func TestUnlockWhoseReplyIsLostIsAppliedOnce(t *testing.T) {
 			}
 		})
 
+		t.Run(k.name+"/caller retries a failed last unlock after another owner took over", func(t *testing.T) {
+			// A Mutex's last release is sent once, with no latch: the
+			// repetition finds the lock another's and must still succeed,
+			// releasing nothing of the new owner's.
+			fresh(t)
+			ctx := ctxT(t)
+			p := startProxy(t)
+			a := retrying(t, k, p, "latch", true)
+			b := k.new(newClient(t, direct(t)), "latch")
+			if err := a.Lock(ctx); err != nil {
+				t.Fatal(err)
+			}
+			bDone := acquireAsync(ctx, b)
+			if err := lostReply(t, p, func() error { return a.Unlock(ctx) }); err == nil {
+				t.Fatal("Unlock with its reply lost and no retries succeeded")
+			}
+			if err := <-bDone; err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Unlock(ctx); err != nil {
+				t.Fatalf("repeated Unlock, the lock meanwhile taken by another owner: %v; want success", err)
+			}
+			if n := holdCount(t, b); n != 1 {
+				t.Fatalf("new owner's hold count %d after the old owner's repeated Unlock, want 1", n)
+			}
+		})
+
 		t.Run(k.name+"/caller retries a failed inner unlock", func(t *testing.T) {
 			fresh(t)
 			ctx := ctxT(t)

@@ -72,6 +72,22 @@ func UnlockLatch(name, field string) string {
 	return prefixName("redisson_unlock_latch", name) + ":" + field
 }
 
+// KeepsSlot reports whether every auxiliary key and channel of the lock
+// called name hashes to the lock's own cluster slot, which is the rule a
+// usable lock name follows on every topology: name is not empty, and
+// either has no brace at all (bracing it makes all of it the hash tag) or
+// has a hash tag (its first "{" is followed by a "}" with text between),
+// which the prefix leaves first. Names such as "a}b", "a{b", "{", "{}" and
+// "a{}b" hash whole as lock keys but not as auxiliary keys: no prefixing
+// rule compatible with Redisson keeps them in one slot.
+func KeepsSlot(name string) bool {
+	if _, after, ok := strings.Cut(name, "{"); ok {
+		tag, _, ok := strings.Cut(after, "}")
+		return ok && tag != ""
+	}
+	return name != "" && !strings.Contains(name, "}")
+}
+
 // Slot is the Redis Cluster hash slot of key: CRC16 of the key, or of the
 // text between the first "{" and the next "}" when that text is not empty.
 func Slot(key string) int {

@@ -118,7 +118,7 @@ func parseFlags(args []string) (config, error) {
 	hold := fs.Duration("hold", time.Millisecond, "critical section of the contention scenario")
 	duration := fs.Duration("duration", 2500*time.Millisecond, "measured time of each contention run")
 	warmup := fs.Duration("warmup", 250*time.Millisecond, "unmeasured start of each contention run")
-	uncontended := fs.Duration("uncontended", 400*time.Millisecond, "time each strategy gets in the uncontended scenario, in 20 turns taken in rotation")
+	uncontended := fs.Duration("uncontended", 8*time.Second, "length of the uncontended scenario: cycles of one Lock+Unlock of every strategy, in random order")
 	holds := fs.String("holds", "100us,10ms", "critical sections of the holds scenario: the contention scenario again, at -holds-goroutines")
 	holdsG := fs.Int("holds-goroutines", 64, "goroutine count G of the holds scenario")
 	rwGoroutines := fs.String("readwrite-goroutines", "16,64", "goroutine counts G of the readwrite scenario (each runs RWMutex, then Mutex, for -duration)")

@@ -186,10 +186,10 @@ func (c ClusterLocks) Run(ctx context.Context) (ClusterResult, error) {
 			go func() {
 				defer wg.Done()
 				// Hundreds of locks are held at once: Go's sleep parks
-				// their holders, where a kernel sleep each (holdFor)
-				// would block as many threads. Both kinds of pub/sub
-				// sleep alike.
-				lockLoop(runCtx, recs[i], l, w, client, c.Hold, time.Sleep)
+				// their holders (parkFor), where a kernel sleep each
+				// (holdFor) would block as many threads. Both kinds of
+				// pub/sub sleep alike.
+				lockLoop(runCtx, recs[i], l, w, client, c.Hold, parkFor)
 			}()
 		}
 	}

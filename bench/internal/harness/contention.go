@@ -257,6 +257,23 @@ func holdFor(d time.Duration) {
 		sleepIO(d)
 		return
 	}
+	busyFor(d)
+}
+
+// parkFor is holdFor for many holders at once: Go's sleep, which parks
+// the goroutine instead of blocking a thread, when d is at least a
+// millisecond; below, whose Go's sleep would round up to about a
+// millisecond, it works for d.
+func parkFor(d time.Duration) {
+	if d >= time.Millisecond {
+		time.Sleep(d)
+		return
+	}
+	busyFor(d)
+}
+
+// busyFor works for d, yielding to other goroutines.
+func busyFor(d time.Duration) {
 	for start := time.Now(); time.Since(start) < d; {
 		runtime.Gosched()
 	}
