@@ -146,6 +146,16 @@ func (s *shard) unsubscribe(e *entry) {
 
 // send queues a command on the current connection. Called with mu held.
 func (s *shard) send(unsub bool, channels ...string) {
+	// Each channel with its presence marker (keys.Presence), whose
+	// confirmations count as answers and find no entry; not the probe's.
+	marked := make([]string, 0, 2*len(channels))
+	for _, ch := range channels {
+		marked = append(marked, ch)
+		if ch != s.probe {
+			marked = append(marked, keys.Presence(ch))
+		}
+	}
+	channels = marked
 	if s.pending == 0 {
 		s.progress = time.Now()
 	}
