@@ -1,12 +1,15 @@
 GO ?= go
 
-.PHONY: demo test vet staticcheck bench bench-micro redis-server
+# make test reads PIPESTATUS.
+SHELL := /bin/bash
+
+.PHONY: demo test interop browser stress vet staticcheck bench bench-micro redis-server release-check
 
 # The modules of the repository: the library, and beside it the demo, the
 # benchmarks and the OpenTelemetry bridge, each with its own go.mod so that
 # the library's users carry none of their dependencies in their module
 # graph.
-MODULES := . examples/demo bench rlock/relockotel
+MODULES := . examples/demo examples/scheduler bench rlock/relockotel
 
 # staticcheck, at a release that builds with the go.mod's Go (1.24).
 STATICCHECK_VERSION := 0.6.1
@@ -17,13 +20,63 @@ STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 demo:
 	cd examples/demo && $(GO) run .
 
+# A job scheduler: workers share K slots of a permit-expirable semaphore,
+# and a dead worker's slot comes back (embedded Redis unless REDIS_ADDR).
+.PHONY: scheduler
+scheduler:
+	cd examples/scheduler && $(GO) run .
+
 # Everything CI runs: gofmt, vet and staticcheck, then every test under the
-# race detector, integration tests on a real redis-server included.
+# race detector, integration tests on a real redis-server included. Every
+# module is tested even when one fails; the end of the output names each
+# failed module, package and test, and each test that skipped because the
+# machine lacks what it needs (Java and the Redisson peer: make interop;
+# Chromium: make browser). Under CI=true those tests fail instead.
 test: redis-server vet staticcheck
-	$(GO) test -race -count=1 -timeout 270s ./...
-	cd examples/demo && $(GO) test -race -count=1 -timeout 60s ./...
-	cd bench && $(GO) test -race -count=1 -timeout 120s ./...
-	cd rlock/relockotel && $(GO) test -race -count=1 -timeout 60s ./...
+	@log=$$(mktemp); skips=$$(mktemp); failed=""; \
+	for m in $(MODULES); do \
+	  echo "== go test $$m"; \
+	  (cd $$m && RELOCK_SKIP_LOG=$$skips $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./... 2>&1) | tee -a $$log; \
+	  [ "$${PIPESTATUS[0]}" = 0 ] || failed="$$failed $$m"; \
+	done; \
+	if [ -s $$skips ]; then echo; echo "make test: SKIPPED for lack of what they need (CI=true fails them):"; \
+	  sort -u $$skips | awk -F'\t' '{k=$$1"\t"$$2; n[k]++; t[k]=t[k] (n[k]>1?", ":"") $$3} \
+	    END {for (k in n) {split(k, a, "\t"); printf "  %d test(s): %s\n    run them with: %s\n    (%s)\n", n[k], a[1], a[2], t[k]}}'; fi; \
+	rm -f $$skips; \
+	if [ -n "$$failed" ]; then \
+	  echo; echo "make test: FAILED in module(s):$$failed"; \
+	  grep -E '^(--- FAIL|FAIL|panic:)' $$log | sed 's/^/  /'; \
+	  rm -f $$log; exit 1; \
+	fi; \
+	rm -f $$log; echo; echo "make test: all $(words $(MODULES)) modules passed"
+
+# TEST_TIMEOUT bounds one package's tests in make test.
+TEST_TIMEOUT ?= 270s
+
+# The real-Redisson interop tests (internal/interop): they need Java 17 and
+# the Redisson peer's jar, RELOCK_REDISSON_PEER or ../shared/interop beside
+# the checkout, and fail rather than skip when either is missing.
+RELOCK_REDISSON_PEER ?= $(abspath $(CURDIR)/../shared/interop/redisson-peer.jar)
+interop: redis-server
+	CI=true RELOCK_REDISSON_PEER=$(RELOCK_REDISSON_PEER) $(GO) test -race -count=1 -timeout 270s -v ./internal/interop/
+
+# The /debug/locks page rendered in a real headless Chromium; fails rather
+# than skips when chromium is missing.
+browser: redis-server
+	CI=true $(GO) test -race -count=1 -timeout 120s -v -run TestBrowser ./rlock/debuglocks/
+
+# Every package's tests run STRESS_COUNT times (-count) while two busy loops
+# keep two cores loaded, package by package, so that a test that depends on
+# timing the machine may not give fails here first. STRESS_PKGS narrows the
+# run (a pattern of go list, in the library's module: ./pubsub/), and
+# STRESS_FLAGS adds go test flags (-race, -run X). The hogs are killed when
+# the run ends, however it ends.
+STRESS_COUNT ?= 20
+STRESS_PKGS ?=
+STRESS_FLAGS ?=
+stress: redis-server
+	@STRESS_COUNT=$(STRESS_COUNT) STRESS_PKGS="$(STRESS_PKGS)" STRESS_FLAGS="$(STRESS_FLAGS)" \
+	  GO=$(GO) MODULES="$(MODULES)" ./.ci/stress
 
 vet:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
@@ -56,3 +109,13 @@ redis-server:
 .PHONY: soak
 soak: redis-server
 	$(GO) run ./internal/cmd/soak $(SOAKFLAGS)
+
+# Proves the modules can be published at the version the nested modules
+# require of the library: a program outside the repository gets
+# rlock/relockotel at that version, with the library at the same version
+# and no replace, through a file:// GOPROXY of the working tree's modules;
+# and installs cmd/relock. RELEASEFLAGS=-strict before tagging also
+# requires rlock.Version and CHANGELOG.md to name the version
+# (docs/releasing.md).
+release-check:
+	$(GO) run ./internal/cmd/releasecheck $(RELEASEFLAGS)

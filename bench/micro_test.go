@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/bench/internal/harness"
+	"github.com/relock-go/relock/internal/testenv"
 	"github.com/relock-go/relock/rlock"
 )
 
@@ -23,8 +24,10 @@ var (
 	srvErr  error
 )
 
+// TestMain stops the benchmarks' Redis server, if one was started, and
+// fails the package if a goroutine of the module outlives its tests.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testenv.Main(m.Run)
 	if srvStop != nil {
 		_ = srvStop()
 	}

@@ -50,6 +50,24 @@ func untilSleeping(t *testing.T, h *Hub, n int) {
 	})
 }
 
+// handled waits until h has handled every message mr published so far to
+// channels of h's one connection. A subscription's confirmation may reach
+// the connection before messages published earlier (miniredis writes them
+// from another goroutine), but messages to one connection arrive in the
+// order they were published: once a marker published after them has woken
+// its own waiter, they have been handled.
+func handled(t *testing.T, h *Hub, mr *miniredis.Miniredis) {
+	t.Helper()
+	marker := subscribe(t, h, "handled-marker")
+	defer marker.Close()
+	if n := mr.Publish("handled-marker", "0"); n != 1 {
+		t.Fatalf("marker published to %d subscribers, want 1", n)
+	}
+	if woken, err := marker.Wait(context.Background(), time.Minute); err != nil || !woken {
+		t.Fatalf("marker's Wait = %v, %v, want woken by its message", woken, err)
+	}
+}
+
 // untilUnsubscribed waits until h and the server hold no subscription of
 // channel.
 func untilUnsubscribed(t *testing.T, h *Hub, mr *miniredis.Miniredis, channel string) {
@@ -126,9 +144,7 @@ func TestPermitKeptForBusyWaiterButNotHoarded(t *testing.T) {
 	// The waiter is busy (not in Wait) when two messages arrive.
 	mr.Publish("ch", "0")
 	mr.Publish("ch", "0")
-	// One connection carries messages and confirmations in order: once a
-	// later subscription is confirmed, both messages have been handled.
-	subscribe(t, h, "sync").Close()
+	handled(t, h, mr)
 	sub.shard.mu.Lock()
 	permits := sub.entry.q.permits
 	sub.shard.mu.Unlock()
@@ -263,7 +279,7 @@ func TestJoinedBehindLeavesPendingWakeUpToOthers(t *testing.T) {
 	a := subscribe(t, h, "ch")
 	// a is busy with an attempt when the message comes: a permit is kept.
 	mr.Publish("ch", "0")
-	subscribe(t, h, "sync").Close() // the message has been handled
+	handled(t, h, mr)
 	a.shard.mu.Lock()
 	permits := a.entry.q.permits
 	a.shard.mu.Unlock()

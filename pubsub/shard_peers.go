@@ -17,7 +17,7 @@ func (s *shard) numsub(ctx context.Context, channel string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e := s.entries[channel]; e != nil {
-		e.share.peers = n
+		e.share.counted(n)
 	}
 }
 

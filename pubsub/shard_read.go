@@ -104,7 +104,8 @@ func (s *shard) probe(gen uint64) {
 		defer s.hub.wg.Done()
 		ctx, cancel := context.WithTimeout(s.hub.ctx, s.healthCheck)
 		defer cancel()
-		err := s.rdb.Publish(ctx, s.probeCh, probePrefix+strconv.FormatUint(n, 10)).Err()
+		// A number, as every payload on a channel of Redisson's layout.
+		err := s.rdb.Publish(ctx, s.probeCh, strconv.FormatUint(n, 10)).Err()
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.publishing = false
@@ -120,12 +121,10 @@ func (s *shard) probe(gen uint64) {
 	}()
 }
 
-// probePrefix starts a probe's message; its number follows.
-const probePrefix = "probe:"
-
-// heardProbe records probe message payload. Called with mu held.
+// heardProbe records probe message payload, its number. Called with mu
+// held.
 func (s *shard) heardProbe(payload string) {
-	if n, err := strconv.ParseUint(strings.TrimPrefix(payload, probePrefix), 10, 64); err == nil {
+	if n, err := strconv.ParseUint(payload, 10, 64); err == nil {
 		s.heard = max(s.heard, n)
 	}
 }
@@ -251,8 +250,6 @@ func (s *shard) dispatch(gen uint64, msg any) {
 			return
 		}
 		switch {
-		case strings.HasPrefix(m.Payload, keys.TurnPrefix):
-			// For onlookers: the turn is a waiter's of another channel.
 		case m.Payload == keys.ReadUnlockMessage:
 			e.q.releaseAll()
 		case strings.HasPrefix(m.Payload, keys.GrantPrefix):

@@ -12,32 +12,55 @@ import "time"
 // that has not won for peers releases retries at once; one that won more
 // recently lets the others go first, the more recently the longer
 // (yieldDelay). While every client contends, each wins in turn, whatever
-// the order of delivery, and a client that just won steps aside. Guarded
+// the order of delivery, and a client that just won steps aside.
+//
+// How long it steps aside adapts to the others (step): a relock client
+// retries within a millisecond of a release, a Redisson client takes a few
+// (its woken thread must be scheduled; measured 2.5 ms on an idle machine,
+// more on a busy one). The step starts at minStep; each time this
+// client's waiter stepped aside and still found the lock free (nobody else
+// came in time) it doubles, up to maxStep; each time another client took
+// the lock first it halves, down to minStep. So a slow peer gets its turns
+// within a few releases, and fast peers cost no more than minStep. Guarded
 // by the shard's mutex.
 type share struct {
 	since   int
 	peers   int
 	peersAt time.Time
+	// step is the longest this client's woken waiter lets the others go
+	// first (0: minStep).
+	step time.Duration
+	// yielded: the last wake-up came with a delay, so the others had their
+	// chance before this client's retry.
+	yielded bool
 }
 
 const (
 	peersMaxAge = time.Second
-	// maxYield is the longest a woken waiter lets other clients go first:
-	// far more than the spread of their retries, far less than a lease.
-	maxYield = time.Millisecond
+	// minStep and maxStep bound how long a woken waiter lets other clients
+	// go first: minStep is more than a Redisson thread takes to wake and
+	// retry on an idle machine, maxStep far less than a lease.
+	minStep = 4 * time.Millisecond
+	maxStep = 64 * time.Millisecond
 )
 
 // released records a release and returns how long the waiter it wakes
 // lets other clients go first.
 func (s *share) released() time.Duration {
 	s.since++
-	return s.yieldDelay()
+	d := s.yieldDelay()
+	s.yielded = d > 0
+	return d
 }
 
 // won records that a waiter woken by a release took the lock, and reports
-// whether the count of peers is due to be asked again.
+// whether the count of peers is due to be asked again. When it had let
+// the others go first, they did not come in time: the step grows.
 func (s *share) won() (askPeers bool) {
 	s.since = 0
+	if s.yielded {
+		s.step = min(2*s.stepNow(), maxStep)
+	}
 	if now := time.Now(); now.Sub(s.peersAt) > peersMaxAge {
 		s.peersAt = now
 		return true
@@ -45,12 +68,39 @@ func (s *share) won() (askPeers bool) {
 	return false
 }
 
+// lost records that a waiter woken by a release found the lock taken by
+// another client: the step shrinks.
+func (s *share) lost() {
+	s.step = max(s.stepNow()/2, minStep)
+}
+
+// counted records the number of connections subscribed to the channel; a
+// client alone on it starts afresh at minStep when others come.
+func (s *share) counted(peers int) {
+	s.peers = peers
+	if peers < 2 {
+		s.step = 0
+	}
+}
+
+// stepNow is the current step.
+func (s *share) stepNow() time.Duration { return max(s.step, minStep) }
+
+// others reports how long this client steps aside for other clients that
+// listen on the channel: 0 when none does.
+func (s *share) others() time.Duration {
+	if s.peers < 2 {
+		return 0
+	}
+	return s.stepNow()
+}
+
 // yieldDelay is how long this client's woken waiter lets other clients go
 // first: nothing when it has not won for peers releases (or has no peers),
-// maxYield when it won the last one, in steps between.
+// the step when it won the last one, in steps between.
 func (s *share) yieldDelay() time.Duration {
 	if s.peers < 2 || s.since >= s.peers {
 		return 0
 	}
-	return maxYield * time.Duration(s.peers-s.since) / time.Duration(s.peers-1)
+	return s.stepNow() * time.Duration(s.peers-s.since) / time.Duration(s.peers-1)
 }

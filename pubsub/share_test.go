@@ -10,7 +10,7 @@ import (
 func TestShareYieldsByHowRecentlyTheClientWon(t *testing.T) {
 	s := share{peers: 4}
 	s.won()
-	want := []time.Duration{maxYield, 2 * maxYield / 3, maxYield / 3, 0, 0}
+	want := []time.Duration{minStep, 2 * minStep / 3, minStep / 3, 0, 0}
 	for i, w := range want {
 		if d := s.released(); d != w {
 			t.Fatalf("release %d after a win: delay %v, want %v", i+1, d, w)
@@ -46,5 +46,34 @@ func TestShareGivesContendingClientsEqualTurns(t *testing.T) {
 		if n < releases/clients-1 || n > releases/clients+1 {
 			t.Fatalf("wins per client %v: client %d is off an even share", wins, i)
 		}
+	}
+}
+
+// The step grows while this client wins the releases it stepped aside for
+// (the others came too late), up to maxStep, and shrinks when another
+// client takes one; a client alone on the channel does not step aside.
+func TestShareStepAdaptsToSlowPeers(t *testing.T) {
+	s := share{peers: 2}
+	s.won()
+	want := []time.Duration{minStep, 2 * minStep, 4 * minStep, 8 * minStep, maxStep, maxStep}
+	for i, w := range want {
+		if d := s.released(); d != w {
+			t.Fatalf("release %d won after stepping aside: delay %v, want %v", i+1, d, w)
+		}
+		s.won()
+	}
+	s.lost()
+	if d := s.others(); d != maxStep/2 {
+		t.Fatalf("after another client took the lock the step is %v, want %v", d, maxStep/2)
+	}
+	for range 10 {
+		s.lost()
+	}
+	if d := s.others(); d != minStep {
+		t.Fatalf("step %v after many losses, want %v", d, minStep)
+	}
+	s.counted(1)
+	if d := s.others(); d != 0 {
+		t.Fatalf("a client alone on the channel steps aside %v, want 0", d)
 	}
 }

@@ -67,6 +67,11 @@ func (sub *Subscription) Wait(ctx context.Context, d time.Duration) (woken bool,
 	}
 	front, behind := sub.woken, sub.behind
 	sub.woken, sub.behind = false, false
+	if front {
+		// The retry after the last wake-up failed: another client took
+		// the lock.
+		e.share.lost()
+	}
 	if sub.poked {
 		sub.poked = false
 		s.mu.Unlock()
@@ -183,6 +188,24 @@ func (sub *Subscription) WakeOthers() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e.q.wake(e.q.asleep(), 0)
+}
+
+// StepAside is how long a client that just released or took the lock on
+// channel lets the waiters of other clients go first: 0 when no other
+// connection subscribes to channel (as last counted, see share), else the
+// channel's current step, which grows while the others keep coming too
+// late (a Redisson client needs a few milliseconds to wake and retry).
+func (h *Hub) StepAside(channel string) time.Duration {
+	s := h.existingShard(channel)
+	if s == nil {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.entries[channel]; e != nil {
+		return e.share.others()
+	}
+	return 0
 }
 
 // pause waits until c fires (nil), ctx ends (ctx.Err()) or the Hub closes

@@ -22,7 +22,7 @@
 -- ARGV[5]  unlock message
 -- ARGV[6]  publish command: "publish" or "spublish"
 -- ARGV[7]  holds the owner had before this acquisition, as it knows them
--- ARGV[8]  the wait id of a queued owner: a grant tells it 'granted:<id>'
+-- ARGV[8]  the wait id of a queued owner: a grant tells it '-<id>'
 --
 -- Returns {1} when the owner now holds the lock: acquired, claimed after a
 -- release granted it (grant_next), or re-entered; the lease is re-armed
@@ -45,6 +45,9 @@ local lock, queue, timeouts, channel, waiters = KEYS[1], KEYS[2], KEYS[3], KEYS[
 local lease, owner, wait, mode = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local now = now_ms()
 local mark = lease .. ':' .. ARGV[8]
+if mode ~= 'claim' and not_a_lock(lock) then
+  return redis.error_reply(NOT_A_LOCK)
+end
 
 if mode == 'claim' then
   if redis.call('hget', waiters, owner) == 'granted' then

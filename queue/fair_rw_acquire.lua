@@ -38,6 +38,9 @@ if how == 'stay' and not redis.call('lpos', queue, entry) then
 end
 
 local mode = redis.call('hget', lock, 'mode')
+if (mode == false and redis.call('exists', lock) == 1) or not_a_lock(lock) then
+  return redis.error_reply(NOT_A_LOCK) -- not a read-write lock
+end
 if writer then
   if mode == 'write' and redis.call('hexists', lock, entry) == 1 then
     return {1, take_write(lock, mode, entry, ARGV[8], lease)}

@@ -129,14 +129,14 @@ func (f *fixture) holders() map[string]string {
 	return h
 }
 
-// published runs do and returns what it published on the lock's channel
-// and the waiter channels of owners ("<channel> <message>", in order): the
+// published runs do and returns what it published on the lock's channel,
+// relock's turn channel and the waiter channels of owners ("<channel> <message>", in order): the
 // messages read on one connection until a marker published after do. The
 // connection counts as a listener of those channels.
 func (f *fixture) published(do func(), owners ...string) []string {
 	f.t.Helper()
 	ctx := context.Background()
-	channels := []string{keys.Channel(name)}
+	channels := []string{keys.Channel(name), keys.TurnChannel(name)}
 	for _, o := range owners {
 		channels = append(channels, f.q.Channel(o))
 	}
@@ -204,7 +204,7 @@ func TestReleaseGrantsTheHead(t *testing.T) {
 			t.Fatalf("release: %v, want Released", res)
 		}
 	}, "a", "b")
-	want := []string{f.q.Channel("a") + " " + a.Grant(), keys.Channel(name) + " turn:a"}
+	want := []string{f.q.Channel("a") + " " + a.Grant(), keys.TurnChannel(name) + " turn:a"}
 	if !slices.Equal(msgs, want) {
 		t.Errorf("the release published %q, want %q", msgs, want)
 	}
@@ -238,7 +238,7 @@ func TestDeadWaiterIsPassedOver(t *testing.T) {
 		t.Fatalf("lock after the release: %v, want b holding", h)
 	}
 	// The dead waiter's turn was announced, but nobody heard its grant.
-	want := []string{keys.Channel(name) + " turn:dead", f.q.Channel("b") + " " + b.Grant(), keys.Channel(name) + " turn:b"}
+	want := []string{keys.TurnChannel(name) + " turn:dead", f.q.Channel("b") + " " + b.Grant(), keys.TurnChannel(name) + " turn:b"}
 	if !slices.Equal(msgs, want) {
 		t.Errorf("the release published %q, want %q", msgs, want)
 	}
@@ -262,7 +262,7 @@ func TestRedissonHeadIsWokenNotGranted(t *testing.T) {
 			t.Fatalf("release: %v", res)
 		}
 	}, "java:1")
-	want := []string{f.q.Channel("java:1") + " " + keys.UnlockMessage, keys.Channel(name) + " turn:java:1"}
+	want := []string{f.q.Channel("java:1") + " " + keys.UnlockMessage, keys.TurnChannel(name) + " turn:java:1"}
 	if !slices.Equal(msgs, want) {
 		t.Errorf("the release published %q, want %q", msgs, want)
 	}

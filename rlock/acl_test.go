@@ -34,8 +34,9 @@ import (
 var aclKeys = []string{"~lock:*", "~{lock:*", "~redisson_lock_*", "~redisson_rwlock:*", "~redisson_unlock_latch:*", "~relock_*"}
 
 // aclChannels are the channel patterns: the unlock channels, the fair
-// lock's per-waiter channels that extend them, and the read-write lock's.
-var aclChannels = []string{"&redisson_lock__channel:*", "&redisson_rwlock:*"}
+// lock's per-waiter channels that extend them, the read-write lock's, the
+// fair locks' turn channels (relock_turns), the semaphores' and the latches'.
+var aclChannels = []string{"&redisson_lock__channel:*", "&redisson_rwlock:*", "&relock_turns:*", "&redisson_sc:*", "&redisson_countdownlatch__channel__*"}
 
 // aclCommands are the commands the library sends.
 var aclCommands = []string{
@@ -43,12 +44,13 @@ var aclCommands = []string{
 	"evalsha", "eval",
 	// Commands the scripts run (scripts/*.lua, queue/*.lua).
 	"exists", "hexists", "hget", "hmget", "hincrby", "hset", "hdel", "hlen", "hkeys",
-	"pexpire", "pttl", "del",
+	"hgetall", "type", "pexpire", "pttl", "del",
 	"get", "set", "incr", "time", "publish",
+	"incrby", "decr", "decrby", "zrangebyscore",
 	"lindex", "llen", "lpos", "lpush", "rpush", "lpop", "lrange", "lrem",
 	"zadd", "zincrby", "zrange", "zrem", "zscore",
-	// Commands of the Go code: HoldCount, IsLocked, IsHeld, TTL,
-	// FencedMutex.Token (hget, exists, hexists, pttl, get), WithReplicaAck.
+	// Commands of the Go code: HoldCount, IsHeld, FencedMutex.Token (hget,
+	// hexists, get), WithReplicaAck.
 	"wait",
 	// The subscriptions of waiters, their health check, and their count of
 	// subscribers.

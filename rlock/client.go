@@ -27,10 +27,14 @@ type Client struct {
 	obs  Observer // the options' observers; nil when none
 	ids  *ownerid.Source
 	wd   *watchdog
+	// label keeps the Client's label in Redis; nil without WithClientName.
+	label *labeller
 	// waiters lists the acquisitions that wait now (Activity).
 	waiters waitList
 	// handoffs lists the waiters an Unlock may pass its lock to.
 	handoffs handoffs
+	// lines are the waiters of semaphores and latches, in arrival order.
+	lines lines
 	// latchTTL is how long a release outcome is kept for retries of its
 	// request: longer than rdb can take to give up on a command.
 	latchTTL time.Duration
@@ -105,7 +109,11 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 	case !cluster:
 		c.setWire(false)
 	}
-	c.wd = newWatchdog(ctx, rdb, o.watchdogTimeout, c.obs)
+	var periodic func(context.Context)
+	if c.label = newLabeller(rdb, c.ids.Client(), o.clientName, o.watchdogTimeout); c.label != nil {
+		periodic = c.label.refresh
+	}
+	c.wd = newWatchdog(ctx, rdb, o.watchdogTimeout, c.obs, periodic)
 	return c, nil
 }
 
@@ -157,10 +165,14 @@ func (c *Client) pubsub(ctx context.Context) (*wire, error) {
 // this Client.
 func (c *Client) ID() string { return c.ids.Client() }
 
+// Name is the name WithClientName gave the Client, or "".
+func (c *Client) Name() string { return c.opts.clientName }
+
 // Close stops the Client: the watchdog stops renewing (so locks it kept
 // expire within their lease, and their Lost channels are closed), waiters
-// return ErrClosed, and every later operation returns ErrClosed. Close does
-// not unlock anything and does not close the Redis client. When Close
+// return ErrClosed, and every later operation returns ErrClosed. It
+// deletes the Client's label (WithClientName), waiting at most the unlock
+// timeout for Redis. Close does not unlock anything and does not close the Redis client. When Close
 // returns, no goroutine of the Client is left. Closing twice is a no-op.
 func (c *Client) Close() error {
 	c.once.Do(func() {
@@ -172,6 +184,9 @@ func (c *Client) Close() error {
 		}
 		c.background.Wait()
 		c.wd.close()
+		if c.label != nil {
+			c.label.remove(c.opts.unlockTimeout)
+		}
 	})
 	return nil
 }

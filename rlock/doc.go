@@ -21,10 +21,20 @@
 // Redis errors.
 //
 // A Client is created once per process; each Client.NewMutex call is a new
-// owner. Ownership belongs to the *Mutex: calling Lock again on the same
-// *Mutex re-enters the lock (its hold count grows), and goroutines that
-// share a *Mutex share its ownership. Give each goroutine that must exclude
-// the others its own Mutex.
+// owner. A handle behaves like sync.Mutex (an RWMutex like sync.RWMutex)
+// for the goroutines that share it: each handle has a gate (gate.go), a
+// ctx-aware in-process lock that an acquisition passes before it goes to
+// Redis, so a goroutine waiting for a handle another holds sends nothing
+// and wakes when that one unlocks. Share one handle per critical section.
+// Re-entry is explicit: Reenter (RReenter for a read hold) adds a hold to
+// the lock the handle holds, counted in the hash as Redisson counts it.
+// When a hold ends without its last Unlock (Lost), Unlock reports
+// ErrNotHeld, and the handle's next acquisition first releases whatever
+// is left of that hold in Redis, so it starts a fresh one.
+//
+// Lock names follow one rule on every topology (ErrInvalidName): not
+// empty, and either free of braces or with a hash tag, so that the lock's
+// auxiliary keys and channels hash to its slot on a Cluster.
 //
 // # Redis layout
 //

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/relock-go/relock/internal/keys"
 )
 
 // Error is the error every operation of this package returns: it names the
@@ -45,9 +47,11 @@ var (
 	ErrClosed = errors.New("client closed")
 
 	// ErrInvalidName is the cause of every operation of a lock whose name
-	// cannot be used: empty, or, on Redis Cluster, with braces but no hash
-	// tag ("a}b", "a{b", "a{}b"), which Redisson's naming rule would put in
-	// another slot than the lock. The error's text says which.
+	// cannot be used: empty, or with braces but no hash tag ("a}b", "a{b",
+	// "{", "{}", "a{}b"), which Redisson's naming rule would put in another
+	// Redis Cluster slot than the lock. The rule is the same on every
+	// topology, a single node included, so that a name tried on one works
+	// on all. The error's text says which.
 	ErrInvalidName = errors.New("invalid lock name")
 
 	// ErrInvalidDuration is the cause of an operation or Option given a
@@ -101,4 +105,18 @@ func isWrongType(err error) bool {
 // invalidDuration is the cause of a bad duration called what.
 func invalidDuration(what string, d any, rule string) error {
 	return fmt.Errorf("%w: %s %v %s", ErrInvalidDuration, what, d, rule)
+}
+
+// checkName is the one rule lock names follow on every topology (see
+// ErrInvalidName): nil for a usable name, else the cause that every
+// operation of the lock reports. The same rule on a single node as on a
+// Cluster means that code tried on one works on the other.
+func checkName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("%w: the name is empty", ErrInvalidName)
+	case !keys.KeepsSlot(name):
+		return fmt.Errorf("%w: %q has braces but no hash tag (text between its first \"{\" and the next \"}\"), so its channel and keys would hash to another Redis Cluster slot than the lock", ErrInvalidName, name)
+	}
+	return nil
 }

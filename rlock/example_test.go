@@ -30,7 +30,7 @@ func Example() {
 	if err := m.Lock(ctx); err != nil {
 		panic(err)
 	}
-	m.Lock(ctx) // the same owner re-enters
+	m.Reenter(ctx) // re-entry is explicit: a second Lock would wait
 	n, _ := m.HoldCount(ctx)
 	fmt.Println("holds:", n)
 
@@ -120,17 +120,17 @@ func ExampleRWMutex() {
 	b.RUnlock(ctx)
 
 	w.Lock(ctx)
-	w.RLock(ctx) // a writer may read
+	w.RReenter(ctx) // a writer may read too
 	w.Unlock(ctx)
 	mode, _ = w.Mode(ctx)
 	fmt.Println("after the downgrade:", mode)
 
-	err := w.Lock(ctx) // a reader may not write
-	fmt.Println("upgrade refused:", errors.Is(err, rlock.ErrUpgrade))
+	ok, _ = w.TryLock(ctx, 0, 0) // the handle reads: as sync.RWMutex, no writer
+	fmt.Println("write while the handle reads:", ok)
 	w.RUnlock(ctx)
 	// Output:
 	// two readers, mode: read
 	// writer while read: false
 	// after the downgrade: read
-	// upgrade refused: true
+	// write while the handle reads: false
 }

@@ -56,7 +56,7 @@ func TestFairMutexGrantMessageHandsOverWithoutAnAttempt(t *testing.T) {
 	if hs := c.Activity().Holds; len(hs) != 1 || time.Until(hs[0].LeaseEnd) < DefaultWatchdogTimeout/2 {
 		t.Fatalf("holds %+v: want the waiter's, with most of its lease ahead", hs)
 	}
-	if err := waiter.Lock(ctx); err != nil {
+	if err := waiter.Reenter(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := waiter.HoldCount(ctx); n != 2 || err != nil {

@@ -83,7 +83,7 @@ func (f *FairMutex) TryLock(ctx context.Context, wait, lease time.Duration) (boo
 }
 
 func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	out, err := f.owner.take(ctx, wait, lease)
+	out, err := f.owner.enter(ctx, wait, lease)
 	return out.ok, err
 }
 
@@ -92,8 +92,13 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (boo
 // an error wrapping ErrNotHeld when this owner does not hold the lock; if
 // the lock has expired meanwhile, the next owner is woken all the same.
 func (f *FairMutex) Unlock(ctx context.Context) error {
-	return f.unlock(ctx)
+	return f.exit(ctx)
 }
+
+// Reenter adds one hold to the lock this FairMutex holds, without
+// queueing, as Mutex.Reenter does; an error wrapping ErrNotHeld when it
+// holds none.
+func (f *FairMutex) Reenter(ctx context.Context) error { return f.reenter(ctx, nil) }
 
 // ForceUnlock deletes the lock whoever holds it and wakes the next owner in
 // the queue; it reports whether there was a lock. The queue is kept. Meant

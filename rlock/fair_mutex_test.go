@@ -278,11 +278,13 @@ func TestFairMutexReentry(t *testing.T) {
 	c, rdb, ctx, f := heldFair(t, name)
 	ws, gots := queueFairWaiters(t, c, rdb, name, 1)
 	w, got := ws[0], gots[0]
-	if err := f.LockWithLease(ctx, time.Minute); err != nil {
-		t.Fatal(err)
+	for range 2 {
+		if err := f.Reenter(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if ok, err := f.TryLock(ctx, 0, 0); !ok || err != nil {
-		t.Fatalf("TryLock by the holder: %v %v", ok, err)
+	if ok, err := f.TryLock(ctx, 0, 0); ok || err != nil {
+		t.Fatalf("TryLock of the held handle: %v %v, want false", ok, err)
 	}
 	if n, err := f.HoldCount(ctx); n != 3 || err != nil {
 		t.Fatalf("HoldCount %d %v, want 3", n, err)
@@ -329,9 +331,10 @@ func TestFairMutexForceUnlockWakesHead(t *testing.T) {
 }
 
 // TestFairMutexSharedByGoroutines has two goroutines share one waiting
-// FairMutex: they share its ownership, so when its turn comes one takes the
-// lock and the other re-enters it; one of them giving up leaves the other
-// waiting; nothing is left behind.
+// FairMutex: one waits in the line, the other at the handle; one of them
+// giving up leaves the other waiting; when its turn comes it takes the
+// lock, and a later Lock of the handle waits for its Unlock; nothing is
+// left behind.
 func TestFairMutexSharedByGoroutines(t *testing.T) {
 	const name = "fair-shared"
 	c, rdb, ctx, holder := heldFair(t, name)
@@ -353,12 +356,15 @@ func TestFairMutexSharedByGoroutines(t *testing.T) {
 	mustUnlock(t, holder)
 	awaitLock(t, stayer, 2*time.Second)
 
-	second := lockAsync(ctx, shared)
-	awaitLock(t, second, 2*time.Second)
-	if n, err := shared.HoldCount(ctx); n != 2 || err != nil {
-		t.Fatalf("HoldCount %d %v, want 2", n, err)
+	if ok, err := shared.TryLock(ctx, 0, 0); ok || err != nil {
+		t.Fatalf("TryLock of the held handle = %v, %v; want false", ok, err)
 	}
+	second := lockAsync(ctx, shared)
 	mustUnlock(t, shared)
+	awaitLock(t, second, 2*time.Second)
+	if n, err := shared.HoldCount(ctx); n != 1 || err != nil {
+		t.Fatalf("HoldCount %d %v, want 1", n, err)
+	}
 	mustUnlock(t, shared)
 	assertNoFairKeys(t, rdb, name)
 }

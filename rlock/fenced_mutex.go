@@ -63,7 +63,7 @@ func (f *FencedMutex) TryLock(ctx context.Context, wait, lease time.Duration) (t
 // *token.
 func (f *FencedMutex) acquirer(token *int64) acquireFunc {
 	return func(ctx context.Context, wait, lease time.Duration) (bool, error) {
-		out, err := f.owner.take(ctx, wait, lease)
+		out, err := f.owner.enter(ctx, wait, lease)
 		if out.ok {
 			*token = out.token
 		}
@@ -85,7 +85,13 @@ func (f *FencedMutex) Token(ctx context.Context) (int64, error) {
 }
 
 // Unlock releases one acquisition, as Mutex.Unlock does.
-func (f *FencedMutex) Unlock(ctx context.Context) error { return f.unlock(ctx) }
+func (f *FencedMutex) Unlock(ctx context.Context) error { return f.exit(ctx) }
+
+// Reenter adds one hold to the lock this FencedMutex holds, as
+// Mutex.Reenter does, and keeps its token: the hold stays the one its
+// first acquisition's token fences. An error wrapping ErrNotHeld when it
+// holds none.
+func (f *FencedMutex) Reenter(ctx context.Context) error { return f.reenter(ctx, nil) }
 
 // ForceUnlock deletes the lock whoever holds it and wakes a waiter, as
 // Mutex.ForceUnlock does; the token counter is kept.

@@ -24,58 +24,76 @@ import (
 //
 // And a release that this Client published, and that woke waiters
 // elsewhere, is theirs: an acquisition of this Client that starts within
-// stepAside of it, with no waiter of its own to queue behind, lets them
-// take the lock first (it listens, and attempts after stepAside) instead
-// of taking it back before their retries arrive.
+// the step-aside after it, with no waiter of its own to queue behind, lets
+// them take the lock first (it listens, and attempts after the step-aside)
+// instead of taking it back before their retries arrive. The step-aside is
+// minStepAside, or while other connections listen on the lock's channel
+// the Hub's adaptive one (pubsub.Hub.StepAside: 4 ms, doubling up to 64 ms
+// while the others keep coming too late, as Redisson's threads do, which
+// need a few milliseconds to wake and retry); and while they listen, a
+// Client passes at most maxKeptShared releases in a row to its own
+// waiters, so that theirs come round often.
 type handoffs struct {
 	mu    sync.Mutex
 	lines map[string]*handoffLine
-	// heardAt is when this Client last published a release of a lock that
-	// someone heard, by lock name; entries older than stepAside are
-	// dropped as others are added.
-	heardAt map[string]time.Time
+	// yieldTill is until when this Client's new acquisitions of a lock let
+	// the waiters woken by its last published release go first, by lock
+	// name; entries past are dropped as others are added.
+	yieldTill map[string]time.Time
 }
 
-// stepAside is how long after a release this Client published, and
+// minStepAside is how long after a release this Client published, and
 // someone heard, its new acquisitions of that lock let the woken waiters
-// go first: far more than a wake-up and a retry take, far less than a
-// lease.
-const stepAside = time.Millisecond
+// go first when no other connection is known to listen: more than a
+// wake-up and a retry take in this Client, far less than a lease.
+const minStepAside = time.Millisecond
 
 // heard records that this Client just published a release of the lock
-// called name, and someone heard it.
-func (h *handoffs) heard(name string) {
+// called name, and someone heard it; others is how long to step aside for
+// the waiters of other clients (pubsub.Hub.StepAside: 0 when none
+// listens).
+func (h *handoffs) heard(name string, others time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	now := time.Now()
-	if h.heardAt == nil {
-		h.heardAt = make(map[string]time.Time)
+	if h.yieldTill == nil {
+		h.yieldTill = make(map[string]time.Time)
 	}
-	if len(h.heardAt) >= 64 {
-		for n, at := range h.heardAt {
-			if now.Sub(at) > stepAside {
-				delete(h.heardAt, n)
+	if len(h.yieldTill) >= 64 {
+		for n, till := range h.yieldTill {
+			if now.After(till) {
+				delete(h.yieldTill, n)
 			}
 		}
 	}
-	h.heardAt[name] = now
+	h.yieldTill[name] = now.Add(max(others, minStepAside))
 }
 
 // yieldUntil is until when a new acquisition of the lock called name lets
 // the waiters woken by this Client's last release of it go first: zero
-// when there was none within stepAside.
+// when that step-aside is over.
 func (h *handoffs) yieldUntil(name string) time.Time {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	at, ok := h.heardAt[name]
+	till, ok := h.yieldTill[name]
 	if !ok {
 		return time.Time{}
 	}
-	if time.Since(at) >= stepAside {
-		delete(h.heardAt, name)
+	if !time.Now().Before(till) {
+		delete(h.yieldTill, name)
 		return time.Time{}
 	}
-	return at.Add(stepAside)
+	return till
+}
+
+// stepAside is how long this Client lets the waiters of other clients on
+// channel go first after a release or a win (pubsub.Hub.StepAside): 0 when
+// none listens, or in spin mode.
+func (c *Client) stepAside(channel string) time.Duration {
+	if w := c.wire.Load(); w != nil && w.hub != nil {
+		return w.hub.StepAside(channel)
+	}
+	return 0
 }
 
 // handoffLine is the waiters of one lock name.
@@ -85,8 +103,12 @@ type handoffLine struct {
 }
 
 // maxKept is how many releases of a lock in a row a Client passes on to
-// its own waiters before it publishes one.
-const maxKept = 16
+// its own waiters before it publishes one; maxKeptShared while other
+// connections listen on the lock's channel.
+const (
+	maxKept       = 16
+	maxKeptShared = 2
+)
 
 // add lists t, which listens for the lock's releases, as the newest waiter.
 func (h *handoffs) add(t *clientTurn) {
@@ -128,13 +150,17 @@ func (h *handoffs) reserve(from *owner) *clientTurn {
 	if from.c.opts.replicas > 0 {
 		return nil // an acquisition must be acknowledged by replicas
 	}
+	limit := maxKept
+	if from.c.stepAside(from.channel) > 0 {
+		limit = maxKeptShared
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	line := h.lines[from.name]
 	if line == nil {
 		return nil
 	}
-	if line.kept >= maxKept {
+	if line.kept >= limit {
 		line.kept = 0
 		return nil
 	}

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -62,8 +61,11 @@ type Holder struct {
 	Owner string
 	// Client is the client id part of Owner.
 	Client string
-	Count  int    // hold count
-	Mode   string // ModeRead or ModeWrite in a read-write lock
+	// Label is the label of that Client (WithClientName); zero when it has
+	// none, as a Redisson client.
+	Label ClientLabel
+	Count int    // hold count
+	Mode  string // ModeRead or ModeWrite in a read-write lock
 	// TTL is a reader's own remaining lease in a read-write lock (the
 	// longest of its read holds', negative when one has no expiry); 0
 	// otherwise.
@@ -73,7 +75,11 @@ type Holder struct {
 // QueueEntry is one waiter in a fair lock's line.
 type QueueEntry struct {
 	Owner string // owner id
-	Mode  string // ModeRead or ModeWrite in a fair read-write lock
+	// Client is the client id part of Owner, and Label that Client's label
+	// (zero when it has none).
+	Client string
+	Label  ClientLabel
+	Mode   string // ModeRead or ModeWrite in a fair read-write lock
 	// Deadline is when the waiter is evicted unless it refreshes its place
 	// (the line's ZSET score: Redis server time); zero when it has none.
 	Deadline time.Time
@@ -83,22 +89,16 @@ type QueueEntry struct {
 	Relock bool
 }
 
-// modeField is the hash field of a read-write lock's mode.
-const modeField = "mode"
-
-// writeSuffix ends a writer's field in a read-write lock's hash, and its
-// entry in a fair read-write line.
-var writeSuffix = keys.WriteField("")
-
 // Inspect reads what Redis holds of the lock called name: its holders,
 // TTL, fair line, subscribers and fencing token, and adds this Client's
 // own holds and waiters of it. It changes nothing. It takes two round
 // trips (three for a read-write lock with readers, whose leases are read
 // once their owners are known): one pipeline of reads in the lock's slot,
 // then the subscriber count, which on a Redis Cluster with classic pub/sub
-// asks every node, concurrently. A key of that name that is not a lock
-// (not a hash, or a hash whose fields are not owners' hold counts) is an
-// error wrapping ErrWrongType.
+// asks every node, concurrently; and one more, when the lock has holders
+// or waiters, for their Clients' labels (WithClientName). A key of that
+// name that is not a lock (not a hash, or a hash whose fields are not
+// owners' hold counts) is an error wrapping ErrWrongType.
 func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 	const op = "inspect"
 	if err := c.usableName(name); err != nil {
@@ -158,6 +158,9 @@ func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 	if info.Subscribers, err = c.subscribers(ctx, name, channels); err != nil {
 		return LockInfo{}, opError(op, name, fmt.Errorf("counting subscribers: %w", err))
 	}
+	if err := c.labelEntries(ctx, &info); err != nil {
+		return LockInfo{}, opError(op, name, err)
+	}
 
 	local := c.Activity()
 	for _, h := range local.Holds {
@@ -171,183 +174,6 @@ func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 		}
 	}
 	return info, nil
-}
-
-// Locks returns the names of the locks whose names match pattern (SCAN's
-// glob syntax; empty is "*"), sorted, scanning every master of a Redis
-// Cluster; keys that are not lock hashes are left out: a lock hash has
-// owner fields ("<client id>:<sequence>", a writer's with ":write" after)
-// valued positive hold counts, and may have a mode field. relock's hash of
-// a fair lock's relock waiters, which looks like one, is left out too. It
-// never sends KEYS: each page of SCAN (TYPE hash) is followed by a
-// pipeline of HGETALL of its keys.
-func (c *Client) Locks(ctx context.Context, pattern string) ([]string, error) {
-	if pattern == "" {
-		pattern = "*"
-	}
-	if c.closed() {
-		return nil, opError("locks", "", ErrClosed)
-	}
-	var mu sync.Mutex
-	var names []string
-	scan := func(ctx context.Context, rdb redis.Cmdable) error {
-		found, err := scanLocks(ctx, rdb, pattern)
-		mu.Lock()
-		defer mu.Unlock()
-		names = append(names, found...)
-		return err
-	}
-	var err error
-	if cluster, ok := c.rdb.(*redis.ClusterClient); ok {
-		err = cluster.ForEachMaster(ctx, func(ctx context.Context, master *redis.Client) error {
-			return scan(ctx, master)
-		})
-	} else {
-		err = scan(ctx, c.rdb)
-	}
-	if err != nil {
-		return nil, opError("locks", "", fmt.Errorf("scanning for %q: %w", pattern, err))
-	}
-	slices.Sort(names)
-	return slices.Compact(names), nil
-}
-
-// ForceUnlock deletes the lock called name whoever holds it, whatever its
-// kind (as Inspect tells it, from one round trip of reads), and wakes its
-// waiters as that kind's ForceUnlock does; it reports whether there was a
-// lock. A key of that name that is not a lock is an error wrapping
-// ErrWrongType, and is left alone. Meant for operators.
-func (c *Client) ForceUnlock(ctx context.Context, name string) (bool, error) {
-	const op = "force unlock"
-	if err := c.usableName(name); err != nil {
-		return false, opError(op, name, err)
-	}
-	pipe := c.rdb.Pipeline()
-	kind, hash, err := look(ctx, pipe, name).result(exec(ctx, pipe))
-	if err != nil || len(hash) == 0 {
-		return false, opError(op, name, err)
-	}
-	switch kind {
-	case KindFairMutex:
-		return c.NewFairMutex(name).ForceUnlock(ctx)
-	case KindFencedMutex:
-		return c.NewFencedMutex(name).ForceUnlock(ctx)
-	case KindRWMutex:
-		return c.NewRWMutex(name).ForceUnlock(ctx)
-	case KindFairRWMutex:
-		return c.NewFairRWMutex(name).ForceUnlock(ctx)
-	}
-	return c.NewMutex(name).ForceUnlock(ctx)
-}
-
-// usableName returns why the lock called name cannot be used with c: an
-// error wrapping ErrInvalidName, or ErrClosed; nil when it can. These are
-// the checks every handle's operation makes, made by a handle.
-func (c *Client) usableName(name string) error { return c.NewMutex(name).usable() }
-
-// sight is the reads, queued in one pipeline, that tell a lock's kind.
-type sight struct {
-	typ    *redis.StatusCmd
-	hash   *redis.MapStringStringCmd
-	fair   *redis.IntCmd // how many of the fair line's keys exist
-	fairRW *redis.IntCmd // of the fair read-write line's
-	token  *redis.IntCmd // whether the fencing token counter exists
-}
-
-// look queues in pipe the reads that tell the kind of the lock called name.
-func look(ctx context.Context, pipe redis.Pipeliner, name string) *sight {
-	return &sight{
-		typ:    pipe.Type(ctx, name),
-		hash:   pipe.HGetAll(ctx, name),
-		fair:   pipe.Exists(ctx, keys.Queue(name), keys.Timeout(name), keys.FairWaiters(name)),
-		fairRW: pipe.Exists(ctx, keys.RWQueue(name), keys.RWTimeout(name)),
-		token:  pipe.Exists(ctx, keys.Token(name)),
-	}
-}
-
-// result is the lock's kind and hash (empty when not held), once the
-// pipeline has run with the outcome err. A key of the lock's name that is
-// not a lock is an error wrapping ErrWrongType, which comes before err:
-// it explains the WRONGTYPE of the reads of the hash.
-func (s *sight) result(err error) (Kind, map[string]string, error) {
-	if typ := s.typ.Val(); s.typ.Err() == nil && typ != "hash" && typ != "none" {
-		return "", nil, fmt.Errorf("%w: it is a %s", ErrWrongType, typ)
-	}
-	if err != nil {
-		return "", nil, err
-	}
-	hash := s.hash.Val()
-	if len(hash) > 0 && !isLockHash(hash) {
-		return "", nil, fmt.Errorf("%w: it is a hash, but its fields are not owners' hold counts", ErrWrongType)
-	}
-	held := len(hash) > 0
-	_, rw := hash[modeField]
-	switch {
-	case s.fairRW.Val() > 0 && (rw || !held):
-		return KindFairRWMutex, hash, nil
-	case rw:
-		return KindRWMutex, hash, nil
-	case s.fair.Val() > 0:
-		return KindFairMutex, hash, nil
-	case s.token.Val() > 0:
-		return KindFencedMutex, hash, nil
-	case held:
-		return KindMutex, hash, nil
-	}
-	return "", hash, nil
-}
-
-// exec sends the commands queued in pipe in one round trip and returns
-// the first error of one of them, leaving out redis.Nil (a missing key):
-// the caller reads each command's own value.
-func exec(ctx context.Context, pipe redis.Pipeliner) error {
-	cmds, err := pipe.Exec(ctx)
-	for _, cmd := range cmds {
-		if err := cmd.Err(); err != nil && !errors.Is(err, redis.Nil) {
-			return err
-		}
-	}
-	if errors.Is(err, redis.Nil) {
-		return nil
-	}
-	return err
-}
-
-// isLockHash reports whether the fields of a hash are a lock's: at least
-// one owner field valued a positive hold count, and maybe a read-write
-// lock's mode.
-func isLockHash(hash map[string]string) bool {
-	owners := 0
-	for field, value := range hash {
-		if field == modeField {
-			if value != ModeRead && value != ModeWrite {
-				return false
-			}
-			continue
-		}
-		if n, err := strconv.ParseInt(value, 10, 64); err != nil || n <= 0 || !isOwnerField(field) {
-			return false
-		}
-		owners++
-	}
-	return owners > 0
-}
-
-// isOwnerField reports whether field has the shape of an owner id,
-// "<client id>:<digits>", or of a writer's field, the same with ":write"
-// after.
-func isOwnerField(field string) bool {
-	owner := strings.TrimSuffix(field, writeSuffix)
-	i := strings.LastIndexByte(owner, ':')
-	if i <= 0 || i == len(owner)-1 {
-		return false
-	}
-	for _, r := range owner[i+1:] {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // holdersOf lists the owners in a lock's hash, by owner id; in a
@@ -368,9 +194,7 @@ func holdersOf(hash map[string]string) []Holder {
 				h.Owner, h.Mode = owner, ModeWrite
 			}
 		}
-		if i := strings.LastIndexByte(h.Owner, ':'); i > 0 {
-			h.Client = h.Owner[:i]
-		}
+		h.Client = clientOf(h.Owner)
 		hs = append(hs, h)
 	}
 	slices.SortFunc(hs, func(x, y Holder) int {
@@ -439,6 +263,7 @@ func line(entries []string, deadlines []redis.Z, each func(*QueueEntry)) []Queue
 	for _, entry := range entries {
 		e := QueueEntry{Owner: entry, Deadline: at[entry]}
 		each(&e)
+		e.Client = clientOf(e.Owner)
 		q = append(q, e)
 	}
 	return q
@@ -480,56 +305,4 @@ func sum(counts map[string]int64, err error) (int, error) {
 		n += count
 	}
 	return int(n), err
-}
-
-// fairWaitersPrefix begins the name of every fair lock's relock waiters
-// hash (keys.FairWaiters), whatever the lock's name.
-var fairWaitersPrefix = strings.TrimSuffix(keys.FairWaiters(""), "{}")
-
-// scanLocks returns the lock hashes whose names match pattern on one
-// server: SCAN's pages of hashes, each page's hashes read in one pipeline.
-func scanLocks(ctx context.Context, rdb redis.Cmdable, pattern string) ([]string, error) {
-	var names []string
-	var cursor uint64
-	for {
-		page, next, err := rdb.ScanType(ctx, cursor, pattern, 500, "hash").Result()
-		if err != nil {
-			return names, err
-		}
-		found, err := lockHashes(ctx, rdb, page)
-		names = append(names, found...)
-		if err != nil {
-			return names, err
-		}
-		if cursor = next; cursor == 0 {
-			return names, nil
-		}
-	}
-}
-
-// lockHashes returns those of the hashes called names that are locks,
-// reading them in one pipeline. A key that is no longer a hash is not.
-func lockHashes(ctx context.Context, rdb redis.Cmdable, names []string) ([]string, error) {
-	if len(names) == 0 {
-		return nil, nil
-	}
-	pipe := rdb.Pipeline()
-	hashes := make([]*redis.MapStringStringCmd, len(names))
-	for i, name := range names {
-		hashes[i] = pipe.HGetAll(ctx, name)
-	}
-	_, _ = pipe.Exec(ctx) // each command's error is read below
-	var locks []string
-	for i, name := range names {
-		hash, err := hashes[i].Result()
-		switch {
-		case err == nil:
-			if isLockHash(hash) && !strings.HasPrefix(name, fairWaitersPrefix) {
-				locks = append(locks, name)
-			}
-		case !isWrongType(err):
-			return locks, err
-		}
-	}
-	return locks, nil
 }

@@ -49,10 +49,11 @@ func TestInspectMutexHolderAndWaiter(t *testing.T) {
 	c := newClient(t, rdb)
 	const name, lease = "inspect:mutex", 5 * time.Second
 	m := c.NewMutex(name)
-	for range 2 {
-		if err := m.LockWithLease(ctx, lease); err != nil {
-			t.Fatal(err)
-		}
+	if err := m.LockWithLease(ctx, lease); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Reenter(ctx); err != nil {
+		t.Fatal(err)
 	}
 	info := mustInspect(t, c, name)
 	want := Holder{Owner: m.Owner(), Client: c.ID(), Count: 2}

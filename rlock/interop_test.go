@@ -66,7 +66,7 @@ func TestRelockHolderSeenByRedisson(t *testing.T) {
 	if err := m.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Lock(ctx); err != nil {
+	if err := m.Reenter(ctx); err != nil {
 		t.Fatal(err)
 	}
 	// The Java side sees the lock held, with the holder's TTL.

@@ -97,10 +97,11 @@ func TestHoldContext(t *testing.T) {
 	} else {
 		cancel()
 	}
-	for range 2 {
-		if err := m.Lock(ctx); err != nil {
-			t.Fatal(err)
-		}
+	if err := m.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Reenter(ctx); err != nil {
+		t.Fatal(err)
 	}
 	hctx, cancel := m.Context(ctx)
 	defer cancel()

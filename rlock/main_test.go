@@ -8,8 +8,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/internal/leakcheck"
 	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/internal/testenv"
 	"github.com/relock-go/relock/pubsub"
 	"github.com/relock-go/relock/scripts"
 )
@@ -20,7 +20,7 @@ var srv *redistest.Server
 // TestMain runs the tests on a real redis-server and fails the package if a
 // goroutine of the module outlives them.
 func TestMain(m *testing.M) {
-	os.Exit(leakcheck.Main(func() int { return redistest.Main(m, &srv) }))
+	os.Exit(testenv.Main(func() int { return redistest.Main(m, &srv) }))
 }
 
 // newRedis returns a go-redis client of the test server, empty and with

@@ -18,11 +18,13 @@ import (
 // FencedMutex). Built with NewRedLock, it is held when a majority of its
 // members is (see NewRedLock).
 //
-// Each acquisition of the set acquires every member once, so reentrancy is
-// the members': locking the set again re-enters each member, and each
-// Unlock releases one acquisition of each. Ownership belongs to the
-// *MultiLock through its members' owners, and its methods are safe for
-// concurrent use. A member should not be locked on its own while the set
+// Each acquisition of the set acquires every member once, through the
+// member's handle, so a set shared by goroutines excludes them as its
+// members' handles do (as sync.Mutex): locking the set while another
+// goroutine holds it waits, and TryLock with no wait returns false. It has
+// no Reenter: re-enter a member through its own handle. Each Unlock
+// releases one acquisition of each. Ownership belongs to the *MultiLock
+// through its members' owners, and its methods are safe for concurrent use. A member should not be locked on its own while the set
 // uses it.
 //
 // # Order and waiting
@@ -91,8 +93,8 @@ func canonical(members []Member, distinct bool) ([]Member, error) {
 		if isNil(m) || m.base() == nil {
 			return nil, fmt.Errorf("%w: member %d is nil", ErrInvalidSet, i)
 		}
-		if m.Name() == "" {
-			return nil, fmt.Errorf("%w: member %d", ErrInvalidName, i)
+		if err := checkName(m.Name()); err != nil {
+			return nil, fmt.Errorf("member %d: %w", i, err)
 		}
 		sorted[i] = m
 	}

@@ -143,7 +143,7 @@ func TestMultiLockHoldsEveryMemberAcrossServers(t *testing.T) {
 	}
 }
 
-func TestMultiLockIsReentrantThroughItsMembers(t *testing.T) {
+func TestMultiLockExcludesThroughItsMembers(t *testing.T) {
 	_, _, c1, c2 := twoServers(t)
 	ctx := ctxT(t)
 	a, b := c1.NewMutex("a"), c2.NewMutex("b")
@@ -156,18 +156,29 @@ func TestMultiLockIsReentrantThroughItsMembers(t *testing.T) {
 			}
 		}
 	}
-	for range 2 {
-		if ok, err := l.TryLock(ctx, 0, 0); !ok || err != nil {
-			t.Fatalf("TryLock = %v, %v", ok, err)
-		}
+	if ok, err := l.TryLock(ctx, 0, 0); !ok || err != nil {
+		t.Fatalf("TryLock = %v, %v", ok, err)
+	}
+	if ok, err := l.TryLock(ctx, 0, 0); ok || err != nil {
+		t.Fatalf("TryLock of the held set = %v, %v; want false", ok, err)
+	}
+	if err := a.Reenter(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Reenter(ctx); err != nil {
+		t.Fatal(err)
 	}
 	wantCounts(2)
-	for n := 1; n >= 0; n-- {
-		if err := l.Unlock(ctx); err != nil {
+	if err := l.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(1)
+	for _, m := range []*Mutex{a, b} {
+		if err := m.Unlock(ctx); err != nil {
 			t.Fatal(err)
 		}
-		wantCounts(n)
 	}
+	wantCounts(0)
 }
 
 func TestMultiLockIsAllOrNothing(t *testing.T) {

@@ -38,10 +38,11 @@ func TestObserverSeesAcquireReentryAndRelease(t *testing.T) {
 	type key struct{}
 	ctx := context.WithValue(ctxT(t), key{}, "caller")
 	m := c.NewMutex("obs:plain")
-	for range 2 {
-		if err := m.Lock(ctx); err != nil {
-			t.Fatal(err)
-		}
+	if err := m.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Reenter(ctx); err != nil {
+		t.Fatal(err)
 	}
 	for range 2 {
 		if err := m.Unlock(ctx); err != nil {

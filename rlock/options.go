@@ -12,6 +12,16 @@ import (
 // Redisson (lockWatchdogTimeout).
 const DefaultWatchdogTimeout = 30 * time.Second
 
+// MinWatchdogTimeout is the shortest watchdog timeout WithWatchdogTimeout
+// accepts. The watchdog renews a lease every third of it, and a hold counts
+// as lost a margin before the lease ends (see Mutex.Lost): each renewal's
+// round trip to Redis, a Go timer that fires late and a busy scheduler must
+// all fit in the remaining two thirds, with room for one renewal to fail
+// and the next to succeed. Below a few hundred milliseconds a garbage
+// collection pause or a slow reply loses a lock that nobody released, so
+// shorter timeouts are refused rather than left to fail in production.
+const MinWatchdogTimeout = 300 * time.Millisecond
+
 // DefaultFairWaitTimeout is the wait timeout of fair locks (see
 // WithFairWaitTimeout): Redisson's default (fairLockWaitTimeout), so that
 // Go and Java services sharing fair locks with their default settings keep
@@ -37,6 +47,7 @@ type options struct {
 	sharded         *bool // WithShardedPubSub; nil: decide by the server
 	unlockTimeout   time.Duration
 	observers       []Observer // WithObserver, WithLogger
+	clientName      string     // WithClientName; "": no label
 }
 
 func defaultOptions() options {
@@ -44,12 +55,13 @@ func defaultOptions() options {
 }
 
 // WithWatchdogTimeout sets the lease of locks taken without an explicit
-// lease; the watchdog renews them every d/3. Default 30s. d must be
-// positive; one millisecond is the smallest lease Redis can hold.
+// lease; the watchdog renews them every d/3. Default 30s. A d below
+// MinWatchdogTimeout makes New return an error wrapping ErrInvalidDuration.
+// (A fixed lease, LockWithLease, may be shorter: nothing renews it.)
 func WithWatchdogTimeout(d time.Duration) Option {
 	return func(o *options) error {
-		if err := checkLease("watchdog timeout", d); err != nil {
-			return err
+		if d < MinWatchdogTimeout {
+			return invalidDuration("watchdog timeout", d, "is below MinWatchdogTimeout ("+MinWatchdogTimeout.String()+"): renewals every third of it could not keep the lock reliably")
 		}
 		o.watchdogTimeout = d
 		return nil

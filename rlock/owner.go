@@ -9,7 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/scripts"
 )
 
 // owner is one owner of a lock, as every kind of lock handle keeps it: its
@@ -20,7 +20,7 @@ type owner struct {
 	name    string
 	id      string // "<client id>:<seq>": the lock hash's field
 	channel string // where the lock's releases are announced
-	nameErr error  // why name cannot be used with this Client, if it cannot
+	nameErr error  // why name cannot be used (checkName), if it cannot
 	kind    kind
 	turns   turns
 	kindOf  Kind   // what kind describes
@@ -29,6 +29,14 @@ type owner struct {
 	// a waiter of the same Client, and its waits may be passed the lock
 	// (see handoffs). A Mutex's owners only.
 	handoff bool
+
+	// gate excludes the goroutines that share the handle (see gate): an
+	// RWMutex's sides share one, where the read side's slots are shared.
+	gate   *gate
+	shared bool
+	// reads is, for an RWMutex's write side, its read side: a writer
+	// that keeps read holds when it unlocks keeps a read slot.
+	reads *owner
 
 	// mu serialises this owner's commands that change the lock, so that
 	// the hold follows Redis in the same order.
@@ -69,11 +77,8 @@ func (o *owner) settle() {
 func (o *owner) init(c *Client, name, id, channel string, k kind, t turns) {
 	o.c, o.name, o.id, o.channel, o.kind, o.turns = c, name, id, channel, k, t
 	o.kindOf, o.mode = k.describe()
-	if _, cluster := c.rdb.(*redis.ClusterClient); cluster && keys.Slot(channel) != keys.Slot(name) {
-		// Redisson's naming rule gives such a name's auxiliary keys another
-		// slot, and a script cannot touch keys of two slots.
-		o.nameErr = fmt.Errorf("%w: it has braces but no hash tag, so on Redis Cluster its channel and keys would land in another slot than the lock", ErrInvalidName)
-	}
+	o.gate = &gate{}
+	o.nameErr = checkName(name)
 }
 
 // event is an event of type t about this owner's lock, happening now.
@@ -91,8 +96,6 @@ func (o *owner) Owner() string { return o.id }
 // cannot be used: a bad name or a closed Client.
 func (o *owner) usable() error {
 	switch {
-	case o.name == "":
-		return fmt.Errorf("%w: the name is empty", ErrInvalidName)
 	case o.nameErr != nil:
 		return o.nameErr
 	case o.c.closed():
@@ -128,13 +131,17 @@ func (o *owner) HoldCount(ctx context.Context) (int, error) {
 	return n, opError("hold count", o.name, err)
 }
 
-// IsLocked reports whether any owner holds the lock.
+// IsLocked reports whether any owner holds the lock. A key at the lock's
+// name that is not a lock is an error wrapping ErrWrongType.
 func (o *owner) IsLocked(ctx context.Context) (bool, error) {
 	if err := o.usable(); err != nil {
 		return false, opError("is locked", o.name, err)
 	}
-	n, err := o.c.rdb.Exists(ctx, o.name).Result()
-	return n == 1, opError("is locked", o.name, err)
+	ms, err := scripts.State(ctx, o.c.rdb, o.name)
+	if err != nil {
+		return false, opError("is locked", o.name, err)
+	}
+	return ms != -2, nil
 }
 
 // IsHeld reports whether this owner holds the lock.
@@ -146,15 +153,27 @@ func (o *owner) IsHeld(ctx context.Context) (bool, error) {
 	return ok, opError("is held", o.name, err)
 }
 
-// TTL is the lock's remaining time to live, whoever holds it; 0 when the
-// lock is not held.
+// NoExpiry is what TTL reports for a lock whose key never expires: not
+// one that relock or Redisson sets, but one a tool may leave (PERSIST).
+const NoExpiry time.Duration = -1
+
+// TTL is the lock's remaining time to live, whoever holds it: NoExpiry
+// when its key has no expiry, and an error wrapping ErrNotHeld when no
+// owner holds it, so that a free lock cannot be read as one about to
+// expire. A key at the lock's name that is not a lock is an error wrapping
+// ErrWrongType.
 func (o *owner) TTL(ctx context.Context) (time.Duration, error) {
 	if err := o.usable(); err != nil {
 		return 0, opError("ttl", o.name, err)
 	}
-	ms, err := o.c.rdb.Do(ctx, "pttl", o.name).Int64()
-	if err != nil || ms < 0 {
+	ms, err := scripts.State(ctx, o.c.rdb, o.name)
+	switch {
+	case err != nil:
 		return 0, opError("ttl", o.name, err)
+	case ms == -2:
+		return 0, opError("ttl", o.name, fmt.Errorf("%w: no owner holds it", ErrNotHeld))
+	case ms == -1:
+		return NoExpiry, nil
 	}
 	return time.Duration(ms) * time.Millisecond, nil
 }

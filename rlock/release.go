@@ -22,6 +22,12 @@ func (o *owner) unlock(ctx context.Context) error {
 	o.settle()
 	lease, count := o.c.opts.watchdogTimeout, 0
 	h := o.hold
+	if h != nil && h.isOver() {
+		// Lost: the owner stopped holding when Lost closed, even if the
+		// hash still has its field for the margin (the next acquisition
+		// drops it: dropLapsed).
+		return opError("unlock", o.name, ErrNotHeld)
+	}
 	if h != nil {
 		lease, _, count = h.terms()
 		h.setReleasing(true)
@@ -88,7 +94,7 @@ func (o *owner) unlock(ctx context.Context) error {
 			// (With classic pub/sub on a Redis Cluster, PUBLISH counts the
 			// subscribers of one node only: a hold taken after a wait is
 			// taken to have had waiters elsewhere.)
-			o.c.handoffs.heard(o.name)
+			o.c.handoffs.heard(o.name, o.c.stepAside(o.channel))
 		}
 		if res == scripts.HandedOff && next != nil {
 			// (A retry of an earlier Unlock may report a hand-off that

@@ -12,11 +12,13 @@ import (
 	"github.com/relock-go/relock/scripts"
 )
 
-// ErrUpgrade is the cause of a write acquisition by an RWMutex that holds
-// the read lock: the write lock waits for every reader to leave, this one
-// included, so it would wait forever (Redisson's RReadWriteLock does).
-// Release the read lock first; the other way round, a writer may take the
-// read lock (a downgrade).
+// ErrUpgrade is the cause of a write acquisition by an owner that holds
+// the read lock in Redis: the write lock waits for every reader to leave,
+// this one included, so it would wait forever (Redisson's RReadWriteLock
+// does). An RWMutex handle that reads keeps its own writers at its gate
+// (they wait for its readers, as sync.RWMutex's do), so the refusal is
+// what the scripts answer should the hash say otherwise. Release the read
+// lock first; the other way round, a writer may read (RReenter).
 var ErrUpgrade = errors.New("read lock held: upgrading to the write lock would deadlock")
 
 // RWMutex is one owner of a distributed reader/writer lock: Redisson's
@@ -24,10 +26,11 @@ var ErrUpgrade = errors.New("read lock held: upgrading to the write lock would d
 // lock. Many owners may hold the read lock at once; the write lock
 // excludes every other owner, reader or writer.
 //
-// Both locks are reentrant and owned by the *RWMutex, as Mutex is. A
-// writer may also take the read lock (a downgrade: release the write lock
-// then, and it still reads); a reader asking for the write lock gets
-// ErrUpgrade at once instead of waiting forever. Waiters sleep on the
+// A handle behaves like sync.RWMutex for the goroutines sharing it: its
+// readers hold it together, a writer waits for them and excludes them.
+// Re-entry is explicit, Reenter for the write lock and RReenter for a read
+// hold; a writer may also read (RReenter: release the write lock then,
+// and it still reads). Waiters sleep on the
 // lock's channel (redisson_rwlock:{name}): a writer's release wakes every
 // waiter, so readers go in together; the watchdog renews read and write
 // holds taken without a lease. The methods are safe for concurrent use.
@@ -57,6 +60,7 @@ func (c *Client) NewRWMutex(name string) *RWMutex {
 	id, channel := c.ids.Next(), keys.RWChannel(name)
 	rw.w.init(c, name, id, channel, &rwKind{rdb: c.rdb, lock: rw.lock, owner: id}, clientTurns{})
 	rw.r.init(c, name, id, channel, &rwKind{rdb: c.rdb, lock: rw.lock, owner: id, read: true}, clientTurns{shared: true})
+	rw.shareGate()
 	return rw
 }
 
@@ -146,7 +150,7 @@ func (rw *RWMutex) TryLock(ctx context.Context, wait, lease time.Duration) (bool
 // Unlock releases one acquisition of the write lock, as Mutex.Unlock does.
 // The last one wakes every waiter; read locks this owner took while
 // writing stay held.
-func (rw *RWMutex) Unlock(ctx context.Context) error { return rw.w.unlock(ctx) }
+func (rw *RWMutex) Unlock(ctx context.Context) error { return rw.w.exit(ctx) }
 
 // RLock acquires a read lock, waiting as long as it takes or until ctx
 // ends: it is granted while no other owner holds the write lock.
@@ -165,7 +169,7 @@ func (rw *RWMutex) TryRLock(ctx context.Context, wait, lease time.Duration) (boo
 
 // RUnlock releases one acquisition of the read lock. The last reader's
 // release, with no writer left, deletes the lock and wakes a waiter.
-func (rw *RWMutex) RUnlock(ctx context.Context) error { return rw.r.unlock(ctx) }
+func (rw *RWMutex) RUnlock(ctx context.Context) error { return rw.r.exit(ctx) }
 
 // HoldCount is how many times this owner holds the write lock.
 func (rw *RWMutex) HoldCount(ctx context.Context) (int, error) { return rw.w.HoldCount(ctx) }
@@ -212,12 +216,32 @@ func (rw *RWMutex) Mode(ctx context.Context) (string, error) {
 	return mode, opError("mode", rw.w.name, err)
 }
 
-// TTL is the lock's remaining time to live: 0 when it is free.
+// TTL is the lock's remaining time to live, as Mutex.TTL reports it.
 func (rw *RWMutex) TTL(ctx context.Context) (time.Duration, error) { return rw.w.TTL(ctx) }
 
 // ForceUnlock deletes the lock whatever its mode and holders and wakes
 // every waiter; it reports whether there was a lock. Meant for operators.
 func (rw *RWMutex) ForceUnlock(ctx context.Context) (bool, error) { return rw.w.forceRelease(ctx) }
+
+// shareGate gives the two sides one gate, the read side's slots shared,
+// as sync.RWMutex's.
+func (rw *RWMutex) shareGate() {
+	rw.r.gate, rw.r.shared, rw.w.reads = rw.w.gate, true, &rw.r.owner
+}
+
+// Reenter adds one hold to the write lock this handle holds, released by
+// one more Unlock, as Mutex.Reenter does; an error wrapping ErrNotHeld when
+// it holds no write lock.
+func (rw *RWMutex) Reenter(ctx context.Context) error { return rw.w.reenter(ctx, nil) }
+
+// RReenter adds one read hold to the read lock this handle holds, or, when
+// it holds the write lock, takes a read hold beside it (a writer may also
+// read, as in Redisson: after its Unlock it keeps reading, until RUnlock);
+// an error wrapping ErrNotHeld when it holds neither. Each read hold is
+// released by one RUnlock. Use it, not RLock, to read again while this
+// handle holds the lock: RLock waits behind a writer queued at the handle,
+// and behind the handle's own write lock, as sync.RWMutex does.
+func (rw *RWMutex) RReenter(ctx context.Context) error { return rw.r.reenter(ctx, &rw.w.owner) }
 
 // Locker returns the write lock as a sync.Locker, with the semantics of
 // Mutex.Locker.
@@ -239,9 +263,9 @@ func (s *rwSide) TryLock(ctx context.Context, wait, lease time.Duration) (bool, 
 }
 
 // Unlock releases this side once: a Member's.
-func (s *rwSide) Unlock(ctx context.Context) error { return s.unlock(ctx) }
+func (s *rwSide) Unlock(ctx context.Context) error { return s.exit(ctx) }
 
 func (s *rwSide) acquire(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	out, err := s.owner.take(ctx, wait, lease)
+	out, err := s.owner.enter(ctx, wait, lease)
 	return out.ok, err
 }

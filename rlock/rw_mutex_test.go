@@ -94,24 +94,26 @@ func TestRWMutexExcludesWritersFromReadersAndEachOther(t *testing.T) {
 	})
 }
 
-// Both locks are reentrant, a writer may read (downgrade), a reader may
-// not write (ErrUpgrade, at once).
-func TestRWMutexReentryDowngradeAndRefusedUpgrade(t *testing.T) {
+// Both locks re-enter explicitly, a writer may read (downgrade), a handle
+// that reads does not write: its Lock waits for its readers, as
+// sync.RWMutex's does.
+func TestRWMutexReentryDowngradeAndNoUpgrade(t *testing.T) {
 	forRWKinds(t, func(t *testing.T, newRW func(*Client, string) *RWMutex) {
 		rdb := newRedis(t)
 		ctx := ctxT(t)
 		c := newClient(t, rdb)
 		rw, other := newRW(c, "rw"), newRW(c, "rw")
-		for range 2 {
-			if err := rw.Lock(ctx); err != nil {
-				t.Fatal(err)
-			}
+		if err := rw.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := rw.Reenter(ctx); err != nil {
+			t.Fatal(err)
 		}
 		if n, _ := rw.HoldCount(ctx); n != 2 {
 			t.Fatalf("HoldCount = %d, want 2", n)
 		}
-		if err := rw.RLock(ctx); err != nil {
-			t.Fatalf("RLock by the writer: %v", err)
+		if err := rw.RReenter(ctx); err != nil {
+			t.Fatalf("RReenter by the writer: %v", err)
 		}
 		if ok, _ := other.TryRLock(ctx, 0, 0); ok {
 			t.Fatal("another owner read while the lock was written")
@@ -139,15 +141,14 @@ func TestRWMutexReentryDowngradeAndRefusedUpgrade(t *testing.T) {
 		if n, _ := rw.RHoldCount(ctx); n != 2 {
 			t.Fatalf("RHoldCount = %d, want 2", n)
 		}
-		start := time.Now()
-		if err := rw.Lock(ctx); !errors.Is(err, ErrUpgrade) {
-			t.Fatalf("Lock by a reader = %v, want ErrUpgrade", err)
+		if ok, err := rw.TryLock(ctx, 0, 0); ok || err != nil {
+			t.Fatalf("TryLock by a reading handle = %v, %v, want false", ok, err)
 		}
-		if ok, err := rw.TryLock(ctx, time.Minute, 0); ok || !errors.Is(err, ErrUpgrade) {
-			t.Fatalf("TryLock by a reader = %v, %v, want ErrUpgrade", ok, err)
-		}
-		if d := time.Since(start); d > 5*time.Second {
-			t.Fatalf("the refused upgrade took %v", d)
+		wctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		err := rw.Lock(wctx)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Lock by a reading handle = %v, want to wait until its ctx ends", err)
 		}
 		for _, u := range []func(context.Context) error{rw.RUnlock, rw.RUnlock, other.RUnlock} {
 			if err := u(ctx); err != nil {
@@ -296,7 +297,7 @@ func TestRWMutexLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		if err := rw.RLock(ctx); err != nil {
+		if err := rw.RReenter(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}

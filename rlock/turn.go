@@ -129,8 +129,9 @@ func (t *clientTurn) enter(ctx context.Context) (time.Duration, bool) {
 }
 
 // yield lets the waiters woken by this Client's last release of the lock
-// go first, if it was published within stepAside (see handoffs): it
-// listens and sleeps out the rest of stepAside before the first attempt.
+// go first, if it was published within the step-aside (see handoffs): it
+// listens and sleeps out the rest of the step-aside before the first
+// attempt.
 // (Spinners do not: spin mode stays what it is.)
 func (t *clientTurn) yield(ctx context.Context) (time.Duration, bool) {
 	until := t.o.c.handoffs.yieldUntil(t.o.name)

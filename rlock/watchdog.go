@@ -49,6 +49,9 @@ type watchdog struct {
 	cluster bool
 	obs     Observer // nil when none
 	turns   int      // of a renewal period
+	// periodic, when not nil, runs as the loop starts and then at the
+	// start of every renewal period (the Client's label).
+	periodic func(context.Context)
 
 	mu     sync.Mutex
 	holds  []map[*hold]struct{} // the holds of each turn
@@ -58,11 +61,11 @@ type watchdog struct {
 	done   chan struct{}        // closed when the renewal goroutine has exited
 }
 
-func newWatchdog(ctx context.Context, rdb redis.UniversalClient, lease time.Duration, obs Observer) *watchdog {
+func newWatchdog(ctx context.Context, rdb redis.UniversalClient, lease time.Duration, obs Observer, periodic func(context.Context)) *watchdog {
 	_, cluster := rdb.(*redis.ClusterClient)
 	// A turn lasts at least a millisecond.
 	turns := int(min(max(lease/3/time.Millisecond, 1), renewTurns))
-	wd := &watchdog{ctx: ctx, rdb: rdb, lease: lease, cluster: cluster, obs: obs, turns: turns,
+	wd := &watchdog{ctx: ctx, rdb: rdb, lease: lease, cluster: cluster, obs: obs, turns: turns, periodic: periodic,
 		holds: make([]map[*hold]struct{}, turns), timers: make([]*time.Timer, turns), armed: make([]time.Time, turns), done: make(chan struct{})}
 	for i := range wd.holds {
 		wd.holds[i] = make(map[*hold]struct{})
@@ -178,11 +181,17 @@ func (wd *watchdog) keptFor(turn int) []*hold {
 
 func (wd *watchdog) run() {
 	defer close(wd.done)
+	if wd.periodic != nil {
+		wd.periodic(wd.ctx)
+	}
 	t := time.NewTicker(wd.lease / 3 / time.Duration(wd.turns))
 	defer t.Stop()
 	for turn := 0; ; turn = (turn + 1) % wd.turns {
 		select {
 		case <-t.C:
+			if turn == 0 && wd.periodic != nil {
+				wd.periodic(wd.ctx)
+			}
 			wd.renew(wd.keptFor(turn))
 		case <-wd.ctx.Done():
 			return

@@ -1,5 +1,6 @@
 -- Acquire or re-enter a fenced reentrant lock (Redisson RFencedLock layout):
--- as acquire.lua, and every acquisition takes the next fencing token.
+-- as acquire.lua, and every first acquisition takes the next fencing token
+-- (a re-entry keeps the hold's token).
 --
 -- KEYS[1]  lock hash: field = owner id, value = hold count
 -- KEYS[2]  token counter (no TTL; only ever incremented)
@@ -8,14 +9,18 @@
 -- ARGV[3]  holds the owner had before this acquisition, as it knows them
 --
 -- Returns {1, token} when the owner now holds the lock, else {0, the lock's
--- remaining TTL in milliseconds}. A retry of an acquisition whose reply was
+-- remaining TTL in milliseconds}; an error (NOT_A_LOCK) when the key is
+-- not a lock. A retry of an acquisition whose reply was
 -- lost takes no new token and returns the current one.
 local ttl = redis.call('pttl', KEYS[1])
 if ttl ~= -2 and redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
+  if not_a_lock(KEYS[1]) then
+    return redis.error_reply(NOT_A_LOCK)
+  end
   return {0, ttl}
 end
-local _, added = take_hold(KEYS[1], ARGV[2], ARGV[3], ARGV[1], ttl == -2)
-if added then
+local holds, added = take_hold(KEYS[1], ARGV[2], ARGV[3], ARGV[1], ttl == -2)
+if added and holds == 1 then
   return {1, redis.call('incr', KEYS[2])}
 end
 return {1, tonumber(redis.call('get', KEYS[2]) or '0')}

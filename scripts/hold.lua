@@ -4,6 +4,45 @@
 -- take only the file they call. The read-write lock's own helpers are in
 -- rw_hold.lua.
 
+-- The error a script returns for a key that is not a lock (not_a_lock);
+-- its WRONGTYPE prefix is Redis's own for a key of the wrong type.
+local NOT_A_LOCK = 'WRONGTYPE the key holds a value that is not a lock in Redisson\'s layout'
+
+-- Whether lock holds a value that is not a lock in Redisson's layout:
+-- a key of another type, or a hash that is not owner fields valued
+-- positive hold counts, with at most a read-write lock's 'mode' field,
+-- 'read' or 'write'. A missing key is no value at all. (rlock's
+-- isLockHash checks the same, and the owner ids' shape too.) Run
+-- where an acquisition finds the lock not its own, so that a hash that is
+-- no lock fails at once instead of being waited for.
+local function not_a_lock(lock)
+  local t = redis.call('type', lock)
+  if type(t) == 'table' then
+    t = t.ok
+  end
+  if t == 'none' then
+    return false
+  end
+  if t ~= 'hash' then
+    return true
+  end
+  local kv = redis.call('hgetall', lock)
+  local owners = 0
+  for i = 1, #kv, 2 do
+    local field, value = kv[i], kv[i + 1]
+    if field == 'mode' then
+      if value ~= 'read' and value ~= 'write' then
+        return true
+      end
+    elseif string.match(value, '^[1-9]%d*$') then
+      owners = owners + 1
+    else
+      return true
+    end
+  end
+  return owners == 0
+end
+
 -- Takes one more hold of lock for owner, whose hold count was known to be
 -- known before this acquisition, and re-arms lease (milliseconds); free
 -- says the lock key does not exist. When the count already is known + 1,

@@ -146,3 +146,10 @@ func (l *Lock) ForceRelease(ctx context.Context, rdb redis.Scripter, publish str
 	n, err := forceRelease.Run(ctx, rdb, l.release, keys.UnlockMessage, publish).Int64()
 	return n == 1, err
 }
+
+// State is the PTTL in milliseconds of the lock called name, of any kind:
+// -2 when no owner holds it, -1 when it never expires. A key there that is
+// not a lock in Redisson's layout is a WRONGTYPE error.
+func State(ctx context.Context, rdb redis.Scripter, name string) (int64, error) {
+	return state.Run(ctx, rdb, []string{name}).Int64()
+}

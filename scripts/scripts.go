@@ -35,6 +35,8 @@ var (
 	renewSrc string
 	//go:embed force_release.lua
 	forceReleaseSrc string
+	//go:embed state.lua
+	stateSrc string
 
 	// The reentrant lock's scripts carry only the helpers they call, since
 	// Redis runs the whole text, defining each helper, at every call.
@@ -45,6 +47,7 @@ var (
 	releaseHash   = release.Hash()
 	renew         = redis.NewScript(renewSrc)
 	forceRelease  = redis.NewScript(forceReleaseSrc)
+	state         = New(stateSrc)
 )
 
 // New returns the script src preceded by the helpers every lock script

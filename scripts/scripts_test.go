@@ -249,17 +249,25 @@ func TestReleasesOfOneOwnerShareALatch(t *testing.T) {
 func TestFencedTokensGrowAndRetriesKeepThem(t *testing.T) {
 	_, rdb := newRedis(t)
 	ctx := context.Background()
-	var last int64
-	for holds := range 3 {
-		a, err := l.AcquireFenced(ctx, rdb, "a:1", time.Second, holds)
-		if !a.OK || err != nil || a.Token <= last {
-			t.Fatalf("AcquireFenced = %+v, %v; want a token above %d", a, err, last)
-		}
-		last = a.Token
+	first, err := l.AcquireFenced(ctx, rdb, "a:1", time.Second, 0)
+	if !first.OK || err != nil || first.Token <= 0 {
+		t.Fatalf("AcquireFenced = %+v, %v; want a token", first, err)
 	}
-	// A retry of the last acquisition returns the same token.
-	if a, _ := l.AcquireFenced(ctx, rdb, "a:1", time.Second, 2); a.Token != last {
-		t.Fatalf("retried acquisition token = %d, want %d", a.Token, last)
+	// Re-entries keep the hold's token, and so does a retry.
+	for holds := 1; holds <= 2; holds++ {
+		if a, err := l.AcquireFenced(ctx, rdb, "a:1", time.Second, holds); !a.OK || err != nil || a.Token != first.Token {
+			t.Fatalf("re-entry = %+v, %v; want the token %d", a, err, first.Token)
+		}
+	}
+	if a, _ := l.AcquireFenced(ctx, rdb, "a:1", time.Second, 2); a.Token != first.Token {
+		t.Fatalf("retried acquisition token = %d, want %d", a.Token, first.Token)
+	}
+	// A new hold takes a new token.
+	if _, err := rdb.Del(ctx, "l").Result(); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := l.AcquireFenced(ctx, rdb, "a:1", time.Second, 0); !a.OK || err != nil || a.Token <= first.Token {
+		t.Fatalf("new hold = %+v, %v; want a token above %d", a, err, first.Token)
 	}
 	a, err := l.AcquireFenced(ctx, rdb, "b:1", time.Second, 0)
 	if a.OK || err != nil || a.TTL <= 0 {

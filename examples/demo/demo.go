@@ -63,7 +63,7 @@ func newDemo(ctx context.Context, out io.Writer, addr string, cfg config) (*demo
 func (d *demo) play(ctx context.Context) error {
 	scenes := []scene{
 		{"Contention: every service increments the counter under the lock", d.contention},
-		{"Reentrancy: a holder locks again instead of deadlocking", d.reentrancy},
+		{"Reentrancy: a holder re-enters explicitly with Reenter", d.reentrancy},
 		{"TryLock: give up after a short wait", d.tryLock},
 		{fmt.Sprintf("Watchdog: a hold outlives its %v lease", d.cfg.Lease), d.watchdog},
 		{"Fixed lease: no watchdog, so the lease runs out", d.fixedLease},

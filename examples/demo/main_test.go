@@ -72,7 +72,7 @@ func TestRunPlaysEveryScene(t *testing.T) {
 		`OK: two readers hold catalog:price-list at once (mode "read")`,
 		"is woken by the last reader's release and writes",
 		"TryRLock returns false",
-		"refused at once with ErrUpgrade",
+		"TryLock returns false, as sync.RWMutex would",
 		// 3 services x 2, the reentrant one, the waiter during the
 		// watchdog scene and the next holder after the fixed lease.
 		"OK: counter = 9 = increments made",

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -58,20 +57,20 @@ func (d *demo) readWrite(ctx context.Context) error {
 	}
 	a.say("TryRLock returns false: no reader while the write lock is held")
 
-	if err := rw.RLock(ctx); err != nil {
-		return fmt.Errorf("%s: RLock while writing: %w", w.name, err)
+	if err := rw.RReenter(ctx); err != nil {
+		return fmt.Errorf("%s: RReenter while writing: %w", w.name, err)
 	}
-	d.tl.unlocking(w.name, "takes the read lock too, then Unlock: a downgrade, it keeps reading")
+	d.tl.unlocking(w.name, "re-enters as a reader (RReenter), then Unlock: a downgrade, it keeps reading")
 	if err := rw.Unlock(ctx); err != nil {
 		return fmt.Errorf("%s: Unlock: %w", w.name, err)
 	}
 	if err := d.expectMode(ctx, rw, "read"); err != nil {
 		return err
 	}
-	if err := rw.Lock(ctx); !errors.Is(err, rlock.ErrUpgrade) {
-		return fmt.Errorf("%s: Lock while reading = %v, want ErrUpgrade", w.name, err)
+	if ok, err := rw.TryLock(ctx, 0, 0); ok || err != nil {
+		return fmt.Errorf("%s: TryLock while reading = %v, %v; want false", w.name, ok, err)
 	}
-	w.say("asks to write again while reading: refused at once with ErrUpgrade, not a deadlock")
+	w.say("asks to write again while its handle reads: TryLock returns false, as sync.RWMutex would")
 	return rw.RUnlock(ctx)
 }
 

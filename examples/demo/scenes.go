@@ -96,9 +96,10 @@ func (d *demo) increment(ctx context.Context, s *service, m *rlock.Mutex) (int, 
 	return n, nil
 }
 
-// reentrancy has a holder call a function that takes the same lock itself:
-// through the same *Mutex it re-enters the lock (HoldCount 2) and must
-// unlock as many times as it locked.
+// reentrancy has a holder call a function that takes the same lock again:
+// it re-enters it explicitly through the same *Mutex (Reenter: HoldCount
+// 2; a second Lock would wait for the first Unlock, as sync.Mutex does)
+// and must unlock as many times.
 func (d *demo) reentrancy(ctx context.Context) error {
 	s := d.service(0)
 	m := s.locks.NewMutex(lockName)
@@ -120,13 +121,13 @@ func (d *demo) reentrancy(ctx context.Context) error {
 	return s.reportHoldCount(ctx, m, "the lock is free")
 }
 
-// incrementSelfLocked takes the lock itself, so its callers need not know
-// whether they hold it already.
+// incrementSelfLocked takes one more hold of the lock its caller holds,
+// so that it stays locked for as long as the function needs it.
 func (d *demo) incrementSelfLocked(ctx context.Context, s *service, m *rlock.Mutex) error {
-	if err := m.Lock(ctx); err != nil {
+	if err := m.Reenter(ctx); err != nil {
 		return err
 	}
-	if err := s.reportHoldCount(ctx, m, "locks again through the same Mutex, re-entering it"); err != nil {
+	if err := s.reportHoldCount(ctx, m, "re-enters the lock through the same Mutex (Reenter)"); err != nil {
 		return err
 	}
 	n, err := d.increment(ctx, s, m)

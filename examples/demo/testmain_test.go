@@ -4,8 +4,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/relock-go/relock/internal/leakcheck"
+	"github.com/relock-go/relock/internal/testenv"
 )
 
 // TestMain fails the package if a goroutine of the module outlives its tests.
-func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m.Run)) }
+func TestMain(m *testing.M) { os.Exit(testenv.Main(m.Run)) }

@@ -11,6 +11,7 @@ import (
 	"github.com/relock-go/relock/internal/faultproxy"
 	"github.com/relock-go/relock/internal/leakcheck"
 	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/internal/testenv"
 	"github.com/relock-go/relock/rlock"
 )
 
@@ -18,7 +19,7 @@ import (
 var srv *redistest.Server
 
 func TestMain(m *testing.M) {
-	code := leakcheck.Main(func() int { return redistest.Main(m, &srv) })
+	code := testenv.Main(func() int { return redistest.Main(m, &srv) })
 	removeHolder()
 	os.Exit(code)
 }
@@ -29,7 +30,7 @@ const within = 10 * time.Second
 
 // cmdTimeout is the read, write and dial timeout of clients behind a
 // proxy: a command lost in a fault fails after it, and go-redis retries it.
-const cmdTimeout = 250 * time.Millisecond
+const cmdTimeout = time.Second
 
 // fresh empties the server and checks, after the test's other cleanups,
 // that no goroutine of the module outlives the test.
@@ -60,6 +61,23 @@ func proxied(t *testing.T, p *faultproxy.Proxy, maxRetries int) *redis.Client {
 		ReadTimeout:  cmdTimeout,
 		WriteTimeout: cmdTimeout,
 		MaxRetries:   maxRetries,
+	})
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
+}
+
+// patient returns a go-redis client that goes through p with timeouts of
+// `within` and no retries, closed when the test ends: for a link the test
+// slows on purpose, whose round trips a loaded machine may stretch past
+// cmdTimeout without any fault.
+func patient(t *testing.T, p *faultproxy.Proxy) *redis.Client {
+	t.Helper()
+	rdb := redis.NewClient(&redis.Options{
+		Addr:         p.Addr(),
+		DialTimeout:  within,
+		ReadTimeout:  within,
+		WriteTimeout: within,
+		MaxRetries:   -1,
 	})
 	t.Cleanup(func() { _ = rdb.Close() })
 	return rdb

@@ -23,11 +23,11 @@ func TestReentryDoesNotWaitBehindWaitersOfItsClient(t *testing.T) {
 		return err == nil && n["redisson_lock__channel:{reentry}"] == 1
 	})
 	start := time.Now()
-	if err := holder.Lock(ctx); err != nil {
+	if err := holder.Reenter(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if d := time.Since(start); d > lease/4 {
-		t.Fatalf("reentrant Lock took %v while another owner of the Client waited (lease %v)", d, lease)
+		t.Fatalf("Reenter took %v while another owner of the Client waited (lease %v)", d, lease)
 	}
 	for range 2 {
 		if err := holder.Unlock(ctx); err != nil {

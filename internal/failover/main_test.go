@@ -8,15 +8,15 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/internal/leakcheck"
 	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/internal/testenv"
 	"github.com/relock-go/relock/rlock"
 )
 
 // TestMain fails the package if a goroutine of the module outlives its
 // tests. Each test starts its own Sentinel group: a failover changes the
 // group for good.
-func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m.Run)) }
+func TestMain(m *testing.M) { os.Exit(testenv.Main(m.Run)) }
 
 // within bounds every wait for something that should happen: generous, so
 // that a loaded machine fails no test that is merely slow.

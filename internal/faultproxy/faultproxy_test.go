@@ -18,6 +18,7 @@ import (
 
 	"github.com/relock-go/relock/internal/leakcheck"
 	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/internal/testenv"
 )
 
 var srv *redistest.Server
@@ -25,7 +26,7 @@ var srv *redistest.Server
 // TestMain runs the tests on a real redis-server and fails the package if a
 // goroutine of the module outlives them.
 func TestMain(m *testing.M) {
-	os.Exit(leakcheck.Main(func() int { return redistest.Main(m, &srv) }))
+	os.Exit(testenv.Main(func() int { return redistest.Main(m, &srv) }))
 }
 
 // replyTimeout bounds the commands that are expected to get no reply: short,

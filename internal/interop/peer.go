@@ -8,9 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/relock-go/relock/internal/testenv"
 )
 
 // Peer is a running Redisson test peer.
@@ -55,16 +58,33 @@ func JarPath(tb testing.TB) string {
 	if _, err := exec.LookPath("java"); err != nil {
 		unavailable(tb, "no java on the PATH (Debian: apt-get install -y openjdk-17-jre-headless)")
 	}
+	if v, ok := javaMajor(); !ok || v < 17 {
+		unavailable(tb, "java on the PATH is not Java 17 or later (Debian: apt-get install -y openjdk-17-jre-headless)")
+	}
 	return jar
 }
 
-// unavailable skips the test, or fails it under CI.
+// unavailable skips the test, loudly, or fails it under CI.
 func unavailable(tb testing.TB, why string) {
 	tb.Helper()
-	if os.Getenv("CI") != "" {
-		tb.Fatalf("Redisson interop tests must run on CI: %s", why)
+	testenv.Unavailable(tb, "the Redisson interop tests need Java 17 and the Redisson peer: "+why,
+		"make interop (RELOCK_REDISSON_PEER=/path/to/redisson-peer.jar)")
+}
+
+// javaMajor is the major version of the java on the PATH, from the first
+// line `java -version` prints (`openjdk version "17.0.15" ...`).
+func javaMajor() (int, bool) {
+	out, err := exec.Command("java", "-version").CombinedOutput()
+	if err != nil {
+		return 0, false
 	}
-	tb.Skipf("skipping: %s", why)
+	_, rest, ok := strings.Cut(string(out), `version "`)
+	if !ok {
+		return 0, false
+	}
+	major, _, _ := strings.Cut(rest, ".")
+	v, err := strconv.Atoi(strings.TrimSuffix(major, `"`))
+	return v, err == nil
 }
 
 // repoRoot is the directory of the go.mod of module
@@ -128,11 +148,29 @@ func Start(tb testing.TB, args ...string) *Peer {
 		close(quit)
 		_ = cmd.Process.Kill()
 		<-done
+		checkLog(tb, args, stderr.String())
 		if tb.Failed() {
 			tb.Logf("peer %v stderr:\n%s", args, stderr.String())
 		}
 	})
 	return p
+}
+
+// decodeErrors are what Redisson logs when a message on a channel it
+// listens on is not one its codec reads (a lock channel's are numbers):
+// relock must never publish one there.
+var decodeErrors = []string{"Unable to decode", "NumberFormatException"}
+
+// checkLog fails the test if the log of the peer run with args shows that
+// Redisson could not decode a message: every mixed test checks it.
+func checkLog(tb testing.TB, args []string, log string) {
+	tb.Helper()
+	for _, e := range decodeErrors {
+		if strings.Contains(log, e) {
+			tb.Errorf("peer %v logged %q:\n%s", args, e, log)
+			return
+		}
+	}
 }
 
 // Await returns the peer's first event named name (the line with key

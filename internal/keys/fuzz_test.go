@@ -29,7 +29,7 @@ const owner = "8d2c53a1-5b0e-4f4e-9a51-2f0d8f3b6c7e:12"
 // FuzzAuxiliaryNames checks, for any lock name, that every auxiliary key
 // and channel is the prefix followed by the name, braced unless the name
 // already holds a "{", and that it hashes to the lock's cluster slot
-// whenever Redisson's layout allows it (see keepsSlot).
+// whenever Redisson's layout allows it (KeepsSlot, the rule every lock name must follow).
 func FuzzAuxiliaryNames(f *testing.F) {
 	for _, name := range nameSeeds {
 		f.Add(name)
@@ -45,6 +45,7 @@ func FuzzAuxiliaryNames(f *testing.F) {
 			{Timeout(name), "redisson_lock_timeout:", ""},
 			{Token(name), "redisson_lock_token:", ""},
 			{WaiterChannel(name, owner), "redisson_lock__channel:", ":" + owner},
+			{TurnChannel(name), "relock_turns:", ""},
 		} {
 			if want := aux.prefix + braced + aux.suffix; aux.got != want {
 				t.Fatalf("name %q: got %q, want %q", name, aux.got, want)
@@ -52,26 +53,11 @@ func FuzzAuxiliaryNames(f *testing.F) {
 			if !strings.HasPrefix(aux.got, aux.prefix) || !strings.Contains(aux.got, name) {
 				t.Fatalf("name %q: %q lacks its prefix or the name", name, aux.got)
 			}
-			if keepsSlot(name) && Slot(aux.got) != Slot(name) {
+			if KeepsSlot(name) && Slot(aux.got) != Slot(name) {
 				t.Fatalf("name %q: %q is in slot %d, the lock in slot %d", name, aux.got, Slot(aux.got), Slot(name))
 			}
 		}
 	})
-}
-
-// keepsSlot reports whether Redisson's brace rule keeps every auxiliary key
-// of name in name's cluster slot: when name has a hash tag (its first "{"
-// is followed by a "}" with text between), which the prefix leaves first;
-// or when name has no brace at all and is not empty, so that bracing it
-// makes all of it the tag. Other names (empty, "a}b", "a{b", "a{}b") hash
-// whole as lock keys but not as auxiliary keys, whose slot then differs:
-// no prefixing rule compatible with Redisson can keep it.
-func keepsSlot(name string) bool {
-	if _, after, ok := strings.Cut(name, "{"); ok {
-		tag, _, ok := strings.Cut(after, "}")
-		return ok && tag != ""
-	}
-	return name != "" && !strings.Contains(name, "}")
 }
 
 // FuzzSlot checks Slot against refSlot, and against itself on the key's

@@ -17,11 +17,14 @@ const (
 	ReadUnlockMessage = "1"
 	// GrantPrefix begins the message that tells a relock fair waiter, on
 	// its own channel, that a release granted it the lock: the prefix,
-	// then the id of its wait (queue/fair_common.lua's grant_next).
-	GrantPrefix = "granted:"
-	// TurnPrefix begins the notice, on a fair lock's own channel, that a
-	// waiter's turn came (the prefix, then its entry): for onlookers such
-	// as relock watch; waiters ignore it (queue/fair_common.lua's
+	// then the id of its wait (queue/fair_common.lua's grant_next). The
+	// message is a negative number, so that every payload on a channel of
+	// Redisson's layout is one that Redisson's codec reads (it acts on 0
+	// and 1 only).
+	GrantPrefix = "-"
+	// TurnPrefix begins the notice, on the turn channel of a fair lock
+	// (TurnChannel), that a waiter's turn came (the prefix, then its
+	// entry): for onlookers such as relock watch (queue/fair_common.lua's
 	// announce).
 	TurnPrefix = "turn:"
 )
@@ -36,6 +39,12 @@ func prefixName(prefix, name string) string {
 
 // Channel is the channel on which unlocking name is announced.
 func Channel(name string) string { return prefixName("redisson_lock__channel", name) }
+
+// TurnChannel is relock's own channel of the fair lock or fair read-write
+// lock name, in its slot: every turn given in the lock's line is announced
+// there (TurnPrefix), for onlookers. No Redisson client and no waiter
+// listens on it: Redisson's channels carry numbers only.
+func TurnChannel(name string) string { return prefixName("relock_turns", name) }
 
 // Queue is the fair lock's list of waiting owner ids (head = next owner).
 func Queue(name string) string { return prefixName("redisson_lock_queue", name) }
@@ -61,6 +70,22 @@ func Token(name string) string { return prefixName("redisson_lock_token", name) 
 // field keeps the keyspace as small as the set of recent owners.
 func UnlockLatch(name, field string) string {
 	return prefixName("redisson_unlock_latch", name) + ":" + field
+}
+
+// KeepsSlot reports whether every auxiliary key and channel of the lock
+// called name hashes to the lock's own cluster slot, which is the rule a
+// usable lock name follows on every topology: name is not empty, and
+// either has no brace at all (bracing it makes all of it the hash tag) or
+// has a hash tag (its first "{" is followed by a "}" with text between),
+// which the prefix leaves first. Names such as "a}b", "a{b", "{", "{}" and
+// "a{}b" hash whole as lock keys but not as auxiliary keys: no prefixing
+// rule compatible with Redisson keeps them in one slot.
+func KeepsSlot(name string) bool {
+	if _, after, ok := strings.Cut(name, "{"); ok {
+		tag, _, ok := strings.Cut(after, "}")
+		return ok && tag != ""
+	}
+	return name != "" && !strings.Contains(name, "}")
 }
 
 // Slot is the Redis Cluster hash slot of key: CRC16 of the key, or of the

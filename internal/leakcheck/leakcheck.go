@@ -8,16 +8,11 @@
 // the testing framework and of the tests themselves do not count, nor does
 // the goroutine doing the check.
 //
-// Every test package uses Main in its TestMain, so that no package passes
-// while a goroutine of the library outlives its tests:
+// Every test package runs its tests through Main, by way of testenv.Main
+// (which also silences go-redis's logger), so that no package passes while
+// a goroutine of the library outlives its tests:
 //
-//	func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m.Run)) }
-//
-// or, around another runner such as redistest.Main,
-//
-//	func TestMain(m *testing.M) {
-//		os.Exit(leakcheck.Main(func() int { return redistest.Main(m, &srv) }))
-//	}
+//	func TestMain(m *testing.M) { os.Exit(testenv.Main(m.Run)) }
 //
 // Check does the same for one test. A goroutine told to stop may need a
 // moment to return, so both poll for up to Grace before they report.

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/relock-go/relock/rlock"
@@ -15,9 +17,36 @@ const inspectTimeout = 5 * time.Second
 
 // Handler returns the handler of c's page: HTML, or JSON with
 // ?format=json, for GET and HEAD at any path. See the package doc.
-func Handler(c *rlock.Client) http.Handler { return handler{c} }
+func Handler(c *rlock.Client) http.Handler {
+	h := handler{c: c}
+	if name := c.Name(); name != "" {
+		host, _ := os.Hostname()
+		h.label = rlock.ClientLabel{Name: name, Host: host}.String()
+	}
+	return h
+}
 
-type handler struct{ c *rlock.Client }
+type handler struct {
+	c     *rlock.Client
+	label string // the Client's, as the page shows it
+}
+
+// The bounds of ?refresh: the page reloads at most every second, at least
+// every hour.
+const minRefresh, maxRefresh = time.Second, time.Hour
+
+// parseRefresh is the period ?refresh=s asks for (0 for none), or an error
+// that says what it takes.
+func parseRefresh(s string) (refresh, error) {
+	if s == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < minRefresh || d > maxRefresh {
+		return 0, fmt.Errorf("refresh=%q: want a duration from %v to %v, such as 5s", s, minRefresh, maxRefresh)
+	}
+	return refresh(d), nil
+}
 
 func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -31,10 +60,15 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `unknown format: use format=json, or none for HTML`, http.StatusBadRequest)
 		return
 	}
+	every, err := parseRefresh(q.Get("refresh"))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
 	p := h.snapshot(r.Context(), q.Get("name"))
+	p.Refresh = every
 
 	var buf bytes.Buffer
-	var err error
 	contentType := "text/html; charset=utf-8"
 	if format == "json" {
 		contentType = "application/json"
@@ -59,7 +93,7 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // snapshot reads c's activity and, for a name, Inspect's view of it.
 func (h handler) snapshot(ctx context.Context, name string) page {
 	now := time.Now()
-	p := page{Client: h.c.ID(), Time: now, Activity: activityOf(h.c.Activity(), now)}
+	p := page{Client: h.c.ID(), Label: h.label, Time: now, Activity: activityOf(h.c.Activity(), now)}
 	if name == "" {
 		return p
 	}

@@ -134,8 +134,8 @@ func checkQueue(t *testing.T, doc, name, holder string, queued []string) {
 		if got := r.cells["position"]; got != strconv.Itoa(i+1) {
 			t.Errorf("queue row %d: position %q", i, got)
 		}
-		if got := r.cells["client-kind"]; got != "relock" {
-			t.Errorf("queue row %d: client %q, want relock", i, got)
+		if got := r.cells["library"]; got != "relock" {
+			t.Errorf("queue row %d: library %q, want relock", i, got)
 		}
 		if !slices.Contains(r.classes, "local") {
 			t.Errorf("queue row %d: classes %q, want local among them", i, r.classes)
@@ -164,10 +164,18 @@ func TestPageShowsActivity(t *testing.T) {
 	}
 	checkActivity(t, doc, []string{holder.Owner()}, []string{waiter.Owner()})
 	h := rows(t, doc, "holds", "hold")[0].cells
-	for class, want := range map[string]string{"name": "orders:42", "kind": "mutex", "count": "1", "watchdog": "yes", "lease": "30s"} {
+	for class, want := range map[string]string{"name": "orders:42", "kind": "mutex", "count": "1", "lease": "30s"} {
 		if h[class] != want {
 			t.Errorf("hold's %s %q, want %q", class, h[class], want)
 		}
+	}
+	// Times are relative to the one "as of" time of the page.
+	if h["renewed"] == "fixed" || !strings.HasPrefix(h["lease-left"], "in ") || h["held-for"] == "" {
+		t.Errorf("hold's renewed %q, lease left %q, held for %q: want a watchdog's lease ending in the future", h["renewed"], h["lease-left"], h["held-for"])
+	}
+	year := strconv.Itoa(time.Now().Year()) + "-"
+	if n := strings.Count(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(doc, ""), year); n != 1 {
+		t.Errorf("the page shows a date %d times, want once (as of)", n)
 	}
 	if w := rows(t, doc, "waiters", "waiter")[0].cells; w["name"] != "orders:42" || w["kind"] != "mutex" {
 		t.Errorf("waiter row %q", w)

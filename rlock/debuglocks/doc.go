@@ -32,23 +32,33 @@
 // html is a 400. Elements carry stable ids and classes for scraping:
 //
 //	#client                    the Client's id
+//	#label                     its name@host (rlock.WithClientName), if named
+//	#as-of                     the time of the snapshot
 //	table#holds    tr.hold     one per hold: td.name, td.kind, td.mode,
-//	                           td.owner, td.count, td.since, td.held-for,
-//	                           td.lease, td.watchdog, td.last-renewal,
-//	                           td.lease-end
+//	                           td.owner, td.count, td.held-for, td.lease,
+//	                           td.renewed ("fixed" for a fixed lease),
+//	                           td.lease-left
 //	table#waiters  tr.waiter   one per waiter: td.name, td.kind, td.mode,
-//	                           td.owner, td.since, td.waiting-for,
-//	                           td.attempts, td.wakeups
+//	                           td.owner, td.waiting-for, td.attempts,
+//	                           td.wakeups
 //	section#inspect            with ?name=X: div#inspect-error on error,
 //	                           else dl#lock (dd#kind, #held, #mode, #ttl,
 //	                           #subscribers, #token, #local)
-//	table#holders  tr.holder   td.owner, td.client, td.count, td.mode, td.ttl
-//	table#queue    tr.queued   td.position, td.owner, td.mode,
-//	                           td.deadline-in, td.client-kind
+//	table#holders  tr.holder   td.owner, td.label, td.count, td.mode, td.ttl
+//	table#queue    tr.queued   td.position, td.owner, td.label, td.mode,
+//	                           td.deadline-in, td.library (relock or redisson)
 //
 // Rows of this Client's own owners in #holders and #queue have the class
-// "local" too. Times are shown in the server's time zone, each in a <time>
-// element whose datetime attribute is RFC 3339.
+// "local" too. "Client" means one thing on the page: an rlock (or
+// Redisson) client, known by its id and, when named, its label. The page
+// shows one date, the snapshot's "as of" time (in the server's time zone);
+// every other time is relative to it ("12.3s", "in 18s", "4s ago"), in a
+// <time> element whose datetime attribute is the time in RFC 3339 and
+// whose title shows it. The page fits a 1280 px wide window.
+//
+// ?refresh=5s makes the page reload itself at that period (a duration from
+// 1s to 1h, rounded up to whole seconds; anything else is a 400); the
+// inspect form and the lock links keep it.
 //
 // # JSON
 //
@@ -57,6 +67,7 @@
 //
 //	{
 //	  "client": "<client id>",
+//	  "label": "<name@host>",                 // when the Client is named
 //	  "time": "<RFC 3339 time of the snapshot>",
 //	  "activity": {
 //	    "holds": [{"name", "kind", "mode", "owner", "count", "since",
@@ -67,10 +78,10 @@
 //	  },
 //	  "inspect": {"name", "error"}            // with ?name=X, on error
 //	  "inspect": {"name", "kind", "held", "mode", "ttl_ms",
-//	              "holders": [{"owner", "client", "count", "mode",
+//	              "holders": [{"owner", "client", "label", "count", "mode",
 //	                           "ttl_ms", "local"}],
-//	              "queue": [{"position", "owner", "mode", "deadline",
-//	                         "deadline_in_ms", "relock", "local"}],
+//	              "queue": [{"position", "owner", "client", "label", "mode",
+//	                         "deadline", "deadline_in_ms", "relock", "local"}],
 //	              "subscribers", "token",
 //	              "local": {"holds": [...], "waiters": [...]}}
 //	}
@@ -82,7 +93,10 @@
 // TTL; a holder's ttl_ms is a reader's own lease in a read-write lock, 0
 // otherwise. Times are RFC 3339 strings with nanoseconds; last_renewal and
 // lease_end are left out when unknown (lease_left_ms is 0 then), and mode
-// when empty. A queue's position counts from 1, the head. In inspect,
+// when empty. A holder's or waiter's "client" is the client id in its
+// owner id, and "label" that Client's rlock.ClientLabel ({"name", "host",
+// "pid", "started", "conn_name"}), left out when it has none. A queue's
+// position counts from 1, the head. In inspect,
 // "local" marks an owner of this Client, and the "local" object is this
 // Client's holds and waiters of the lock. A queue deadline is Redis's
 // clock, and deadline_in_ms compares it with this process's: the two

@@ -4,8 +4,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/relock-go/relock/internal/leakcheck"
 	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/internal/testenv"
 )
 
 // srv is the real redis-server shared by this package's tests.
@@ -14,5 +14,5 @@ var srv *redistest.Server
 // TestMain runs the tests on a real redis-server and fails the package if a
 // goroutine of the module outlives them.
 func TestMain(m *testing.M) {
-	os.Exit(leakcheck.Main(func() int { return redistest.Main(m, &srv) }))
+	os.Exit(testenv.Main(func() int { return redistest.Main(m, &srv) }))
 }

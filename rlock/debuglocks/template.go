@@ -11,7 +11,24 @@ var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"at":    func(t time.Time) string { return t.Format("2006-01-02 15:04:05.000 MST") },
 	"rfc":   func(t time.Time) string { return t.Format(time.RFC3339Nano) },
 	"until": until,
+	"ago":   ago,
+	"rel":   func(at time.Time, text string) relTime { return relTime{at, text} },
 }).Parse(pageHTML))
+
+// relTime is a time shown relative to the page's "as of" time (Text),
+// with the time itself in the <time> element's datetime and title.
+type relTime struct {
+	At   time.Time
+	Text string
+}
+
+// ago tells how long before now t was: "3s ago", or "–" for no time.
+func ago(t, now time.Time) string {
+	if t.IsZero() {
+		return "–"
+	}
+	return until(millis(t.Sub(now)))
+}
 
 // until tells when, d from now, is: "in 3s" or "3s ago".
 func until(d millis) string {
@@ -26,6 +43,9 @@ const pageHTML = `<!DOCTYPE html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+{{- with .Refresh}}
+<meta http-equiv="refresh" content="{{.Seconds}}">
+{{- end}}
 <title>Locks of {{.Client}}</title>
 <style>
 body { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 1.5em; color: #1b1b1b; background: #fff; }
@@ -53,12 +73,17 @@ section#inspect { border-left: 3px solid #4a78c2; padding-left: 1em; }
 </head>
 <body>
 <h1>Locks</h1>
-<p class="meta">Client <code id="client">{{.Client}}</code> at {{template "time" .Time}}
-· <a id="json" href="?format=json{{with .Inspect}}&amp;name={{.Name}}{{end}}">JSON</a></p>
+<p class="meta">Client <code id="client">{{.Client}}</code>{{with .Label}} <span id="label">{{.}}</span>{{end}}
+· as of <time id="as-of" datetime="{{rfc .Time}}">{{at .Time}}</time>
+· <a id="json" href="?format=json{{with .Inspect}}&amp;name={{.Name}}{{end}}">JSON</a>
+· {{with .Refresh}}<span id="refresh">refreshed every {{.}}</span> (<a href="?{{with $.Inspect}}name={{.Name}}{{end}}">stop</a>){{else}}<a id="refresh-link" href="?refresh=5s{{with .Inspect}}&amp;name={{.Name}}{{end}}">refresh every 5s</a>{{end}}</p>
 
 <form id="inspect-form" method="get">
 <label for="name">Inspect a lock in Redis:</label>
 <input type="text" id="name" name="name" value="{{with .Inspect}}{{.Name}}{{end}}" placeholder="lock name" autocomplete="off">
+{{- with .Refresh}}
+<input type="hidden" name="refresh" value="{{.}}">
+{{- end}}
 <button type="submit">Inspect</button>
 </form>
 {{with .Inspect}}
@@ -81,10 +106,10 @@ section#inspect { border-left: 3px solid #4a78c2; padding-left: 1em; }
 </dl>
 <h3>Holders ({{len .Holders}})</h3>
 <table id="holders">
-<thead><tr><th>owner</th><th>client</th><th>count</th><th>mode</th><th>reader TTL</th></tr></thead>
+<thead><tr><th>owner</th><th>label</th><th>count</th><th>mode</th><th>reader TTL</th></tr></thead>
 <tbody>
 {{- range .Holders}}
-<tr class="holder{{if .Local}} local{{end}}"><td class="owner">{{.Owner}}</td><td class="client">{{.Client}}</td><td class="count">{{.Count}}</td><td class="mode">{{or .Mode "–"}}</td><td class="ttl">{{.TTL}}</td></tr>
+<tr class="holder{{if .Local}} local{{end}}"><td class="owner">{{.Owner}}</td><td class="label">{{template "label" .Label}}</td><td class="count">{{.Count}}</td><td class="mode">{{or .Mode "–"}}</td><td class="ttl">{{.TTL}}</td></tr>
 {{- else}}
 <tr class="none"><td colspan="5">none</td></tr>
 {{- end}}
@@ -92,12 +117,12 @@ section#inspect { border-left: 3px solid #4a78c2; padding-left: 1em; }
 </table>
 <h3>Fair queue ({{len .Queue}})</h3>
 <table id="queue">
-<thead><tr><th>#</th><th>owner</th><th>mode</th><th>deadline</th><th>client</th></tr></thead>
+<thead><tr><th>#</th><th>owner</th><th>label</th><th>mode</th><th>deadline</th><th>library</th></tr></thead>
 <tbody>
 {{- range .Queue}}
-<tr class="queued{{if .Local}} local{{end}}"><td class="position">{{.Position}}</td><td class="owner">{{.Owner}}</td><td class="mode">{{or .Mode "–"}}</td><td class="deadline-in">{{until .DeadlineIn}} <span class="dim">({{template "time" .Deadline}})</span></td><td class="client-kind">{{if .Relock}}relock{{else}}redisson{{end}}</td></tr>
+<tr class="queued{{if .Local}} local{{end}}"><td class="position">{{.Position}}</td><td class="owner">{{.Owner}}</td><td class="label">{{template "label" .Label}}</td><td class="mode">{{or .Mode "–"}}</td><td class="deadline-in">{{template "rel" (rel .Deadline (until .DeadlineIn))}}</td><td class="library">{{if .Relock}}relock{{else}}redisson{{end}}</td></tr>
 {{- else}}
-<tr class="none"><td colspan="5">none</td></tr>
+<tr class="none"><td colspan="6">none</td></tr>
 {{- end}}
 </tbody>
 </table>
@@ -107,27 +132,28 @@ section#inspect { border-left: 3px solid #4a78c2; padding-left: 1em; }
 
 <h2>Holds of this client ({{len .Activity.Holds}})</h2>
 <table id="holds">
-<thead><tr><th>name</th><th>kind</th><th>mode</th><th>owner</th><th>count</th><th>since</th><th>held for</th><th>lease</th><th>watchdog</th><th>last renewal</th><th>lease end</th></tr></thead>
+<thead><tr><th>name</th><th>kind</th><th>mode</th><th>owner</th><th>count</th><th>held for</th><th>lease</th><th>renewed</th><th>lease ends</th></tr></thead>
 <tbody>
 {{- range .Activity.Holds}}
-<tr class="hold"><td class="name"><a href="?name={{.Name}}">{{.Name}}</a></td><td class="kind">{{.Kind}}</td><td class="mode">{{or .Mode "–"}}</td><td class="owner">{{.Owner}}</td><td class="count">{{.Count}}</td><td class="since">{{template "time" .Since}}</td><td class="held-for">{{.HeldFor}}</td><td class="lease">{{.Lease}}</td><td class="watchdog">{{if .Watchdog}}yes{{else}}no{{end}}</td><td class="last-renewal">{{template "time" .LastRenewal}}</td><td class="lease-end">{{template "time" .LeaseEnd}}{{if not .LeaseEnd.IsZero}} <span class="dim">({{until .LeaseLeft}})</span>{{end}}</td></tr>
+<tr class="hold"><td class="name"><a href="?name={{.Name}}{{with $.Refresh}}&amp;refresh={{.}}{{end}}">{{.Name}}</a></td><td class="kind">{{.Kind}}</td><td class="mode">{{or .Mode "–"}}</td><td class="owner">{{.Owner}}</td><td class="count">{{.Count}}</td><td class="held-for">{{template "rel" (rel .Since .HeldFor.String)}}</td><td class="lease">{{.Lease}}</td><td class="renewed">{{if .Watchdog}}{{template "rel" (rel .LastRenewal (ago .LastRenewal $.Time))}}{{else}}fixed{{end}}</td><td class="lease-left">{{if .LeaseEnd.IsZero}}–{{else}}{{template "rel" (rel .LeaseEnd (until .LeaseLeft))}}{{end}}</td></tr>
 {{- else}}
-<tr class="none"><td colspan="11">none</td></tr>
+<tr class="none"><td colspan="9">none</td></tr>
 {{- end}}
 </tbody>
 </table>
 
 <h2>Waiters of this client ({{len .Activity.Waiters}})</h2>
 <table id="waiters">
-<thead><tr><th>name</th><th>kind</th><th>mode</th><th>owner</th><th>since</th><th>waiting for</th><th>attempts</th><th>wake-ups</th></tr></thead>
+<thead><tr><th>name</th><th>kind</th><th>mode</th><th>owner</th><th>waiting for</th><th>attempts</th><th>wake-ups</th></tr></thead>
 <tbody>
 {{- range .Activity.Waiters}}
-<tr class="waiter"><td class="name"><a href="?name={{.Name}}">{{.Name}}</a></td><td class="kind">{{.Kind}}</td><td class="mode">{{or .Mode "–"}}</td><td class="owner">{{.Owner}}</td><td class="since">{{template "time" .Since}}</td><td class="waiting-for">{{.WaitingFor}}</td><td class="attempts">{{.Attempts}}</td><td class="wakeups">{{.Wakeups}}</td></tr>
+<tr class="waiter"><td class="name"><a href="?name={{.Name}}{{with $.Refresh}}&amp;refresh={{.}}{{end}}">{{.Name}}</a></td><td class="kind">{{.Kind}}</td><td class="mode">{{or .Mode "–"}}</td><td class="owner">{{.Owner}}</td><td class="waiting-for">{{template "rel" (rel .Since .WaitingFor.String)}}</td><td class="attempts">{{.Attempts}}</td><td class="wakeups">{{.Wakeups}}</td></tr>
 {{- else}}
-<tr class="none"><td colspan="8">none</td></tr>
+<tr class="none"><td colspan="7">none</td></tr>
 {{- end}}
 </tbody>
 </table>
 </body>
 </html>
-{{define "time"}}{{if .IsZero}}–{{else}}<time datetime="{{rfc .}}">{{at .}}</time>{{end}}{{end}}`
+{{define "rel"}}{{if .At.IsZero}}{{.Text}}{{else}}<time datetime="{{rfc .At}}" title="{{at .At}}">{{.Text}}</time>{{end}}{{end}}
+{{define "label"}}{{with .}}{{.}}{{else}}<span class="dim">–</span>{{end}}{{end}}`

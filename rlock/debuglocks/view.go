@@ -2,7 +2,6 @@ package debuglocks
 
 import (
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/relock-go/relock/rlock"
@@ -13,11 +12,25 @@ import (
 
 // page is one response.
 type page struct {
-	Client   string      `json:"client"`
+	Client string `json:"client"`
+	// Label is this Client's name (rlock.WithClientName) and host.
+	Label    string      `json:"label,omitempty"`
 	Time     time.Time   `json:"time"`
 	Activity activity    `json:"activity"`
 	Inspect  *inspection `json:"inspect,omitempty"`
+	// Refresh is ?refresh's period; 0: none.
+	Refresh refresh `json:"-"`
 }
+
+// refresh is how often the page reloads itself.
+type refresh time.Duration
+
+// String is the period as ?refresh takes it.
+func (r refresh) String() string { return time.Duration(r).String() }
+
+// Seconds is the period in whole seconds, rounded up, as the refresh meta
+// element takes it.
+func (r refresh) Seconds() int64 { return int64((time.Duration(r) + time.Second - 1) / time.Second) }
 
 // activity is rlock.Activity, with ages and lease ends relative to now.
 type activity struct {
@@ -71,22 +84,25 @@ type lockView struct {
 }
 
 type holder struct {
-	Owner  string `json:"owner"`
-	Client string `json:"client"`
-	Count  int    `json:"count"`
-	Mode   string `json:"mode,omitempty"`
-	TTL    ttl    `json:"ttl_ms"`
-	Local  bool   `json:"local"` // an owner of this Client
+	Owner  string             `json:"owner"`
+	Client string             `json:"client"`          // the client id part of Owner
+	Label  *rlock.ClientLabel `json:"label,omitempty"` // that Client's, when it has one
+	Count  int                `json:"count"`
+	Mode   string             `json:"mode,omitempty"`
+	TTL    ttl                `json:"ttl_ms"`
+	Local  bool               `json:"local"` // an owner of this Client
 }
 
 type queued struct {
-	Position   int       `json:"position"` // 1: the head
-	Owner      string    `json:"owner"`
-	Mode       string    `json:"mode,omitempty"`
-	Deadline   time.Time `json:"deadline"`
-	DeadlineIn millis    `json:"deadline_in_ms"`
-	Relock     bool      `json:"relock"`
-	Local      bool      `json:"local"` // an owner of this Client
+	Position   int                `json:"position"` // 1: the head
+	Owner      string             `json:"owner"`
+	Client     string             `json:"client"`          // the client id part of Owner
+	Label      *rlock.ClientLabel `json:"label,omitempty"` // that Client's, when it has one
+	Mode       string             `json:"mode,omitempty"`
+	Deadline   time.Time          `json:"deadline"`
+	DeadlineIn millis             `json:"deadline_in_ms"`
+	Relock     bool               `json:"relock"`
+	Local      bool               `json:"local"` // an owner of this Client
 }
 
 func activityOf(a rlock.Activity, now time.Time) activity {
@@ -120,18 +136,26 @@ func lockOf(info rlock.LockInfo, client string, now time.Time) *lockView {
 	}
 	for _, h := range info.Holders {
 		v.Holders = append(v.Holders, holder{
-			Owner: h.Owner, Client: h.Client, Count: h.Count, Mode: h.Mode, TTL: ttl(h.TTL),
+			Owner: h.Owner, Client: h.Client, Label: labelOf(h.Label), Count: h.Count, Mode: h.Mode, TTL: ttl(h.TTL),
 			Local: h.Client == client,
 		})
 	}
 	for i, q := range info.Queue {
 		v.Queue = append(v.Queue, queued{
-			Position: i + 1, Owner: q.Owner, Mode: q.Mode,
+			Position: i + 1, Owner: q.Owner, Client: q.Client, Label: labelOf(q.Label), Mode: q.Mode,
 			Deadline: q.Deadline, DeadlineIn: millis(q.Deadline.Sub(now)), Relock: q.Relock,
-			Local: strings.HasPrefix(q.Owner, client+":"),
+			Local: q.Client == client,
 		})
 	}
 	return v
+}
+
+// labelOf is l, or nil for no label.
+func labelOf(l rlock.ClientLabel) *rlock.ClientLabel {
+	if l == (rlock.ClientLabel{}) {
+		return nil
+	}
+	return &l
 }
 
 // millis is a duration, encoded in JSON as whole milliseconds and shown

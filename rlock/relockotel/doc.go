@@ -14,6 +14,13 @@
 // attributes to every measurement and span. WithoutMetrics and
 // WithoutSpans turn either off.
 //
+// Every measurement and span has semconv's db.system.name = "redis";
+// WithServer(rdb), given the go-redis client passed to rlock.New, adds
+// server.address and server.port, so that the locks of two Redis
+// deployments are told apart:
+//
+//	obs, err := relockotel.NewObserver(relockotel.WithServer(rdb))
+//
 // The Observer records on the goroutine that reports the event, without
 // starting goroutines or blocking: rlock calls it on the lock's path.
 //
@@ -28,24 +35,30 @@
 // relock.lock.name, for applications with a few fixed names.
 //
 //	Name                           Instrument     Unit           Attributes             Recorded
-//	relock.lock.wait.duration      Histogram      s              kind, mode, outcome    every acquisition's wait, when it ends
-//	relock.lock.acquisitions       Counter        {acquisition}  kind, mode, outcome    every acquisition, when it ends
+//	relock.lock.wait.duration      Histogram      s              kind, mode, error.type every acquisition's wait, when it ends
+//	relock.lock.acquisitions       Counter        {acquisition}  kind, mode, error.type every acquisition, when it ends
 //	relock.lock.handoffs           Counter        {acquisition}  kind, mode             acquisitions that took the lock after a release woke them
 //	relock.lock.wakeups            Counter        {wakeup}       kind, mode             waiters woken by a release (a message, or a hand-off in the Client)
 //	relock.lock.holds.active       UpDownCounter  {hold}         kind, mode             holds that started (first acquisition) and have not ended (last release, loss)
 //	relock.lock.hold.duration      Histogram      s              kind, mode, outcome    how long each hold lasted, when it ends: outcome released or lost
 //	relock.lock.lost               Counter        {hold}         kind, mode             holds that ended without Unlock
 //	relock.lock.waiters.active     UpDownCounter  {waiter}       kind, mode             acquisitions waiting for a busy lock now
-//	relock.lock.renewals           Counter        {hold}         outcome                holds in the watchdog's renewal calls: outcome renewed or error
-//	relock.lock.renewal.duration   Histogram      s              outcome                the round trip of each renewal call
+//	relock.lock.renewals           Counter        {hold}         error.type             holds in the watchdog's renewal calls
+//	relock.lock.renewal.duration   Histogram      s              error.type             the round trip of each renewal call
 //	relock.subscriptions.replaced  Counter        {connection}   (none)                 pub/sub connections that failed or fell silent and were replaced
 //
 // Every metric also has the attributes given with WithAttributes.
 //
-// The outcome (relock.outcome) of an acquisition is acquired; timeout when
-// its wait elapsed (or a TryLock's single attempt found the lock busy);
-// canceled when its context ended (canceled or past its deadline); error
-// otherwise (ErrClosed, a Redis error, ...).
+// Failures are classified by semconv's error.type, present only on a
+// failed acquisition or renewal (its absence is success), with a few
+// fixed values (the Error constants): timeout when an acquisition's wait
+// elapsed (or a TryLock's single attempt found the lock busy); canceled
+// or deadline_exceeded when its context ended; closed, wrong_type,
+// invalid_argument, not_replicated for rlock's errors; redis for an error
+// reply of the server, io_timeout for no answer in time, _OTHER otherwise.
+// relock.outcome remains only on relock.lock.hold.duration, where it is
+// not a failure but how the hold ended: released (by its last Unlock) or
+// lost.
 //
 // A hold starts at an owner's first acquisition (not at a reentry) and
 // ends at its last release or its loss, once: a loss by expiry followed by
@@ -65,11 +78,12 @@
 //   - relock.Lock, for every acquisition (Lock, TryLock, LockWithLease, and
 //     the read and write sides of read-write locks), from the call to taking
 //     the lock or giving up. Attributes: relock.lock.name, relock.lock.kind,
-//     relock.lock.mode (read-write locks), relock.owner, relock.outcome,
-//     relock.attempts, relock.wakeups; when acquired also relock.reentry,
-//     relock.hold.count, relock.lease.duration (s) and relock.watchdog. The
-//     status is Error, with the error's message, when the acquisition failed
-//     with an error (outcome canceled or error); a timeout is not an error.
+//     relock.lock.mode (read-write locks), relock.owner, relock.attempts,
+//     relock.wakeups, error.type when it failed; when acquired also
+//     relock.reentry, relock.hold.count, relock.lease.duration (s) and
+//     relock.watchdog. The status is Error when the acquisition failed
+//     (error.type is set), with the error's message, or "the wait elapsed"
+//     for a timeout.
 //   - relock.Unlock, for every successful release, timed by its round trip.
 //     Attributes: the lock's and owner's as above, relock.hold.count (holds
 //     left) and, for the last release, relock.hold.duration (s); the last
@@ -78,7 +92,8 @@
 //     learned of the loss. It begins a trace of its own (a loss happens on
 //     no caller's behalf) and links to the relock.Lock span that started
 //     the hold. Attributes: the lock's and owner's, relock.hold.count and
-//     relock.hold.duration (s); its status is Error with the reason.
+//     relock.hold.duration (s), error.type lost; its status is Error with
+//     the reason.
 //
 // Watchdog renewals and replaced subscriptions make no spans: they are
 // background work, which the metrics above count.

@@ -75,7 +75,7 @@ func Example() {
 		fmt.Println("span", s.Name())
 	}
 	// Output:
-	// relock.lock.acquisitions relock.lock.kind=mutex,relock.outcome=acquired,service.role=billing 1
+	// relock.lock.acquisitions db.system.name=redis,relock.lock.kind=mutex,service.role=billing 1
 	// span relock.Lock
 	// span relock.Unlock
 }

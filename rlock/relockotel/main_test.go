@@ -16,13 +16,13 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/relock-go/relock/internal/eventlog"
-	"github.com/relock-go/relock/internal/leakcheck"
+	"github.com/relock-go/relock/internal/testenv"
 	"github.com/relock-go/relock/rlock"
 )
 
 // TestMain fails the package if a goroutine of the library outlives the
 // tests: the Observer must start none, and every Client is closed.
-func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m.Run)) }
+func TestMain(m *testing.M) { os.Exit(testenv.Main(m.Run)) }
 
 // harness is an Observer recording into in-memory SDK providers, and an
 // rlock.Client on a miniredis that reports to it.
@@ -155,10 +155,18 @@ func (h *harness) wantSum(t *testing.T, name string, want int64, attrs ...attrib
 	}
 }
 
-// hasAll reports whether set has every one of attrs.
+// hasAll reports whether set has every one of attrs; an attribute with no
+// value (attribute.KeyValue{Key: k}) asks that set have no k.
 func hasAll(set attribute.Set, attrs []attribute.KeyValue) bool {
 	for _, a := range attrs {
-		if v, ok := set.Value(a.Key); !ok || v != a.Value {
+		v, ok := set.Value(a.Key)
+		if a.Value.Type() == attribute.INVALID {
+			if ok {
+				return false
+			}
+			continue
+		}
+		if !ok || v != a.Value {
 			return false
 		}
 	}

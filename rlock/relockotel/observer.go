@@ -2,7 +2,6 @@ package relockotel
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
+	semconv "go.opentelemetry.io/otel/semconv/v1.30.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/relock-go/relock/rlock"
@@ -32,7 +32,7 @@ const (
 	AttrLockName      attribute.Key = "relock.lock.name"      // the lock's name: on spans; on metrics with WithLockNameAttribute
 	AttrLockKind      attribute.Key = "relock.lock.kind"      // rlock.Kind: mutex, fenced, fair, read-write, fair-read-write
 	AttrLockMode      attribute.Key = "relock.lock.mode"      // read or write, for read-write locks only
-	AttrOutcome       attribute.Key = "relock.outcome"        // see the Outcome constants
+	AttrOutcome       attribute.Key = "relock.outcome"        // how a hold ended: OutcomeReleased or OutcomeLost (hold duration)
 	AttrOwner         attribute.Key = "relock.owner"          // the owner id: spans only
 	AttrAttempts      attribute.Key = "relock.attempts"       // acquire scripts run: spans only
 	AttrWakeups       attribute.Key = "relock.wakeups"        // releases that woke the acquisition: spans only
@@ -43,20 +43,13 @@ const (
 	AttrWatchdog      attribute.Key = "relock.watchdog"       // the watchdog renews the hold: spans only
 )
 
-// The values of AttrOutcome.
+// The values of AttrOutcome: the two ways a hold ends, neither of them an
+// operation's failure. Failures are classified by semconv's error.type
+// (ErrorType).
 const (
-	OutcomeAcquired = "acquired" // an acquisition took the lock
-	OutcomeTimeout  = "timeout"  // an acquisition's wait elapsed (or a TryLock's single attempt failed)
-	OutcomeCanceled = "canceled" // an acquisition's ctx ended (canceled or past its deadline)
-	OutcomeError    = "error"    // an acquisition or renewal failed otherwise (ErrClosed, a Redis error, ...)
 	OutcomeReleased = "released" // a hold ended by its last Unlock
 	OutcomeLost     = "lost"     // a hold ended without Unlock
-	OutcomeRenewed  = "renewed"  // a watchdog renewal got its answer
 )
-
-// durationBuckets are the bucket boundaries, in seconds, of the duration
-// histograms: from a round trip on a local network to a minute's wait.
-var durationBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
 
 // Observer turns the events of an rlock.Client into OpenTelemetry metrics
 // and spans. Pass it to rlock.New with rlock.WithObserver; one Observer
@@ -68,7 +61,7 @@ type Observer struct {
 	tracer   trace.Tracer // nil without spans
 	metrics  bool
 	lockName bool
-	attrs    []attribute.KeyValue // WithAttributes
+	attrs    []attribute.KeyValue // db.system.name, WithServer's, WithAttributes
 
 	waitDuration    metric.Float64Histogram
 	holdDuration    metric.Float64Histogram
@@ -108,6 +101,7 @@ type setKey struct {
 	kind    rlock.Kind
 	mode    string
 	outcome string
+	errType string
 	name    string // only with WithLockNameAttribute
 }
 
@@ -122,7 +116,7 @@ func NewObserver(opts ...Option) (*Observer, error) {
 	o := &Observer{
 		metrics:  cfg.metrics,
 		lockName: cfg.lockName,
-		attrs:    append([]attribute.KeyValue(nil), cfg.attrs...),
+		attrs:    append(append([]attribute.KeyValue{semconv.DBSystemNameRedis}, cfg.server...), cfg.attrs...),
 		holds:    make(map[lockKey]*holdEntry),
 	}
 	if cfg.spans {
@@ -144,48 +138,16 @@ func NewObserver(opts ...Option) (*Observer, error) {
 	return o, nil
 }
 
-// createInstruments creates the Observer's instruments with m.
-func (o *Observer) createInstruments(m metric.Meter) error {
-	var errs []error
-	histogram := func(name, desc string) metric.Float64Histogram {
-		h, err := m.Float64Histogram(name, metric.WithUnit("s"), metric.WithDescription(desc), metric.WithExplicitBucketBoundaries(durationBuckets...))
-		errs = append(errs, err)
-		return h
-	}
-	counter := func(name, unit, desc string) metric.Int64Counter {
-		c, err := m.Int64Counter(name, metric.WithUnit(unit), metric.WithDescription(desc))
-		errs = append(errs, err)
-		return c
-	}
-	upDown := func(name, unit, desc string) metric.Int64UpDownCounter {
-		c, err := m.Int64UpDownCounter(name, metric.WithUnit(unit), metric.WithDescription(desc))
-		errs = append(errs, err)
-		return c
-	}
-	o.waitDuration = histogram("relock.lock.wait.duration", "How long acquisitions took, from the call to taking the lock or giving up.")
-	o.holdDuration = histogram("relock.lock.hold.duration", "How long holds lasted, from the first acquisition to the last release or the loss.")
-	o.renewalDuration = histogram("relock.lock.renewal.duration", "Round trips of the watchdog's renewals.")
-	o.acquisitions = counter("relock.lock.acquisitions", "{acquisition}", "Acquisitions that ended, by outcome.")
-	o.handoffs = counter("relock.lock.handoffs", "{acquisition}", "Acquisitions that took the lock after a release woke them.")
-	o.wakeups = counter("relock.lock.wakeups", "{wakeup}", "Waiters woken by a release: a message, or a hand-off in the Client.")
-	o.lost = counter("relock.lock.lost", "{hold}", "Holds that ended without Unlock: expired, or found gone.")
-	o.renewals = counter("relock.lock.renewals", "{hold}", "Holds the watchdog renewed, or failed to renew, by outcome.")
-	o.replaced = counter("relock.subscriptions.replaced", "{connection}", "Pub/sub connections that failed or fell silent and were replaced.")
-	o.holdsActive = upDown("relock.lock.holds.active", "{hold}", "Locks held now.")
-	o.waitersActive = upDown("relock.lock.waiters.active", "{waiter}", "Acquisitions waiting now for a busy lock.")
-	return errors.Join(errs...)
-}
-
 // ObserveLock records e: it implements rlock.Observer.
 func (o *Observer) ObserveLock(e rlock.Event) {
 	switch e.Type {
 	case rlock.EventWaitStarted:
 		if o.metrics {
-			o.waitersActive.Add(context.Background(), 1, o.measured(e, ""))
+			o.waitersActive.Add(context.Background(), 1, o.measured(e, "", ""))
 		}
 	case rlock.EventWoken:
 		if o.metrics {
-			o.wakeups.Add(context.Background(), 1, o.measured(e, ""))
+			o.wakeups.Add(context.Background(), 1, o.measured(e, "", ""))
 		}
 	case rlock.EventAcquired, rlock.EventNotAcquired:
 		o.acquisition(e)
@@ -195,17 +157,13 @@ func (o *Observer) ObserveLock(e rlock.Event) {
 		o.lostHold(e)
 	case rlock.EventRenewed, rlock.EventRenewalFailed:
 		if o.metrics {
-			outcome := OutcomeRenewed
-			if e.Type == rlock.EventRenewalFailed {
-				outcome = OutcomeError
-			}
-			set := o.measured(e, outcome)
+			set := o.measured(e, "", renewalErrorType(e))
 			o.renewals.Add(context.Background(), int64(e.Count), set)
 			o.renewalDuration.Record(context.Background(), e.Latency.Seconds(), set)
 		}
 	case rlock.EventSubscriptionReplaced:
 		if o.metrics {
-			o.replaced.Add(context.Background(), 1, o.measured(e, ""))
+			o.replaced.Add(context.Background(), 1, o.measured(e, "", ""))
 		}
 	}
 }
@@ -216,13 +174,15 @@ func (o *Observer) acquisition(e rlock.Event) {
 		return
 	}
 	acquired := e.Type == rlock.EventAcquired
-	outcome := acquisitionOutcome(e)
+	errType := acquisitionErrorType(e)
 	ctx := parentOf(e)
 	var sc trace.SpanContext
 	if o.tracer != nil {
 		attrs := o.spanAttrs(e, 8)
+		if errType != "" {
+			attrs = append(attrs, semconv.ErrorTypeKey.String(errType))
+		}
 		attrs = append(attrs,
-			AttrOutcome.String(outcome),
 			AttrAttempts.Int(e.Attempts),
 			AttrWakeups.Int(e.Wakeups),
 		)
@@ -240,8 +200,11 @@ func (o *Observer) acquisition(e rlock.Event) {
 			trace.WithSpanKind(trace.SpanKindInternal),
 			trace.WithAttributes(attrs...),
 		)
-		if e.Err != nil {
+		switch {
+		case e.Err != nil:
 			span.SetStatus(codes.Error, e.Err.Error())
+		case errType != "":
+			span.SetStatus(codes.Error, "the wait elapsed")
 		}
 		span.End(trace.WithTimestamp(e.Time))
 		sc = span.SpanContext()
@@ -255,17 +218,17 @@ func (o *Observer) acquisition(e rlock.Event) {
 	if !o.metrics {
 		return
 	}
-	set := o.measured(e, outcome)
+	set := o.measured(e, "", errType)
 	o.waitDuration.Record(ctx, e.Wait.Seconds(), set)
 	o.acquisitions.Add(ctx, 1, set)
 	if acquired && e.Wakeups > 0 {
-		o.handoffs.Add(ctx, 1, o.measured(e, ""))
+		o.handoffs.Add(ctx, 1, o.measured(e, "", ""))
 	}
 	if started {
-		o.holdsActive.Add(ctx, 1, o.measured(e, ""))
+		o.holdsActive.Add(ctx, 1, o.measured(e, "", ""))
 	}
 	if e.Waited {
-		o.waitersActive.Add(ctx, -1, o.measured(e, ""))
+		o.waitersActive.Add(ctx, -1, o.measured(e, "", ""))
 	}
 }
 
@@ -291,8 +254,8 @@ func (o *Observer) released(e rlock.Event) {
 		span.End(trace.WithTimestamp(e.Time))
 	}
 	if o.metrics && ended {
-		o.holdsActive.Add(ctx, -1, o.measured(e, ""))
-		o.holdDuration.Record(ctx, e.Held.Seconds(), o.measured(e, OutcomeReleased))
+		o.holdsActive.Add(ctx, -1, o.measured(e, "", ""))
+		o.holdDuration.Record(ctx, e.Held.Seconds(), o.measured(e, OutcomeReleased, ""))
 	}
 }
 
@@ -304,7 +267,7 @@ func (o *Observer) lostHold(e rlock.Event) {
 	ended, acquiredBy := o.holdEnded(keyOf(e))
 	ctx := context.Background()
 	if o.tracer != nil {
-		attrs := append(o.spanAttrs(e, 2), AttrHoldCount.Int(e.Count), AttrHoldDuration.Float64(e.Held.Seconds()))
+		attrs := append(o.spanAttrs(e, 3), AttrHoldCount.Int(e.Count), AttrHoldDuration.Float64(e.Held.Seconds()), semconv.ErrorTypeKey.String(ErrorLost))
 		var span trace.Span
 		ctx, span = o.holdSpan(ctx, SpanLost, e.Time, attrs, acquiredBy, trace.WithNewRoot())
 		if e.Err != nil {
@@ -317,10 +280,10 @@ func (o *Observer) lostHold(e rlock.Event) {
 	if !o.metrics {
 		return
 	}
-	o.lost.Add(ctx, 1, o.measured(e, ""))
+	o.lost.Add(ctx, 1, o.measured(e, "", ""))
 	if ended {
-		o.holdsActive.Add(ctx, -1, o.measured(e, ""))
-		o.holdDuration.Record(ctx, e.Held.Seconds(), o.measured(e, OutcomeLost))
+		o.holdsActive.Add(ctx, -1, o.measured(e, "", ""))
+		o.holdDuration.Record(ctx, e.Held.Seconds(), o.measured(e, OutcomeLost, ""))
 	}
 }
 
@@ -373,45 +336,6 @@ func (o *Observer) holdEnded(k lockKey) (bool, trace.SpanContext) {
 	return true, h.span
 }
 
-// measured is the measurement option of e's metric attributes, with
-// outcome unless empty.
-func (o *Observer) measured(e rlock.Event, outcome string) metric.MeasurementOption {
-	k := setKey{kind: e.Kind, mode: e.Mode, outcome: outcome}
-	if o.lockName {
-		k.name = e.Name
-	}
-	if opt, ok := o.sets.Load(k); ok {
-		return opt.(metric.MeasurementOption)
-	}
-	attrs := make([]attribute.KeyValue, 0, 4+len(o.attrs))
-	if k.kind != "" {
-		attrs = append(attrs, AttrLockKind.String(string(k.kind)))
-	}
-	if k.mode != "" {
-		attrs = append(attrs, AttrLockMode.String(k.mode))
-	}
-	if k.outcome != "" {
-		attrs = append(attrs, AttrOutcome.String(k.outcome))
-	}
-	if k.name != "" {
-		attrs = append(attrs, AttrLockName.String(k.name))
-	}
-	attrs = append(attrs, o.attrs...)
-	opt, _ := o.sets.LoadOrStore(k, metric.WithAttributeSet(attribute.NewSet(attrs...)))
-	return opt.(metric.MeasurementOption)
-}
-
-// spanAttrs are the attributes of a span of e's lock, with room for more.
-func (o *Observer) spanAttrs(e rlock.Event, more int) []attribute.KeyValue {
-	attrs := make([]attribute.KeyValue, 0, 4+len(o.attrs)+more)
-	attrs = append(attrs, AttrLockName.String(e.Name), AttrLockKind.String(string(e.Kind)))
-	if e.Mode != "" {
-		attrs = append(attrs, AttrLockMode.String(e.Mode))
-	}
-	attrs = append(attrs, AttrOwner.String(e.Owner))
-	return append(attrs, o.attrs...)
-}
-
 // keyOf is the key of e's owner and lock.
 func keyOf(e rlock.Event) lockKey { return lockKey{name: e.Name, mode: e.Mode, owner: e.Owner} }
 
@@ -421,17 +345,4 @@ func parentOf(e rlock.Event) context.Context {
 		return e.Context
 	}
 	return context.Background()
-}
-
-// acquisitionOutcome is the outcome of the acquisition that e ends.
-func acquisitionOutcome(e rlock.Event) string {
-	switch {
-	case e.Type == rlock.EventAcquired:
-		return OutcomeAcquired
-	case e.Err == nil:
-		return OutcomeTimeout
-	case errors.Is(e.Err, context.Canceled), errors.Is(e.Err, context.DeadlineExceeded):
-		return OutcomeCanceled
-	}
-	return OutcomeError
 }

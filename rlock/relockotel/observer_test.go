@@ -4,19 +4,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"os"
+	"slices"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	semconv "go.opentelemetry.io/otel/semconv/v1.39.0"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/rlock"
 )
 
 var (
 	mutexKind = AttrLockKind.String(string(rlock.KindMutex))
-	acquired  = AttrOutcome.String(OutcomeAcquired)
+	// acquired matches a success: no error.type (see hasAll).
+	acquired = attribute.KeyValue{Key: semconv.ErrorTypeKey}
 )
 
 func TestLockUnlock(t *testing.T) {
@@ -71,15 +78,15 @@ func TestLockUnlock(t *testing.T) {
 		t.Errorf("span from %v to %v, within the parent's from %v", lock.StartTime(), lock.EndTime(), parent.(interface{ StartTime() time.Time }).StartTime())
 	}
 	for key, want := range map[attribute.Key]attribute.Value{
-		AttrLockName:  attribute.StringValue("otel:plain"),
-		AttrLockKind:  attribute.StringValue("mutex"),
-		AttrOwner:     attribute.StringValue(m.Owner()),
-		AttrOutcome:   attribute.StringValue(OutcomeAcquired),
-		AttrAttempts:  attribute.IntValue(1),
-		AttrWakeups:   attribute.IntValue(0),
-		AttrReentry:   attribute.BoolValue(false),
-		AttrHoldCount: attribute.IntValue(1),
-		AttrWatchdog:  attribute.BoolValue(true),
+		AttrLockName:            attribute.StringValue("otel:plain"),
+		AttrLockKind:            attribute.StringValue("mutex"),
+		AttrOwner:               attribute.StringValue(m.Owner()),
+		semconv.DBSystemNameKey: attribute.StringValue("redis"),
+		AttrAttempts:            attribute.IntValue(1),
+		AttrWakeups:             attribute.IntValue(0),
+		AttrReentry:             attribute.BoolValue(false),
+		AttrHoldCount:           attribute.IntValue(1),
+		AttrWatchdog:            attribute.BoolValue(true),
 	} {
 		if got, ok := attr(lock, key); !ok || got != want {
 			t.Errorf("%s span's %s = %v, want %v", SpanLock, key, got.Emit(), want.Emit())
@@ -112,10 +119,11 @@ func TestReentryCountsOneHold(t *testing.T) {
 	h := newHarness(t, nil)
 	ctx := ctxT(t)
 	m := h.client.NewMutex("otel:reentrant")
-	for range 2 {
-		if err := m.Lock(ctx); err != nil {
-			t.Fatal(err)
-		}
+	if err := m.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Reenter(ctx); err != nil {
+		t.Fatal(err)
 	}
 	h.wantSum(t, "relock.lock.holds.active", 1, mutexKind)
 	h.wantSum(t, "relock.lock.acquisitions", 2, mutexKind, acquired)
@@ -195,7 +203,7 @@ func TestTryLockTimesOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = holder.Unlock(ctx) }()
-	timeout := AttrOutcome.String(OutcomeTimeout)
+	timeout := semconv.ErrorTypeKey.String(ErrorTimeout)
 
 	// A single attempt, which never waits.
 	if ok, err := other.TryLock(ctx, 0, 0); ok || err != nil {
@@ -219,8 +227,8 @@ func TestTryLockTimesOut(t *testing.T) {
 		t.Errorf("relock.lock.wait.duration has %d timeout measurements, want 2", n)
 	}
 	for _, s := range h.ended(SpanLock) {
-		if v, _ := attr(s, AttrOutcome); v.AsString() == OutcomeTimeout && s.Status().Code != codes.Unset {
-			t.Errorf("a timeout's span has status %v, want unset", s.Status())
+		if v, _ := attr(s, semconv.ErrorTypeKey); v.AsString() == ErrorTimeout && s.Status().Code != codes.Error {
+			t.Errorf("a timeout's span has status %v, want error (it has error.type)", s.Status())
 		}
 	}
 	// The one that waited lasted the wait.
@@ -249,11 +257,11 @@ func TestCanceledWait(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Lock: %v, want context.Canceled", err)
 	}
-	h.wantSum(t, "relock.lock.acquisitions", 1, mutexKind, AttrOutcome.String(OutcomeCanceled))
+	h.wantSum(t, "relock.lock.acquisitions", 1, mutexKind, semconv.ErrorTypeKey.String(ErrorCanceled))
 	h.wantSum(t, "relock.lock.waiters.active", 0, mutexKind)
 	var found bool
 	for _, s := range h.ended(SpanLock) {
-		if v, _ := attr(s, AttrOutcome); v.AsString() == OutcomeCanceled {
+		if v, _ := attr(s, semconv.ErrorTypeKey); v.AsString() == ErrorCanceled {
 			found = true
 			if s.Status().Code != codes.Error {
 				t.Errorf("a canceled acquisition's span has status %v, want error", s.Status())
@@ -309,12 +317,11 @@ func TestLeaseExpiryIsLost(t *testing.T) {
 		t.Errorf("%s span's lease is %v, want 0.05", SpanLock, v.Emit())
 	}
 
-	// The key is still in miniredis, so Unlock releases it and reports a
-	// last release: of a hold that ended already.
-	if err := m.Unlock(ctx); err != nil {
-		t.Fatalf("Unlock after the loss: %v", err)
+	// The key is still in miniredis, but the hold is over: Unlock reports
+	// ErrNotHeld, so the hold is recorded as lost and never as released.
+	if err := m.Unlock(ctx); !errors.Is(err, rlock.ErrNotHeld) {
+		t.Fatalf("Unlock after the loss = %v, want ErrNotHeld", err)
 	}
-	h.events.await(t, rlock.EventReleased, byOwner(m.Owner()))
 	h.wantSum(t, "relock.lock.holds.active", 0, mutexKind)
 	if n := h.count(t, "relock.lock.hold.duration"); n != 1 {
 		t.Errorf("relock.lock.hold.duration has %d measurements, want 1", n)
@@ -331,10 +338,10 @@ func TestRenewalFindsLockGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.events.await(t, rlock.EventRenewed, nil)
-	if n, _ := h.sum(t, "relock.lock.renewals", AttrOutcome.String(OutcomeRenewed)); n < 1 {
+	if n, _ := h.sum(t, "relock.lock.renewals", acquired); n < 1 {
 		t.Errorf("relock.lock.renewals = %d, want at least 1", n)
 	}
-	if n := h.count(t, "relock.lock.renewal.duration", AttrOutcome.String(OutcomeRenewed)); n < 1 {
+	if n := h.count(t, "relock.lock.renewal.duration", acquired); n < 1 {
 		t.Errorf("relock.lock.renewal.duration has %d measurements", n)
 	}
 	h.mr.FastForward(time.Second) // the lease ends in Redis
@@ -442,10 +449,11 @@ func TestOptions(t *testing.T) {
 func TestSyntheticEvents(t *testing.T) {
 	h := newHarness(t, nil)
 	now := time.Now()
-	h.obs.ObserveLock(rlock.Event{Type: rlock.EventRenewalFailed, Time: now, Count: 3, Latency: time.Second, Err: errors.New("i/o timeout")})
+	h.obs.ObserveLock(rlock.Event{Type: rlock.EventRenewalFailed, Time: now, Count: 3, Latency: time.Second, Err: &net.OpError{Op: "read", Err: os.ErrDeadlineExceeded}})
 	h.obs.ObserveLock(rlock.Event{Type: rlock.EventSubscriptionReplaced, Time: now, Count: 7, Err: errors.New("silent")})
-	h.wantSum(t, "relock.lock.renewals", 3, AttrOutcome.String(OutcomeError))
-	if n := h.count(t, "relock.lock.renewal.duration", AttrOutcome.String(OutcomeError)); n != 1 {
+	ioTimeout := semconv.ErrorTypeKey.String(ErrorIOTimeout)
+	h.wantSum(t, "relock.lock.renewals", 3, ioTimeout)
+	if n := h.count(t, "relock.lock.renewal.duration", ioTimeout); n != 1 {
 		t.Errorf("relock.lock.renewal.duration has %d error measurements, want 1", n)
 	}
 	h.wantSum(t, "relock.subscriptions.replaced", 1)
@@ -480,57 +488,68 @@ func TestSyntheticEvents(t *testing.T) {
 	}
 }
 
-func TestAcquisitionOutcome(t *testing.T) {
+// Failures are classified by error.type, a few fixed values.
+func TestErrorType(t *testing.T) {
 	for _, tc := range []struct {
 		e    rlock.Event
 		want string
 	}{
-		{rlock.Event{Type: rlock.EventAcquired}, OutcomeAcquired},
-		{rlock.Event{Type: rlock.EventNotAcquired}, OutcomeTimeout},
-		{rlock.Event{Type: rlock.EventNotAcquired, Err: fmt.Errorf("lock x: %w", context.Canceled)}, OutcomeCanceled},
-		{rlock.Event{Type: rlock.EventNotAcquired, Err: context.DeadlineExceeded}, OutcomeCanceled},
-		{rlock.Event{Type: rlock.EventNotAcquired, Err: rlock.ErrClosed}, OutcomeError},
-		{rlock.Event{Type: rlock.EventNotAcquired, Err: errors.New("READONLY")}, OutcomeError},
+		{rlock.Event{Type: rlock.EventAcquired}, ""},
+		{rlock.Event{Type: rlock.EventNotAcquired}, ErrorTimeout},
+		{rlock.Event{Type: rlock.EventNotAcquired, Err: fmt.Errorf("lock x: %w", context.Canceled)}, ErrorCanceled},
+		{rlock.Event{Type: rlock.EventNotAcquired, Err: context.DeadlineExceeded}, ErrorDeadlineExceeded},
+		{rlock.Event{Type: rlock.EventNotAcquired, Err: &rlock.Error{Op: "lock", Name: "x", Err: rlock.ErrClosed}}, ErrorClosed},
+		{rlock.Event{Type: rlock.EventNotAcquired, Err: rlock.ErrWrongType}, ErrorWrongType},
+		{rlock.Event{Type: rlock.EventNotAcquired, Err: rlock.ErrInvalidName}, ErrorInvalidArgument},
+		{rlock.Event{Type: rlock.EventNotAcquired, Err: rlock.ErrNotReplicated}, ErrorNotReplicated},
+		{rlock.Event{Type: rlock.EventNotAcquired, Err: fmt.Errorf("x: %w", replyError("READONLY You can't write against a read only replica."))}, ErrorRedis},
+		{rlock.Event{Type: rlock.EventNotAcquired, Err: &net.OpError{Op: "read", Err: os.ErrDeadlineExceeded}}, ErrorIOTimeout},
+		{rlock.Event{Type: rlock.EventNotAcquired, Err: errors.New("connection refused")}, ErrorOther},
 	} {
-		if got := acquisitionOutcome(tc.e); got != tc.want {
-			t.Errorf("outcome of %v with %v = %s, want %s", tc.e.Type, tc.e.Err, got, tc.want)
+		if got := acquisitionErrorType(tc.e); got != tc.want {
+			t.Errorf("error.type of %v with %v = %q, want %q", tc.e.Type, tc.e.Err, got, tc.want)
 		}
 	}
 }
 
-// Observing is safe from many goroutines at once (run with -race).
-func TestConcurrentLocks(t *testing.T) {
-	h := newHarness(t, nil)
-	ctx := ctxT(t)
-	const workers, rounds = 8, 10
-	errs := make(chan error, workers)
-	for range workers {
-		m := h.client.NewMutex("otel:concurrent")
-		go func() {
-			for range rounds {
-				if err := m.Lock(ctx); err != nil {
-					errs <- err
-					return
-				}
-				if err := m.Unlock(ctx); err != nil {
-					errs <- err
-					return
-				}
-			}
-			errs <- nil
-		}()
+// replyError is an error reply of a Redis server, as go-redis makes them.
+type replyError string
+
+func (e replyError) Error() string { return string(e) }
+
+// RedisError marks a server's reply: it implements redis.Error.
+func (replyError) RedisError() {}
+
+// WithServer tells deployments apart: server.address and server.port on
+// metrics and spans, beside db.system.name.
+func TestWithServer(t *testing.T) {
+	other := redis.NewClient(&redis.Options{Addr: "redis-eu.internal:6380"})
+	t.Cleanup(func() { _ = other.Close() })
+	h := newHarness(t, []Option{WithServer(other)})
+	m := h.client.NewMutex("otel:server")
+	if err := m.Lock(ctxT(t)); err != nil {
+		t.Fatal(err)
 	}
-	for range workers {
-		if err := <-errs; err != nil {
-			t.Fatal(err)
+	server := []attribute.KeyValue{semconv.DBSystemNameRedis, semconv.ServerAddress("redis-eu.internal"), semconv.ServerPort(6380)}
+	h.wantSum(t, "relock.lock.acquisitions", 1, append(server, acquired)...)
+	lock := h.ended(SpanLock)[0]
+	for _, kv := range server {
+		if got, ok := attr(lock, kv.Key); !ok || got != kv.Value {
+			t.Errorf("%s span's %s = %v, want %v", SpanLock, kv.Key, got.Emit(), kv.Value.Emit())
 		}
 	}
-	h.wantSum(t, "relock.lock.acquisitions", workers*rounds, acquired)
-	h.wantSum(t, "relock.lock.holds.active", 0)
-	if _, found := h.sum(t, "relock.lock.waiters.active"); found {
-		h.wantSum(t, "relock.lock.waiters.active", 0)
-	}
-	if n := len(h.ended(SpanLock)); n != workers*rounds {
-		t.Errorf("%d %s spans, want %d", n, SpanLock, workers*rounds)
+	for _, tc := range []struct {
+		rdb  redis.UniversalClient
+		want []attribute.KeyValue
+	}{
+		{redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"10.0.0.1:7000", "10.0.0.2:7000"}}), []attribute.KeyValue{semconv.ServerAddress("10.0.0.1"), semconv.ServerPort(7000)}},
+		{redis.NewClient(&redis.Options{Network: "unix", Addr: "/run/redis.sock"}), []attribute.KeyValue{semconv.ServerAddress("/run/redis.sock")}},
+		{redis.NewFailoverClient(&redis.FailoverOptions{MasterName: "main", SentinelAddrs: []string{"10.0.0.5:26379"}}), nil},
+	} {
+		got := serverAttrs(tc.rdb)
+		_ = tc.rdb.Close()
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("serverAttrs(%T) = %v, want %v", tc.rdb, got, tc.want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package relockotel
 
 import (
+	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
@@ -20,6 +21,7 @@ type config struct {
 	mp       metric.MeterProvider // nil: the global one
 	tp       trace.TracerProvider // nil: the global one
 	attrs    []attribute.KeyValue
+	server   []attribute.KeyValue // WithServer
 	lockName bool
 	metrics  bool
 	spans    bool
@@ -63,4 +65,15 @@ func WithoutMetrics() Option {
 // WithoutSpans turns the spans off: the Observer only records metrics.
 func WithoutSpans() Option {
 	return optionFunc(func(c *config) { c.spans = false })
+}
+
+// WithServer adds semconv's server.address and server.port of the Redis
+// deployment rdb reaches (the client given to rlock.New) to every
+// measurement and span, so that two deployments can be told apart: a
+// single server's address, a Redis Cluster's first configured node (give
+// every Client of one cluster the same seed list), none for a Sentinel
+// client (add your own with WithAttributes). db.system.name is "redis"
+// with or without it.
+func WithServer(rdb redis.UniversalClient) Option {
+	return optionFunc(func(c *config) { c.server = serverAttrs(rdb) })
 }

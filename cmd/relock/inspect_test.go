@@ -3,10 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/rlock"
 )
 
 // TestInspectReentrantMutex inspects a mutex held twice by one owner, as
@@ -15,7 +20,9 @@ func TestInspectReentrantMutex(t *testing.T) {
 	c := fresh(t).client()
 	m := c.NewMutex("orders:42")
 	lock(t, m)
-	lock(t, m)
+	if err := m.Reenter(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 
 	r := relock(t, "", "inspect", "orders:42")
 	r.want(t, 0, []string{"lock         orders:42\n", "kind         mutex\n", "state        held, expires in "}, nil)
@@ -25,7 +32,7 @@ func TestInspectReentrantMutex(t *testing.T) {
 			holder = f
 		}
 	}
-	if want := []string{m.Owner(), c.ID(), "2"}; !slices.Equal(holder, want) {
+	if want := []string{m.Owner(), "-", "2"}; !slices.Equal(holder, want) {
 		t.Errorf("holder line %q, want %q:\n%s", holder, want, r.stdout)
 	}
 	t.Logf("relock inspect orders:42\n%s", r.stdout)
@@ -42,6 +49,30 @@ func TestInspectReentrantMutex(t *testing.T) {
 	}
 	if ttl := time.Duration(v.TTLMillis) * time.Millisecond; ttl <= 0 || ttl > rlockDefaultLease {
 		t.Errorf("ttl_ms %d, want within the watchdog lease", v.TTLMillis)
+	}
+}
+
+// TestInspectShowsLabels shows a named Client's label beside its hold, in
+// the text's LABEL column and in the JSON.
+func TestInspectShowsLabels(t *testing.T) {
+	s := fresh(t)
+	c := s.client(rlock.WithClientName("billing-worker"))
+	redistest.Eventually(t, 5*time.Second, "the label", func() bool {
+		return s.rdb.Exists(context.Background(), "relock_client:{"+c.ID()+"}").Val() == 1
+	})
+	m := c.NewMutex("labelled")
+	lock(t, m)
+	host, _ := os.Hostname()
+	label := fmt.Sprintf("billing-worker@%s pid %d", host, os.Getpid())
+	relock(t, "", "inspect", "labelled").want(t, 0, []string{"OWNER", "LABEL", m.Owner() + "  " + label}, nil)
+
+	r := relock(t, "", "inspect", "--json", "labelled")
+	var v lockView
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
+		t.Fatalf("%v:\n%s", err, r.stdout)
+	}
+	if len(v.Holders) != 1 || v.Holders[0].Label == nil || v.Holders[0].Label.Name != "billing-worker" || v.Holders[0].Label.PID != os.Getpid() {
+		t.Errorf("inspect --json holders %+v, want the billing-worker label", v.Holders)
 	}
 }
 
@@ -95,5 +126,14 @@ func TestInspectNothing(t *testing.T) {
 	if err := rdb.Set(context.Background(), "text", "hello", 0).Err(); err != nil {
 		t.Fatal(err)
 	}
-	relock(t, "", "inspect", "text").want(t, 1, nil, []string{"relock inspect: ", "not a lock"})
+	r := relock(t, "", "inspect", "text")
+	r.want(t, 1, nil, []string{`relock inspect "text": `, "not a lock"})
+	if strings.Count(r.stderr, "relock") != 1 || strings.Contains(r.stderr, "rlock:") {
+		t.Errorf("the error is prefixed more than once:\n%s", r.stderr)
+	}
+	u := relock(t, "", "unlock", "--force", "--yes", "text")
+	u.want(t, 1, nil, []string{`relock unlock "text": `, "not a lock"})
+	if strings.Contains(u.stderr, "rlock:") || strings.Contains(u.stderr, "inspect") {
+		t.Errorf("the error is prefixed more than once:\n%s", u.stderr)
+	}
 }

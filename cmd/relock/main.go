@@ -4,12 +4,13 @@
 // pattern, a live view of a lock's hand-offs, and a forced unlock for
 // operators.
 //
-//	go install github.com/relock-go/relock/internal/cmd/relock@latest
+//	go install github.com/relock-go/relock/cmd/relock@latest
 //
 //	relock inspect orders:42             # holders, TTL, fair queue, token
 //	relock list 'orders:*'               # one line per lock
 //	relock watch orders:42               # redrawn at every release and grant
 //	relock unlock --force orders:42      # asks first, unless --yes
+//	relock version                       # rlock.Version and Go's
 //
 // Flags go after the command, before or after its arguments: "relock
 // inspect --json orders:42" and "relock inspect orders:42 --json" are the
@@ -22,12 +23,15 @@
 //
 // watch does not poll: it subscribes to the lock's own channels
 // (SUBSCRIBE, or SSUBSCRIBE with sharded pub/sub on a Redis 7 cluster),
-// where releases are announced and, for a fair lock, each waiter's turn
-// ('turn:<waiter>'), reads the lock again at every message, and once more
+// where releases are announced, and to relock's turn channel of the lock,
+// where a fair lock announces each waiter's turn ('turn:<waiter>'); reads the lock again at every message, and once more
 // when the TTL it showed runs out, since an expiry is not announced.
 // Acquiring a free lock is not announced either: watch sees it at the next
 // release or grant, or expiry. It never listens on a fair waiter's own
 // channel, where a listener would make a dead waiter look alive.
+//
+// "relock version" prints the library's version (rlock.Version) and the Go
+// release the command was built with.
 //
 // Exit status: 0 on success, also when the lock named is not there; 1 on
 // an error, and when an unlock was refused at its prompt or the lock
@@ -41,67 +45,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"time"
+
+	"github.com/relock-go/relock/rlock"
 )
-
-// usage is what "relock help" prints.
-const usage = `relock shows and manages rlock (and Redisson) locks in Redis.
-
-Usage:
-  relock inspect [flags] NAME          who holds the lock NAME, who waits for it
-  relock list [flags] [PATTERN]        the locks whose names match PATTERN (default *)
-  relock watch [flags] NAME            NAME redrawn at every release and grant
-  relock unlock --force [flags] NAME   delete the lock NAME, whoever holds it
-  relock help [COMMAND]                this text, or one command's flags
-
-Flags go after the command, before or after its arguments; a lock name
-that starts with "-" follows "--". PATTERN is SCAN's glob: * ? [abc] \x.
-
-Connection (every command):
-  --addr HOST:PORT[,HOST:PORT...]
-                        Redis (default $REDIS_ADDR, else localhost:6379);
-                        several addresses need --cluster or --sentinel-master
-  --cluster             the addresses are nodes of a Redis Cluster
-  --sentinel-master NAME
-                        the addresses are Sentinels of the master NAME
-  --user NAME           ACL user name
-  --password PASSWORD   password (default $REDIS_PASSWORD)
-  --db N                database number (not on a cluster)
-  --tls                 connect with TLS
-  --tls-ca FILE         trust the PEM certificates in FILE (implies --tls)
-  --tls-insecure        do not verify the server's certificate (implies --tls)
-  --sharded[=BOOL]      sharded pub/sub (SSUBSCRIBE, SPUBLISH); by default
-                        only on a cluster whose servers have it (Redis 7)
-  --timeout DURATION    bound on each request to Redis (default 5s)
-
-Output (every command):
-  --json                JSON: an object (an array for list; one object per
-                        line for watch); durations in ms, times RFC 3339
-
-watch:
-  --count N             stop after N redraws after the first view (default 0: no limit)
-  --for DURATION        stop after DURATION (default 0: until Ctrl-C)
-
-unlock:
-  --force               required: relock unlocks only by force
-  --yes                 do not ask for confirmation on stdin
-
-Exit status: 0 on success, also when the lock named is not there; 1 on an
-error, or when an unlock was refused or the lock changed hands while the
-prompt waited; 2 on a usage error.
-
-Examples:
-  relock inspect orders:42
-  relock inspect --json orders:42 | jq .queue
-  relock list 'orders:*'
-  relock list --addr 10.0.0.1:7000,10.0.0.2:7000 --cluster
-  relock list --addr 10.0.0.5:26379,10.0.0.6:26379 --sentinel-master main
-  relock watch orders:42
-  relock watch --json --for 10m orders:42 >> orders-42.jsonl
-  relock unlock --force orders:42
-  relock unlock --force --yes --tls --addr redis.internal:6380 orders:42
-`
 
 // Exit statuses.
 const (
@@ -220,6 +169,8 @@ func run(ctx context.Context, args []string, e *env) int {
 	switch name {
 	case "help", "-h", "-help", "--help":
 		return help(args, e)
+	case "version", "--version":
+		return version(args, e)
 	}
 	cmd := lookup(name)
 	if cmd == nil {
@@ -240,24 +191,9 @@ func run(ctx context.Context, args []string, e *env) int {
 	case errors.Is(err, errRefused):
 		return exitError
 	default:
-		fmt.Fprintf(e.stderr, "relock %s: %v\n", cmd.name, err)
+		fmt.Fprintf(e.stderr, "%s\n", errorLine(cmd.name, err))
 		return exitError
 	}
-}
-
-// help prints the usage, or that of the command args names.
-func help(args []string, e *env) int {
-	if len(args) == 0 {
-		fmt.Fprint(e.stdout, usage)
-		return exitOK
-	}
-	cmd := lookup(args[0])
-	if cmd == nil {
-		fmt.Fprintf(e.stderr, "relock help: unknown command %q\n\n%s", args[0], usage)
-		return exitUsage
-	}
-	cmd.printUsage(e.stdout)
-	return exitOK
 }
 
 // lookup returns the command called name, or nil.
@@ -282,14 +218,6 @@ func (c *command) flagSet(o *options) *flag.FlagSet {
 	return fs
 }
 
-// printUsage prints the command's synopsis, summary and flags.
-func (c *command) printUsage(w io.Writer) {
-	fmt.Fprintf(w, "usage: relock %s %s\n\n%s\n\nFlags:\n", c.name, c.synopsis, c.summary)
-	fs := c.flagSet(&options{})
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-}
-
 // exec parses args, connects to Redis and runs the command.
 func (c *command) exec(ctx context.Context, args []string, e *env) error {
 	var o options
@@ -298,7 +226,7 @@ func (c *command) exec(ctx context.Context, args []string, e *env) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return usageError{err.Error()}
+		return usageError{dashes(err.Error())}
 	}
 	words := strings.Fields(c.synopsis)
 	switch {
@@ -345,4 +273,31 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// errorLine is the line run prints for a command's error: "relock CMD: "
+// once, then the error; an rlock error's own "rlock: OP" prefix is left
+// out (the command names what was asked), keeping the lock's name.
+func errorLine(cmd string, err error) string {
+	var re *rlock.Error
+	if errors.As(err, &re) && re == err {
+		if re.Name != "" {
+			return fmt.Sprintf("relock %s %q: %v", cmd, re.Name, re.Err)
+		}
+		return fmt.Sprintf("relock %s: %v", cmd, re.Err)
+	}
+	return fmt.Sprintf("relock %s: %v", cmd, err)
+}
+
+// dashFlag finds a flag named with one dash in package flag's messages.
+var dashFlag = regexp.MustCompile(`(^| )-[a-z]`)
+
+// dashes writes the flags named in a message of package flag with two
+// dashes, as relock's help names them: "flag provided but not defined:
+// --bogus".
+func dashes(msg string) string {
+	return dashFlag.ReplaceAllStringFunc(msg, func(m string) string {
+		i := strings.LastIndexByte(m, '-')
+		return m[:i] + "-" + m[i:]
+	})
 }

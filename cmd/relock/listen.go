@@ -15,7 +15,8 @@ import (
 
 // listener hears what a lock's releases and grants announce on the lock's
 // own channels (keys.Channel, and keys.RWChannel for a read-write lock):
-// an unlock message, or a fair lock's notice that a waiter's turn came
+// an unlock message; and on relock's turn channel (keys.TurnChannel) a
+// fair lock's notice that a waiter's turn came
 // ('turn:<entry>'). It never listens on a fair waiter's own channel: the
 // fair scripts take a waiter nobody listens to for dead, and an onlooker
 // there would keep a dead waiter alive.
@@ -32,7 +33,7 @@ type listener struct {
 // sharded pub/sub) and returns once the server has confirmed it, so that
 // no release after that goes unheard.
 func (s *session) listen(ctx context.Context, name string, sharded bool) (*listener, error) {
-	l := &listener{bases: []string{keys.Channel(name), keys.RWChannel(name)}, pending: make(map[string]int)}
+	l := &listener{bases: []string{keys.Channel(name), keys.RWChannel(name), keys.TurnChannel(name)}, pending: make(map[string]int)}
 	rctx, cancel := s.request(ctx)
 	defer cancel()
 	for _, ch := range l.bases {

@@ -17,8 +17,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/keys"
-	"github.com/relock-go/relock/internal/leakcheck"
 	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/internal/testenv"
 	"github.com/relock-go/relock/rlock"
 )
 
@@ -39,7 +39,7 @@ var (
 // redis-server (and a cluster), and fails the package if a goroutine of
 // the module outlives them.
 func TestMain(m *testing.M) {
-	os.Exit(leakcheck.Main(func() int {
+	os.Exit(testenv.Main(func() int {
 		go func() {
 			defer close(clusterReady)
 			cluster, clusterErr = redistest.StartCluster(1, 0)

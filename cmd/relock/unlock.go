@@ -103,6 +103,9 @@ func holdersText(hs []holderView) string {
 		if h.Mode != "" {
 			mode = h.Mode + ", "
 		}
+		if h.Label != nil {
+			mode = labelText(h.Label) + ", " + mode
+		}
 		parts[i] = fmt.Sprintf("%s (%scount %d)", h.Owner, mode, h.Count)
 	}
 	return strings.Join(parts, ", ")

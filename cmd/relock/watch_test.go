@@ -55,7 +55,7 @@ func TestWatchFairHandoff(t *testing.T) {
 	}
 	f = frame(1)
 	holds(f, waiters[0].Owner(), 1)
-	if want := keys.TurnPrefix + waiters[0].Owner(); f.Reason != "message" || f.Channel != keys.Channel("handoff") || f.Message != want {
+	if want := keys.TurnPrefix + waiters[0].Owner(); f.Reason != "message" || f.Channel != keys.TurnChannel("handoff") || f.Message != want {
 		t.Errorf("redraw 1 for %s %q on %s, want %q on the lock's channel", f.Reason, f.Message, f.Channel, want)
 	}
 
@@ -99,7 +99,7 @@ func TestWatchShardedCluster(t *testing.T) {
 	if err := json.Unmarshal([]byte(nextLine(t, frames, `"redraw":1,`, &out)), &f); err != nil {
 		t.Fatal(err)
 	}
-	if want := keys.TurnPrefix + waiters[0].Owner(); f.Reason != "message" || f.Channel != keys.Channel("orders:7") || f.Message != want ||
+	if want := keys.TurnPrefix + waiters[0].Owner(); f.Reason != "message" || f.Channel != keys.TurnChannel("orders:7") || f.Message != want ||
 		len(f.Lock.Holders) != 1 || f.Lock.Holders[0].Owner != waiters[0].Owner() {
 		t.Errorf("redraw 1 = %+v, want %q on the lock's channel and the lock held by %s", f, want, waiters[0].Owner())
 	}

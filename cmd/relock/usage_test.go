@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/relock-go/relock/rlock"
 )
 
 // TestUsage checks the exit statuses and messages of command lines that
@@ -22,18 +24,29 @@ func TestUsage(t *testing.T) {
 		{[]string{"frobnicate"}, 2, nil, []string{`relock: unknown command "frobnicate"`, "Usage:"}},
 		{[]string{"help"}, 0, []string{"Usage:", "Examples:", "relock watch"}, nil},
 		{[]string{"--help"}, 0, []string{"Usage:"}, nil},
-		{[]string{"help", "watch"}, 0, []string{"usage: relock watch [flags] NAME", "-count N"}, nil},
+		{[]string{"help", "watch"}, 0, []string{"usage: relock watch [flags] NAME", "--count N"}, nil},
+		{[]string{"help", "inspect"}, 0, []string{"usage: relock inspect [flags] NAME", "  --addr HOST:PORT", "  --json"}, nil},
+		{[]string{"version"}, 0, []string{"relock " + rlock.Version + " (go"}, nil},
+		{[]string{"version", "x"}, 2, nil, []string{"too many arguments"}},
 		{[]string{"watch", "-h"}, 0, []string{"usage: relock watch [flags] NAME"}, nil},
 		{[]string{"inspect"}, 2, nil, []string{"relock inspect: missing NAME"}},
 		{[]string{"inspect", "a", "b"}, 2, nil, []string{"too many arguments"}},
-		{[]string{"list", "--bogus"}, 2, nil, []string{"flag provided but not defined: -bogus"}},
-		{[]string{"inspect", "--count", "2", "x"}, 2, nil, []string{"not defined: -count"}},
+		{[]string{"list", "--bogus"}, 2, nil, []string{"flag provided but not defined: --bogus"}},
+		{[]string{"inspect", "--count", "2", "x"}, 2, nil, []string{"not defined: --count"}},
 		{[]string{"unlock", "x"}, 2, nil, []string{"unlock needs --force"}},
 		{[]string{"inspect", "--addr", "a:1,b:2", "x"}, 2, nil, []string{"need --cluster or --sentinel-master"}},
 		{[]string{"watch", "--count", "-1", "x"}, 2, nil, []string{"cannot be negative"}},
 	} {
 		r := runCmd(t, relockCmd(t, tc.args...), "")
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) { r.want(t, tc.code, tc.stdout, tc.stderr) })
+	}
+	for _, args := range [][]string{{"help"}, {"help", "inspect"}, {"help", "list"}, {"help", "watch"}, {"help", "unlock"}} {
+		r := runCmd(t, relockCmd(t, args...), "")
+		for _, line := range strings.Split(r.stdout, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "-") && !strings.HasPrefix(strings.TrimSpace(line), "--") {
+				t.Errorf("relock %s names a flag with one dash: %q", strings.Join(args, " "), line)
+			}
+		}
 	}
 	relock(t, "", "inspect", "--", "-dash").want(t, 0, []string{`no lock named "-dash"`}, nil)
 }

@@ -34,9 +34,12 @@ type lockView struct {
 // holderView is rlock.Holder as relock prints it.
 type holderView struct {
 	Owner  string `json:"owner"`
-	Client string `json:"client"`
-	Count  int    `json:"count"`
-	Mode   string `json:"mode,omitempty"`
+	Client string `json:"client"` // the client id part of Owner
+	// Label is that Client's label (rlock.WithClientName); absent when it
+	// has none.
+	Label *rlock.ClientLabel `json:"label,omitempty"`
+	Count int                `json:"count"`
+	Mode  string             `json:"mode,omitempty"`
 	// TTLMillis is a reader's own remaining lease in a read-write lock,
 	// 0 otherwise (as /debug/locks gives it).
 	TTLMillis int64 `json:"ttl_ms"`
@@ -44,9 +47,11 @@ type holderView struct {
 
 // queueView is rlock.QueueEntry as relock prints it.
 type queueView struct {
-	Position int    `json:"position"` // 1 for the head
-	Owner    string `json:"owner"`
-	Mode     string `json:"mode,omitempty"`
+	Position int                `json:"position"` // 1 for the head
+	Owner    string             `json:"owner"`
+	Client   string             `json:"client"`          // the client id part of Owner
+	Label    *rlock.ClientLabel `json:"label,omitempty"` // as a holder's
+	Mode     string             `json:"mode,omitempty"`
 	// Deadline is when the waiter is evicted unless it refreshes its
 	// place; DeadlineInMillis is the time left until then by the Redis
 	// server's clock (negative once passed), under the name /debug/locks
@@ -66,15 +71,31 @@ func newLockView(info rlock.LockInfo, now time.Time) lockView {
 		Queue:   make([]queueView, len(info.Queue)),
 	}
 	for i, h := range info.Holders {
-		v.Holders[i] = holderView{Owner: h.Owner, Client: h.Client, Count: h.Count, Mode: h.Mode, TTLMillis: ttlMillis(h.TTL)}
+		v.Holders[i] = holderView{Owner: h.Owner, Client: h.Client, Label: labelOf(h.Label), Count: h.Count, Mode: h.Mode, TTLMillis: ttlMillis(h.TTL)}
 	}
 	for i, q := range info.Queue {
 		v.Queue[i] = queueView{
-			Position: i + 1, Owner: q.Owner, Mode: q.Mode, Relock: q.Relock,
+			Position: i + 1, Owner: q.Owner, Client: q.Client, Label: labelOf(q.Label), Mode: q.Mode, Relock: q.Relock,
 			Deadline: q.Deadline.UTC(), DeadlineInMillis: q.Deadline.Sub(now).Milliseconds(),
 		}
 	}
 	return v
+}
+
+// labelOf is l, or nil for no label.
+func labelOf(l rlock.ClientLabel) *rlock.ClientLabel {
+	if l == (rlock.ClientLabel{}) {
+		return nil
+	}
+	return &l
+}
+
+// labelText is a label as the tables show it: "NAME@HOST pid PID", or "-".
+func labelText(l *rlock.ClientLabel) string {
+	if l == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%s pid %d", l, l.PID)
 }
 
 // ttlMillis is d in milliseconds, and -1 (as PTTL says it) for "no
@@ -155,12 +176,12 @@ func writeLock(w io.Writer, v lockView) {
 		fmt.Fprintln(w, "holders: none")
 	} else {
 		fmt.Fprintln(w, "holders:")
-		rows := [][]string{{"OWNER", "CLIENT", "COUNT"}}
+		rows := [][]string{{"OWNER", "LABEL", "COUNT"}}
 		if v.readWrite() {
 			rows[0] = append(rows[0], "MODE", "READ LEASE")
 		}
 		for _, h := range v.Holders {
-			row := []string{h.Owner, h.Client, strconv.Itoa(h.Count)}
+			row := []string{h.Owner, labelText(h.Label), strconv.Itoa(h.Count)}
 			if v.readWrite() {
 				row = append(row, h.Mode, ttlText(h.TTLMillis, ""))
 			}
@@ -175,13 +196,13 @@ func writeLock(w io.Writer, v lockView) {
 		fmt.Fprintln(w, "queue: empty")
 	default:
 		fmt.Fprintln(w, "queue (head first):")
-		rows := [][]string{{"POS", "OWNER"}}
+		rows := [][]string{{"POS", "OWNER", "LABEL"}}
 		if v.readWrite() {
 			rows[0] = append(rows[0], "MODE")
 		}
 		rows[0] = append(rows[0], "DEADLINE", "WAITER")
 		for _, q := range v.Queue {
-			row := []string{strconv.Itoa(q.Position), q.Owner}
+			row := []string{strconv.Itoa(q.Position), q.Owner, labelText(q.Label)}
 			if v.readWrite() {
 				row = append(row, q.Mode)
 			}

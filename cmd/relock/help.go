@@ -1,0 +1,119 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+
+	"github.com/relock-go/relock/rlock"
+)
+
+// usage is what "relock help" prints.
+const usage = `relock shows and manages rlock (and Redisson) locks in Redis.
+
+Usage:
+  relock inspect [flags] NAME          who holds the lock NAME, who waits for it
+  relock list [flags] [PATTERN]        the locks whose names match PATTERN (default *)
+  relock watch [flags] NAME            NAME redrawn at every release and grant
+  relock unlock --force [flags] NAME   delete the lock NAME, whoever holds it
+  relock help [COMMAND]                this text, or one command's flags
+  relock version                       the library's version and Go's
+
+Flags go after the command, before or after its arguments; a lock name
+that starts with "-" follows "--". PATTERN is SCAN's glob: * ? [abc] \x.
+
+Connection (every command):
+  --addr HOST:PORT[,HOST:PORT...]
+                        Redis (default $REDIS_ADDR, else localhost:6379);
+                        several addresses need --cluster or --sentinel-master
+  --cluster             the addresses are nodes of a Redis Cluster
+  --sentinel-master NAME
+                        the addresses are Sentinels of the master NAME
+  --user NAME           ACL user name
+  --password PASSWORD   password (default $REDIS_PASSWORD)
+  --db N                database number (not on a cluster)
+  --tls                 connect with TLS
+  --tls-ca FILE         trust the PEM certificates in FILE (implies --tls)
+  --tls-insecure        do not verify the server's certificate (implies --tls)
+  --sharded[=BOOL]      sharded pub/sub (SSUBSCRIBE, SPUBLISH); by default
+                        only on a cluster whose servers have it (Redis 7)
+  --timeout DURATION    bound on each request to Redis (default 5s)
+
+Output (every command):
+  --json                JSON: an object (an array for list; one object per
+                        line for watch); durations in ms, times RFC 3339
+
+watch:
+  --count N             stop after N redraws after the first view (default 0: no limit)
+  --for DURATION        stop after DURATION (default 0: until Ctrl-C)
+
+unlock:
+  --force               required: relock unlocks only by force
+  --yes                 do not ask for confirmation on stdin
+
+Exit status: 0 on success, also when the lock named is not there; 1 on an
+error, or when an unlock was refused or the lock changed hands while the
+prompt waited; 2 on a usage error.
+
+Examples:
+  relock inspect orders:42
+  relock inspect --json orders:42 | jq .queue
+  relock list 'orders:*'
+  relock list --addr 10.0.0.1:7000,10.0.0.2:7000 --cluster
+  relock list --addr 10.0.0.5:26379,10.0.0.6:26379 --sentinel-master main
+  relock watch orders:42
+  relock watch --json --for 10m orders:42 >> orders-42.jsonl
+  relock unlock --force orders:42
+  relock unlock --force --yes --tls --addr redis.internal:6380 orders:42
+`
+
+// help prints the usage, or that of the command args names.
+func help(args []string, e *env) int {
+	if len(args) == 0 {
+		fmt.Fprint(e.stdout, usage)
+		return exitOK
+	}
+	cmd := lookup(args[0])
+	if cmd == nil {
+		fmt.Fprintf(e.stderr, "relock help: unknown command %q\n\n%s", args[0], usage)
+		return exitUsage
+	}
+	cmd.printUsage(e.stdout)
+	return exitOK
+}
+
+// printUsage prints the command's synopsis, summary and flags.
+func (c *command) printUsage(w io.Writer) {
+	fmt.Fprintf(w, "usage: relock %s %s\n\n%s\n\nFlags:\n", c.name, c.synopsis, c.summary)
+	printFlags(w, c.flagSet(&options{}))
+}
+
+// printFlags prints the flags of fs as package flag's PrintDefaults does,
+// but named with two dashes, as the usage and the examples write them.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		arg, text := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if arg != "" {
+			line += " " + arg
+		}
+		fmt.Fprintf(w, "%s\n    \t%s", line, strings.ReplaceAll(text, "\n", "\n    \t"))
+		if def := f.DefValue; def != "" && def != "0" && def != "false" && def != "0s" && !strings.Contains(text, "(default") {
+			fmt.Fprintf(w, " (default %s)", def)
+		}
+		fmt.Fprintln(w)
+	})
+}
+
+// version prints "relock VERSION (GO OS/ARCH)": the library's version
+// (rlock.Version) and the Go release and platform of the build.
+func version(args []string, e *env) int {
+	if len(args) > 0 {
+		fmt.Fprintf(e.stderr, "relock version: too many arguments: %q\n", args)
+		return exitUsage
+	}
+	fmt.Fprintf(e.stdout, "relock %s (%s %s/%s)\n", rlock.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return exitOK
+}

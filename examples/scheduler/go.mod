@@ -1,0 +1,19 @@
+module github.com/relock-go/relock/examples/scheduler
+
+go 1.24.0
+
+replace github.com/relock-go/relock => ../..
+
+require (
+	github.com/alicebob/miniredis/v2 v2.40.0
+	github.com/redis/go-redis/v9 v9.22.0
+	github.com/relock-go/relock v0.2.0
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/yuin/gopher-lua v1.1.1 // indirect
+	go.uber.org/atomic v1.11.0 // indirect
+	golang.org/x/sys v0.30.0 // indirect
+)

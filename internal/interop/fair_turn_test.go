@@ -1,0 +1,265 @@
+package interop
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/faultproxy"
+	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/rlock"
+)
+
+// linkedPeer is a Java fair waiter, started and warmed up but not yet
+// waiting (--await-stdin), whose connections to Redis all go through its
+// own fault proxy.
+type linkedPeer struct {
+	*Peer
+	proxy *faultproxy.Proxy
+	name  string
+}
+
+// startLinkedWaiters starts n Java fair waiters at once, each on the lock
+// name<prefix>-<i> behind its own proxy, and returns them once all are
+// ready: JVM start and warm-up are out of the trials that follow.
+func startLinkedWaiters(t *testing.T, prefix string, from, n int) []linkedPeer {
+	t.Helper()
+	peers := make([]linkedPeer, n)
+	for i := range peers {
+		p, err := faultproxy.Start(srv.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = p.Close() })
+		name := fmt.Sprintf("%s-%d", prefix, from+i)
+		peers[i] = linkedPeer{Start(t, "wait", "--addr", p.Addr(), "--name", name, "--kind", "fair", "--await-stdin"), p, name}
+	}
+	for _, p := range peers {
+		p.Await(t, "ready", time.Minute)
+	}
+	return peers
+}
+
+// queueOf waits until the fair lock's queue holds n waiters and returns it.
+func queueOf(t *testing.T, rdb *redis.Client, name string, n int) []string {
+	t.Helper()
+	var q []string
+	redistest.Eventually(t, 30*time.Second, fmt.Sprintf("%d waiters queued on %s", n, name), func() bool {
+		q = rdb.LRange(context.Background(), keys.Queue(name), 0, -1).Val()
+		return len(q) >= n
+	})
+	return q
+}
+
+// subscribers is the count of connections subscribed to channel.
+func subscribers(rdb *redis.Client, channel string) int64 {
+	return rdb.PubSubNumSub(context.Background(), channel).Val()[channel]
+}
+
+// fairTrial holds the fair lock p.name from Go, lets the Java waiter p
+// queue, then a Go waiter behind it; before (after both queued) runs
+// first, and then the Go holder releases. It returns whether the Java
+// waiter got the lock before the Go waiter, and how long after the
+// release the Go waiter got it.
+func fairTrial(t *testing.T, c *rlock.Client, rdb *redis.Client, p linkedPeer, before func(javaOwner string)) (javaFirst bool, goWait time.Duration) {
+	t.Helper()
+	ctx := redistest.Context(t, time.Minute)
+	holder := c.NewFairMutex(p.name)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p.Go(t)
+	java := queueOf(t, rdb, p.name, 1)[0]
+	goWaiter := c.NewFairMutex(p.name)
+	gotGo := make(chan time.Time, 1)
+	go func() {
+		if err := goWaiter.Lock(ctx); err != nil {
+			t.Error(err)
+			close(gotGo)
+			return
+		}
+		gotGo <- time.Now()
+		_ = goWaiter.Unlock(ctx)
+	}()
+	queueOf(t, rdb, p.name, 2)
+	before(java)
+	released := time.Now()
+	if err := holder.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	goAt, ok := <-gotGo
+	if !ok {
+		t.FailNow()
+	}
+	got := p.Await(t, "acquired", time.Minute)
+	return got.Float("t") < Millis(goAt), goAt.Sub(released)
+}
+
+// A Redisson fair waiter that queued ahead of a Go waiter, but whose
+// subscription has not reached Redis when the Go holder releases (it
+// subscribes after its queueing script returns, a round trip later over a
+// 50 ms link), keeps its turn: it is granted first every time.
+func TestFairLateSubscribingJavaHeadKeepsItsTurn(t *testing.T) {
+	rdb, c := setup(t)
+	const trials, batch = 20, 4
+	first, unheard := 0, 0
+	for from := 0; from < trials; from += batch {
+		for _, p := range startLinkedWaiters(t, "fair-late", from, batch) {
+			p.proxy.SetLatency(50 * time.Millisecond)
+			javaFirst, _ := fairTrial(t, c, rdb, p, func(java string) {
+				if subscribers(rdb, keys.WaiterChannel(p.name, java)) == 0 {
+					unheard++
+				}
+			})
+			if javaFirst {
+				first++
+			}
+		}
+	}
+	t.Logf("Java head granted first in %d/%d trials; its subscription had not arrived at the release in %d", first, trials, unheard)
+	if first != trials {
+		t.Fatalf("the late-subscribing Java head lost its turn in %d of %d trials", trials-first, trials)
+	}
+	if unheard < trials/2 {
+		t.Fatalf("only %d of %d trials released before the Java subscription arrived: the test did not test the late subscriber", unheard, trials)
+	}
+}
+
+// A Redisson fair waiter at the head whose connections were just reset
+// (its pub/sub connection is reconnecting when the Go holder releases)
+// keeps its turn ahead of the Go waiter behind it, every time.
+func TestFairJavaHeadKeepsItsTurnOverAReconnect(t *testing.T) {
+	rdb, c := setup(t)
+	const trials, batch = 20, 4
+	first := 0
+	for from := 0; from < trials; from += batch {
+		for _, p := range startLinkedWaiters(t, "fair-reconnect", from, batch) {
+			javaFirst, _ := fairTrial(t, c, rdb, p, func(java string) {
+				ch := keys.WaiterChannel(p.name, java)
+				redistest.Eventually(t, 30*time.Second, "the Java waiter subscribed", func() bool { return subscribers(rdb, ch) == 1 })
+				// Cut its connections and keep it from reconnecting until
+				// Redis has dropped its subscription: the release finds it
+				// unheard.
+				p.proxy.RefuseNew(true)
+				p.proxy.ResetAll()
+				redistest.Eventually(t, 10*time.Second, "the Java subscription dropped", func() bool { return subscribers(rdb, ch) == 0 })
+				time.AfterFunc(50*time.Millisecond, func() { p.proxy.RefuseNew(false) })
+			})
+			if javaFirst {
+				first++
+			}
+		}
+	}
+	t.Logf("Java head granted first after a reconnect in %d/%d trials", first, trials)
+	if first != trials {
+		t.Fatalf("the reconnecting Java head lost its turn in %d of %d trials", trials-first, trials)
+	}
+}
+
+// A Redisson fair waiter that queued and never subscribed (its link went
+// dead at once) holds up the Go waiter behind it for a few seconds (the
+// grace a late subscriber gets), not for its 5-minute deadline; it is
+// evicted, and the Go waiter granted.
+func TestFairDeadJavaHeadCostsSeconds(t *testing.T) {
+	rdb, c := setup(t)
+	p := startLinkedWaiters(t, "fair-dead", 0, 1)[0]
+	p.proxy.SetLatency(50 * time.Millisecond)
+	ctx := redistest.Context(t, time.Minute)
+	holder := c.NewFairMutex(p.name)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p.Go(t)
+	java := queueOf(t, rdb, p.name, 1)[0]
+	p.proxy.BlackHole(true) // its SUBSCRIBE never arrives
+	if n := subscribers(rdb, keys.WaiterChannel(p.name, java)); n != 0 {
+		t.Skipf("the Java waiter subscribed before its link went dead (%d): nothing to test", n)
+	}
+	goWaiter := c.NewFairMutex(p.name)
+	got := make(chan error, 1)
+	go func() { got <- goWaiter.Lock(ctx) }()
+	queueOf(t, rdb, p.name, 2)
+	released := time.Now()
+	if err := holder.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(released)
+	t.Logf("Go waiter behind a dead Java head: granted %v after the release", took)
+	if took > 10*time.Second {
+		t.Fatalf("a dead Java head held up the line %v", took)
+	}
+	if q := rdb.LRange(ctx, keys.Queue(p.name), 0, -1).Val(); len(q) != 0 {
+		t.Fatalf("queue %v after the grant, want the dead head evicted", q)
+	}
+}
+
+// Every payload that relock publishes on a channel of Redisson's layout is
+// a number, as Redisson's codec reads them: a Java plain-lock waiter on
+// the name of a fair lock that Go owners hand over logs no decoder error
+// (Start checks every peer's log), and is woken by the plain Mutex that
+// takes the lock after them.
+func TestFairLockPublishesOnlyNumbersOnRedissonChannels(t *testing.T) {
+	rdb, c := setup(t)
+	ctx := redistest.Context(t, time.Minute)
+	const name = "fair-numbers"
+	ps := rdb.PSubscribe(ctx, "redisson_*")
+	defer ps.Close()
+	if _, err := ps.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	holder := c.NewFairMutex(name)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	java := Start(t, peerArgs("wait", "lock", name)...)
+	java.Await(t, "wait-start", 30*time.Second)
+	redistest.Eventually(t, 30*time.Second, "the Java waiter subscribed", func() bool { return subscribers(rdb, keys.Channel(name)) > 0 })
+	done := make(chan struct{})
+	for i := range 3 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			f := c.NewFairMutex(name)
+			if err := f.Lock(ctx); err != nil {
+				t.Error(err)
+				return
+			}
+			time.Sleep(time.Duration(i) * time.Millisecond)
+			_ = f.Unlock(ctx)
+		}()
+	}
+	queueOf(t, rdb, name, 3)
+	if err := holder.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		<-done
+	}
+	m := c.NewMutex(name)
+	if err := m.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	java.Await(t, "acquired", 30*time.Second)
+	for {
+		m, err := ps.ReceiveTimeout(ctx, 500*time.Millisecond)
+		if err != nil {
+			break
+		}
+		if msg, ok := m.(*redis.Message); ok {
+			if _, err := strconv.ParseInt(msg.Payload, 10, 64); err != nil && strings.HasPrefix(msg.Channel, "redisson_") {
+				t.Errorf("%q published on %s, not a number", msg.Payload, msg.Channel)
+			}
+		}
+	}
+}

@@ -1,0 +1,249 @@
+package rlock
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/relock-go/relock/scripts"
+)
+
+// PermitExpirableSemaphore is a distributed semaphore whose permits carry
+// ids and leases, wire-compatible with Redisson's
+// RPermitExpirableSemaphore: the key NAME holds the available permits,
+// the sorted set {NAME}:timeout the leased ones (id → expiry), and
+// releases are announced on redisson_sc:{NAME}. A permit whose lease ran
+// out comes back by Redisson's rule: the next acquisition, release or
+// count of any client returns expired permits to the count. So a worker
+// that dies holding a permit gives it back when its lease ends.
+//
+// Waiters are served as a Semaphore's are (see NewSemaphore); a waiter
+// that finds no permit sleeps until woken by a release, or until the
+// earliest lease ends, when a permit may come back (Redisson's bound). It
+// is safe for concurrent use.
+type PermitExpirableSemaphore struct {
+	counter
+	s *scripts.PermitSemaphore
+}
+
+// NewPermitExpirableSemaphore returns the permit-expirable semaphore
+// called name. It sends nothing to Redis; it has no permits until
+// TrySetPermits or AddPermits gives it some.
+func (c *Client) NewPermitExpirableSemaphore(name string) *PermitExpirableSemaphore {
+	s := scripts.NewPermitSemaphore(name)
+	return &PermitExpirableSemaphore{counter: newCounter(c, name, s.Channel(), KindPermitSemaphore), s: s}
+}
+
+// Permit is one leased permit of a PermitExpirableSemaphore.
+type Permit struct {
+	// ID is the permit's id, 32 hex digits, as Redisson gives it: Release
+	// and UpdateLeaseTime take it, in Go or in Java.
+	ID string
+
+	mu     sync.Mutex
+	expiry time.Time // zero: never
+	timer  *time.Timer
+	lost   chan struct{}
+	ended  bool
+}
+
+// Lost is closed when the permit's lease ran out (by this process's clock,
+// against the expiry it gave the permit) before Release, or when a Release
+// or Extend of this Permit found it no longer leased: from then on
+// another worker may hold it. It is never closed for a permit without a
+// lease, or after a successful ReleasePermit or Extend that moved the
+// lease past now.
+func (p *Permit) Lost() <-chan struct{} { return p.lost }
+
+// Expiry is when the permit's lease ends; zero when it never does.
+func (p *Permit) Expiry() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.expiry
+}
+
+// arm sets the permit's expiry and its Lost timer.
+func (p *Permit) arm(expiry time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ended {
+		return
+	}
+	p.expiry = expiry
+	if p.timer != nil {
+		p.timer.Stop()
+		p.timer = nil
+	}
+	if !expiry.IsZero() {
+		p.timer = time.AfterFunc(time.Until(expiry), func() { p.end(true) })
+	}
+}
+
+// end ends the permit's watch: lost reports that it was lost.
+func (p *Permit) end(lost bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ended {
+		return
+	}
+	p.ended = true
+	if p.timer != nil {
+		p.timer.Stop()
+	}
+	if lost {
+		close(p.lost)
+	}
+}
+
+// TrySetPermits sets the permits to n if the semaphore has no count yet,
+// and reports whether it did.
+func (s *PermitExpirableSemaphore) TrySetPermits(ctx context.Context, n int) (bool, error) {
+	return (&Semaphore{counter: s.counter, s: s.s.Semaphore}).TrySetPermits(ctx, n)
+}
+
+// AddPermits adds n permits (fewer when negative), as Semaphore.AddPermits.
+func (s *PermitExpirableSemaphore) AddPermits(ctx context.Context, n int) error {
+	return (&Semaphore{counter: s.counter, s: s.s.Semaphore}).AddPermits(ctx, n)
+}
+
+// Acquire leases a permit for lease (0: it never expires), waiting as long
+// as it takes, until ctx ends.
+func (s *PermitExpirableSemaphore) Acquire(ctx context.Context, lease time.Duration) (*Permit, error) {
+	return s.TryAcquire(ctx, -1, lease)
+}
+
+// TryAcquire leases a permit for lease (0: it never expires) if it can
+// within wait (0: one attempt; negative: no limit but ctx). It returns nil
+// and no error when the wait elapsed.
+func (s *PermitExpirableSemaphore) TryAcquire(ctx context.Context, wait, lease time.Duration) (*Permit, error) {
+	if lease != 0 {
+		if err := checkLease("lease", lease); err != nil {
+			return nil, opError("acquire", s.name, err)
+		}
+	}
+	raw := make([]byte, 16)
+	_, _ = rand.Read(raw)
+	var expiry time.Time
+	ok, err := s.wait(ctx, wait, func(ctx context.Context) (bool, time.Duration, error) {
+		if lease > 0 {
+			expiry = time.Now().Add(lease)
+		}
+		ok, next, err := s.s.Acquire(context.WithoutCancel(ctx), s.c.rdb, [][]byte{raw}, expiry, lease == 0, s.c.publishCommand())
+		pause := s.c.opts.watchdogTimeout
+		if !next.IsZero() {
+			pause = min(pause, max(time.Until(next), time.Millisecond))
+		}
+		return ok, pause, err
+	})
+	if !ok || err != nil {
+		return nil, opError("acquire", s.name, err)
+	}
+	p := &Permit{ID: hex.EncodeToString(raw), lost: make(chan struct{})}
+	p.arm(expiry)
+	return p, nil
+}
+
+// parseID decodes a permit id.
+func parseID(id string) ([]byte, error) {
+	raw, err := hex.DecodeString(id)
+	if err != nil || len(raw) == 0 {
+		return nil, fmt.Errorf("%w: permit id %q is not hex", ErrNotHeld, id)
+	}
+	return raw, nil
+}
+
+// Release releases the permit id, leased by this or any other client (Go
+// or Java), and wakes the waiters. It returns an error wrapping ErrNotHeld
+// when the permit is not leased: released already, expired, or never
+// taken. It is sent even when ctx has ended (bounded by the unlock
+// timeout), and a request resent after a lost reply is applied once (and
+// reported a success): its latch records it.
+func (s *PermitExpirableSemaphore) Release(ctx context.Context, id string) error {
+	if err := s.usable(); err != nil {
+		return opError("release", s.name, err)
+	}
+	raw, err := parseID(id)
+	if err != nil {
+		return opError("release", s.name, err)
+	}
+	start := time.Now()
+	req := s.request()
+	n, err := persist(s.c, ctx, func(ctx context.Context) (int64, error) {
+		if _, err := s.c.pubsub(ctx); err != nil {
+			return 0, err
+		}
+		return s.s.Release(ctx, s.c.rdb, [][]byte{raw}, s.c.publishCommand(), req, s.c.latchTTL)
+	})
+	if err == nil && n == 0 {
+		err = fmt.Errorf("%w: permit %s is not leased (released, expired, or never taken)", ErrNotHeld, id)
+	}
+	s.observe(ctx, EventReleased, int(n), start, err)
+	return opError("release", s.name, err)
+}
+
+// ReleasePermit is Release of p's id; it also ends p's watch, so that Lost
+// is closed only if the permit was lost.
+func (s *PermitExpirableSemaphore) ReleasePermit(ctx context.Context, p *Permit) error {
+	err := s.Release(ctx, p.ID)
+	switch {
+	case err == nil:
+		p.end(false)
+	case errors.Is(err, ErrNotHeld):
+		p.end(true)
+	}
+	return err
+}
+
+// UpdateLeaseTime gives the leased permit id a new lease from now (0: it
+// never expires) and reports whether the permit was leased.
+func (s *PermitExpirableSemaphore) UpdateLeaseTime(ctx context.Context, id string, lease time.Duration) (bool, error) {
+	if lease != 0 {
+		if err := checkLease("lease", lease); err != nil {
+			return false, opError("update lease", s.name, err)
+		}
+	}
+	if err := s.begin(ctx); err != nil {
+		return false, opError("update lease", s.name, err)
+	}
+	raw, err := parseID(id)
+	if err != nil {
+		return false, opError("update lease", s.name, err)
+	}
+	var expiry time.Time
+	if lease > 0 {
+		expiry = time.Now().Add(lease)
+	}
+	ok, err := s.s.Update(ctx, s.c.rdb, raw, expiry, lease == 0, s.c.publishCommand())
+	return ok, opError("update lease", s.name, err)
+}
+
+// Extend is UpdateLeaseTime of p, which also moves p's Lost deadline; a
+// permit found no longer leased is lost (Lost is closed).
+func (s *PermitExpirableSemaphore) Extend(ctx context.Context, p *Permit, lease time.Duration) (bool, error) {
+	sent := time.Now()
+	ok, err := s.UpdateLeaseTime(ctx, p.ID, lease)
+	switch {
+	case err != nil:
+	case !ok:
+		p.end(true)
+	case lease == 0:
+		p.arm(time.Time{})
+	default:
+		p.arm(sent.Add(lease))
+	}
+	return ok, err
+}
+
+// AvailablePermits is the number of permits available now, once expired
+// permits came back.
+func (s *PermitExpirableSemaphore) AvailablePermits(ctx context.Context) (int, error) {
+	if err := s.begin(ctx); err != nil {
+		return 0, opError("available permits", s.name, err)
+	}
+	n, err := s.s.Available(ctx, s.c.rdb, s.c.publishCommand())
+	return int(n), opError("available permits", s.name, err)
+}

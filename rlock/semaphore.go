@@ -1,0 +1,167 @@
+package rlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/scripts"
+)
+
+// Semaphore is a distributed counting semaphore, wire-compatible with
+// Redisson's RSemaphore: the string key NAME holds the available permits,
+// and releases are announced on redisson_sc:{NAME}, so Go and Java
+// processes can share one. Permits belong to nobody: any process may
+// release them, and a process that dies holding permits does not give them
+// back (use a PermitExpirableSemaphore for that).
+//
+// Waiters sleep on the Client's shared subscription of the channel and
+// retry when a release announces permits; see NewSemaphore for the order
+// in which they are served. A Semaphore is safe for concurrent use.
+type Semaphore struct {
+	counter
+	s *scripts.Semaphore
+}
+
+// NewSemaphore returns the semaphore called name. It sends nothing to
+// Redis; the semaphore has no permits until TrySetPermits or AddPermits
+// gives it some.
+//
+// Waiting policy: the waiters of one semaphore in one Client are served
+// in arrival order: only the oldest attempts, so a waiter for n permits is
+// never overtaken by a later waiter of the same Client for fewer, and a
+// release message costs one attempt per Client. Between Clients (and
+// Redisson clients), as in Redisson, whoever attempts first after a release
+// takes the permits: a waiter for many permits can wait long while other
+// processes keep taking few. A release message wakes the waiter; with no
+// message, it checks again after the watchdog timeout, the bound the
+// locks keep for keys without an expiry.
+func (c *Client) NewSemaphore(name string) *Semaphore {
+	s := scripts.NewSemaphore(name)
+	return &Semaphore{counter: newCounter(c, name, s.Channel(), KindSemaphore), s: s}
+}
+
+// checkPermits rejects a permit count below 1.
+func checkPermits(n int) error {
+	if n < 1 {
+		return fmt.Errorf("%w: %d permits: at least 1", ErrInvalidCount, n)
+	}
+	return nil
+}
+
+// ErrInvalidCount is the cause of an operation given a count it cannot
+// use: a semaphore acquisition or release of fewer than one permit, a
+// latch count below one. The error's text says which.
+var ErrInvalidCount = errors.New("invalid count")
+
+// TrySetPermits sets the semaphore's permits to n if it has no count yet,
+// and reports whether it did (Redisson's trySetPermits).
+func (s *Semaphore) TrySetPermits(ctx context.Context, n int) (bool, error) {
+	if err := s.begin(ctx); err != nil {
+		return false, opError("set permits", s.name, err)
+	}
+	if n < 0 {
+		return false, opError("set permits", s.name, fmt.Errorf("%w: %d permits: at least 0", ErrInvalidCount, n))
+	}
+	ok, err := s.s.TrySet(ctx, s.c.rdb, n, s.c.publishCommand())
+	return ok, opError("set permits", s.name, err)
+}
+
+// AddPermits adds n permits (fewer when n is negative) to the semaphore,
+// creating its count if need be, and wakes its waiters. A request resent
+// after a lost reply is applied once.
+func (s *Semaphore) AddPermits(ctx context.Context, n int) error {
+	if err := s.begin(ctx); err != nil {
+		return opError("add permits", s.name, err)
+	}
+	_, err := s.release(ctx, n)
+	return opError("add permits", s.name, err)
+}
+
+// Acquire takes n permits, waiting as long as it takes, until ctx ends.
+func (s *Semaphore) Acquire(ctx context.Context, n int) error {
+	_, err := s.TryAcquire(ctx, n, -1)
+	return err
+}
+
+// TryAcquire takes n permits if it can within wait (0: one attempt;
+// negative: no limit but ctx), and reports whether it did. A false with a
+// nil error means the wait elapsed.
+func (s *Semaphore) TryAcquire(ctx context.Context, n int, wait time.Duration) (bool, error) {
+	if err := checkPermits(n); err != nil {
+		return false, opError("acquire", s.name, err)
+	}
+	ok, err := s.wait(ctx, wait, func(ctx context.Context) (bool, time.Duration, error) {
+		left, err := s.s.Acquire(context.WithoutCancel(ctx), s.c.rdb, n, s.request(), s.c.latchTTL)
+		return left >= 0, s.c.opts.watchdogTimeout, err
+	})
+	return ok, opError("acquire", s.name, err)
+}
+
+// Release gives back n permits and wakes the semaphore's waiters. It is
+// sent even when ctx has ended (then bounded by the unlock timeout), and
+// a request resent after a lost reply is applied once: its latch records
+// the outcome. Like Redisson's, it does not check that the permits were
+// taken.
+func (s *Semaphore) Release(ctx context.Context, n int) error {
+	if err := checkPermits(n); err != nil {
+		return opError("release", s.name, err)
+	}
+	if err := s.usable(); err != nil {
+		return opError("release", s.name, err)
+	}
+	start := time.Now()
+	_, err := s.release(ctx, n)
+	s.observe(ctx, EventReleased, n, start, err)
+	return opError("release", s.name, err)
+}
+
+// release adds n permits as one latched request.
+func (s *Semaphore) release(ctx context.Context, n int) (int64, error) {
+	req := s.request()
+	return persist(s.c, ctx, func(ctx context.Context) (int64, error) {
+		if _, err := s.c.pubsub(ctx); err != nil {
+			return 0, err
+		}
+		return s.s.Release(ctx, s.c.rdb, n, s.c.publishCommand(), req, s.c.latchTTL)
+	})
+}
+
+// AvailablePermits is the number of permits available now.
+func (s *Semaphore) AvailablePermits(ctx context.Context) (int, error) {
+	if err := s.usable(); err != nil {
+		return 0, opError("available permits", s.name, err)
+	}
+	n, err := readCount(ctx, s.c.rdb, "available permits", s.name)
+	return int(n), err
+}
+
+// readCount reads the count at key name for operation op: 0 when absent.
+func readCount(ctx context.Context, rdb redis.Cmdable, op, name string) (int64, error) {
+	v, err := rdb.Get(ctx, name).Result()
+	if errors.Is(err, redis.Nil) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, opError(op, name, err)
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, opError(op, name, fmt.Errorf("%w: the count is %q", ErrWrongType, v))
+	}
+	return n, nil
+}
+
+// Drain takes every available permit and returns how many it took
+// (Redisson's drainPermits).
+func (s *Semaphore) Drain(ctx context.Context) (int, error) {
+	if err := s.usable(); err != nil {
+		return 0, opError("drain", s.name, err)
+	}
+	n, err := s.s.Drain(ctx, s.c.rdb, s.request(), s.c.latchTTL)
+	return int(n), opError("drain", s.name, err)
+}

@@ -1,0 +1,62 @@
+package scripts
+
+import (
+	"context"
+	_ "embed"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/keys"
+)
+
+var (
+	//go:embed latch_set.lua
+	latchSetSrc string
+	//go:embed latch_count_down.lua
+	latchCountDownSrc string
+	//go:embed latch_delete.lua
+	latchDeleteSrc string
+
+	latchSet       = redis.NewScript(latchSetSrc)
+	latchCountDown = newCounting(latchCountDownSrc)
+	latchDelete    = redis.NewScript(latchDeleteSrc)
+)
+
+// CountDownLatch is one count-down latch, Redisson's RCountDownLatch: the
+// string key NAME holding the count (absent at zero) and the channel
+// redisson_countdownlatch__channel__{NAME}, which hears "1" when a count
+// is set and "0" when it reaches zero. It holds no state and is safe for
+// concurrent use.
+type CountDownLatch struct {
+	name, channel string
+}
+
+// NewCountDownLatch returns the latch called name.
+func NewCountDownLatch(name string) *CountDownLatch {
+	return &CountDownLatch{name: name, channel: keys.LatchChannel(name)}
+}
+
+// Channel is where the latch's news is announced.
+func (l *CountDownLatch) Channel() string { return l.channel }
+
+// TrySet sets the count to n if the latch has none, and reports whether
+// it did.
+func (l *CountDownLatch) TrySet(ctx context.Context, rdb redis.Scripter, n int64, publish string) (bool, error) {
+	v, err := latchSet.Run(ctx, rdb, []string{l.name, l.channel}, keys.LatchNewCountMessage, n, publish).Int64()
+	return v == 1, err
+}
+
+// CountDown counts down by one as request (an id never used before,
+// reused only to resend the same request), and returns the count after
+// it, the one the request made even when resent.
+func (l *CountDownLatch) CountDown(ctx context.Context, rdb redis.Scripter, publish, request string, latchTTL time.Duration) (int64, error) {
+	return latchCountDown.Run(ctx, rdb, []string{l.name, l.channel, keys.UnlockLatch(l.name, request)}, keys.LatchZeroMessage, publish, Millis(latchTTL)).Int64()
+}
+
+// Delete deletes the latch, waking its waiters, and reports whether it
+// had a count.
+func (l *CountDownLatch) Delete(ctx context.Context, rdb redis.Scripter, publish string) (bool, error) {
+	v, err := latchDelete.Run(ctx, rdb, []string{l.name, l.channel}, keys.LatchZeroMessage, publish).Int64()
+	return v == 1, err
+}
