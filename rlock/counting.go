@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/scripts"
 )
 
 // The kinds of the counting objects (Event.Kind).
@@ -67,8 +68,8 @@ func (n *counter) begin(ctx context.Context) error {
 	return err
 }
 
-// request is a fresh request id, for a request latch.
-func (n *counter) request() string { return n.c.ids.Next() }
+// request begins a request that changes the count (see requests).
+func (n *counter) request() (scripts.Request, func()) { return n.c.requests.begin(n.c) }
 
 // observe reports an event of type t, with count, to the Client's
 // observers.
