@@ -79,7 +79,7 @@ func (l *CountDownLatch) Await(ctx context.Context) error {
 // AwaitTimeout waits at most wait (negative: no limit but ctx) until the
 // count is zero, and reports whether it is.
 func (l *CountDownLatch) AwaitTimeout(ctx context.Context, wait time.Duration) (bool, error) {
-	ok, err := l.wait(ctx, wait, func(ctx context.Context) (bool, time.Duration, error) {
+	ok, err := l.wait(ctx, wait, 0, func(ctx context.Context) (bool, time.Duration, error) {
 		n, err := l.Count(context.WithoutCancel(ctx))
 		return n <= 0 && err == nil, l.c.opts.watchdogTimeout, err
 	})

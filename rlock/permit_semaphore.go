@@ -128,7 +128,7 @@ func (s *PermitExpirableSemaphore) TryAcquire(ctx context.Context, wait, lease t
 	raw := make([]byte, 16)
 	_, _ = rand.Read(raw)
 	var expiry time.Time
-	ok, err := s.wait(ctx, wait, func(ctx context.Context) (bool, time.Duration, error) {
+	ok, err := s.wait(ctx, wait, 1, func(ctx context.Context) (bool, time.Duration, error) {
 		if lease > 0 {
 			expiry = time.Now().Add(lease)
 		}

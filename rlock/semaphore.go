@@ -95,7 +95,7 @@ func (s *Semaphore) TryAcquire(ctx context.Context, n int, wait time.Duration) (
 	if err := checkPermits(n); err != nil {
 		return false, opError("acquire", s.name, err)
 	}
-	ok, err := s.wait(ctx, wait, func(ctx context.Context) (bool, time.Duration, error) {
+	ok, err := s.wait(ctx, wait, n, func(ctx context.Context) (bool, time.Duration, error) {
 		req, end := s.request()
 		defer end()
 		left, err := s.s.Acquire(context.WithoutCancel(ctx), s.c.rdb, n, req)
