@@ -244,7 +244,7 @@ func (a *progress) attempt(ctx context.Context, lease time.Duration, t turn) (ou
 // waiting records that the acquisition waits: it is listed among the
 // Client's waiters until it ends.
 func (a *progress) waiting() {
-	a.w = &waiter{o: a.o, since: a.start}
+	a.w = &waiter{info: WaiterInfo{Name: a.o.name, Kind: a.o.kindOf, Mode: a.o.mode, Owner: a.o.id, Since: a.start}}
 	a.w.attempts.Store(int64(a.attempts))
 	a.o.c.waiters.add(a.w)
 	if obs := a.o.c.obs; obs != nil {

@@ -35,6 +35,8 @@ type Client struct {
 	handoffs handoffs
 	// lines are the waiters of semaphores and latches, in arrival order.
 	lines lines
+	// requests number the requests that change their counts.
+	requests requests
 	// latchTTL is how long a release outcome is kept for retries of its
 	// request: longer than rdb can take to give up on a command.
 	latchTTL time.Duration
