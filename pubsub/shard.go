@@ -157,7 +157,7 @@ func (s *shard) send(unsub bool, channels ...string) {
 	marked := make([]string, 0, 2*len(channels))
 	for _, ch := range channels {
 		marked = append(marked, ch)
-		if ch != s.probe {
+		if ch != s.probeCh {
 			marked = append(marked, keys.Presence(ch))
 		}
 	}
