@@ -48,8 +48,14 @@ type Acquired struct {
 // holds is how many holds owner had before, as it knows them, so that a
 // retried request is not counted twice.
 func (l *Lock) Acquire(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, holds int) (Acquired, error) {
-	vals, err := acquire.Run(ctx, rdb, l.lock, Millis(lease), owner, holds).Int64Slice()
-	return acquired(vals, err)
+	n, err := acquire.Run(ctx, rdb, l.lock, Millis(lease), owner, holds).Int64()
+	switch {
+	case err != nil:
+		return Acquired{}, err
+	case n > 0:
+		return Acquired{OK: true}, nil
+	}
+	return Acquired{TTL: time.Duration(-n-2) * time.Millisecond}, nil
 }
 
 // AcquireFenced is Acquire for a fenced lock: each acquisition also takes
