@@ -5,19 +5,27 @@ import (
 	"sync"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/keys"
 )
 
-// numsub stores the number of connections subscribed to channel in its
-// entry. On failure the entry keeps what it had.
+// numsub stores in channel's entry the number of connections subscribed
+// to it, and how many of them are not relock Clients (they do not
+// subscribe to its presence marker, keys.Presence). On failure the entry
+// keeps what it had.
 func (s *shard) numsub(ctx context.Context, channel string) {
 	n, err := s.countSubscribers(ctx, channel)
+	if err != nil {
+		return
+	}
+	relock, err := s.countSubscribers(ctx, keys.Presence(channel))
 	if err != nil {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e := s.entries[channel]; e != nil {
-		e.share.counted(n)
+		e.share.counted(n, max(n-relock, 0))
 	}
 }
 

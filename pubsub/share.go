@@ -14,21 +14,24 @@ import "time"
 // (yieldDelay). While every client contends, each wins in turn, whatever
 // the order of delivery, and a client that just won steps aside.
 //
-// How long it steps aside adapts to the others (step): a relock client
-// retries within a millisecond of a release, a Redisson client takes a few
-// (its woken thread must be scheduled; measured 2.5 ms on an idle machine,
-// more on a busy one). The step starts at minStep; each time this
-// client's waiter stepped aside and still found the lock free (nobody else
-// came in time) it doubles, up to maxStep; each time another client took
-// the lock first it halves, down to minStep. So a slow peer gets its turns
-// within a few releases, and fast peers cost no more than minStep. Guarded
-// by the shard's mutex.
+// How long it steps aside (the step) depends on who the others are. A
+// relock Client retries within a millisecond of a release: among relock
+// Clients only, the step is relockStep. A Redisson client takes a few (its
+// woken thread must be scheduled: about 2.5 ms on an idle machine, more on
+// a busy one). foreign counts the subscribers that are not relock Clients
+// (they do not subscribe to the channel's presence marker,
+// keys.Presence); while there are any, the step adapts: it starts at
+// slowStep, doubles up to maxStep each time this client's waiter stepped
+// aside and still found the lock free (the others came too late), and
+// halves, down to slowStep, each time another client took the lock first.
+// Guarded by the shard's mutex.
 type share struct {
 	since   int
 	peers   int
+	foreign int
 	peersAt time.Time
-	// step is the longest this client's woken waiter lets the others go
-	// first (0: minStep).
+	// step is the adaptive step while foreign clients listen (0:
+	// slowStep).
 	step time.Duration
 	// yielded: the last wake-up came with a delay, so the others had their
 	// chance before this client's retry.
@@ -37,11 +40,13 @@ type share struct {
 
 const (
 	peersMaxAge = time.Second
-	// minStep and maxStep bound how long a woken waiter lets other clients
-	// go first: minStep is more than a Redisson thread takes to wake and
-	// retry on an idle machine, maxStep far less than a lease.
-	minStep = 4 * time.Millisecond
-	maxStep = 64 * time.Millisecond
+	// relockStep is the step among relock Clients only: more than one
+	// takes to retry. slowStep and maxStep bound the step while other
+	// clients listen: slowStep is more than a Redisson thread takes to
+	// wake and retry on an idle machine, maxStep far less than a lease.
+	relockStep = time.Millisecond
+	slowStep   = 4 * time.Millisecond
+	maxStep    = 64 * time.Millisecond
 )
 
 // released records a release and returns how long the waiter it wakes
@@ -55,10 +60,10 @@ func (s *share) released() time.Duration {
 
 // won records that a waiter woken by a release took the lock, and reports
 // whether the count of peers is due to be asked again. When it had let
-// the others go first, they did not come in time: the step grows.
+// foreign clients go first, they did not come in time: the step grows.
 func (s *share) won() (askPeers bool) {
 	s.since = 0
-	if s.yielded {
+	if s.yielded && s.foreign > 0 {
 		s.step = min(2*s.stepNow(), maxStep)
 	}
 	if now := time.Now(); now.Sub(s.peersAt) > peersMaxAge {
@@ -71,20 +76,31 @@ func (s *share) won() (askPeers bool) {
 // lost records that a waiter woken by a release found the lock taken by
 // another client: the step shrinks.
 func (s *share) lost() {
-	s.step = max(s.stepNow()/2, minStep)
+	if s.foreign > 0 {
+		s.step = max(s.stepNow()/2, slowStep)
+	}
 }
 
-// counted records the number of connections subscribed to the channel; a
-// client alone on it starts afresh at minStep when others come.
-func (s *share) counted(peers int) {
-	s.peers = peers
-	if peers < 2 {
+// counted records the number of connections subscribed to the channel,
+// and how many of them are not relock Clients; with none of those the
+// adaptive step starts afresh.
+func (s *share) counted(peers, foreign int) {
+	s.peers, s.foreign = peers, foreign
+	if foreign == 0 {
 		s.step = 0
 	}
 }
 
 // stepNow is the current step.
-func (s *share) stepNow() time.Duration { return max(s.step, minStep) }
+func (s *share) stepNow() time.Duration {
+	if s.foreign == 0 {
+		return relockStep
+	}
+	return max(s.step, slowStep)
+}
+
+// slow reports whether clients other than relock's listen on the channel.
+func (s *share) slow() bool { return s.peers >= 2 && s.foreign > 0 }
 
 // others reports how long this client steps aside for other clients that
 // listen on the channel: 0 when none does.

@@ -10,7 +10,7 @@ import (
 func TestShareYieldsByHowRecentlyTheClientWon(t *testing.T) {
 	s := share{peers: 4}
 	s.won()
-	want := []time.Duration{minStep, 2 * minStep / 3, minStep / 3, 0, 0}
+	want := []time.Duration{relockStep, 2 * relockStep / 3, relockStep / 3, 0, 0}
 	for i, w := range want {
 		if d := s.released(); d != w {
 			t.Fatalf("release %d after a win: delay %v, want %v", i+1, d, w)
@@ -49,18 +49,24 @@ func TestShareGivesContendingClientsEqualTurns(t *testing.T) {
 	}
 }
 
-// The step grows while this client wins the releases it stepped aside for
+// While a client other than relock's listens, the step starts at
+// slowStep, grows while this client wins the releases it stepped aside for
 // (the others came too late), up to maxStep, and shrinks when another
-// client takes one; a client alone on the channel does not step aside.
+// client takes one, down to slowStep. Among relock Clients only it stays
+// relockStep; a client alone on the channel does not step aside.
 func TestShareStepAdaptsToSlowPeers(t *testing.T) {
-	s := share{peers: 2}
+	s := share{}
+	s.counted(2, 1)
 	s.won()
-	want := []time.Duration{minStep, 2 * minStep, 4 * minStep, 8 * minStep, maxStep, maxStep}
+	want := []time.Duration{slowStep, 2 * slowStep, 4 * slowStep, 8 * slowStep, maxStep, maxStep}
 	for i, w := range want {
 		if d := s.released(); d != w {
 			t.Fatalf("release %d won after stepping aside: delay %v, want %v", i+1, d, w)
 		}
 		s.won()
+	}
+	if !s.slow() {
+		t.Fatal("a foreign subscriber does not count as slow")
 	}
 	s.lost()
 	if d := s.others(); d != maxStep/2 {
@@ -69,10 +75,20 @@ func TestShareStepAdaptsToSlowPeers(t *testing.T) {
 	for range 10 {
 		s.lost()
 	}
-	if d := s.others(); d != minStep {
-		t.Fatalf("step %v after many losses, want %v", d, minStep)
+	if d := s.others(); d != slowStep {
+		t.Fatalf("step %v after many losses, want %v", d, slowStep)
 	}
-	s.counted(1)
+	s.counted(3, 0)
+	for range 3 {
+		if d := s.released(); d > relockStep {
+			t.Fatalf("among relock Clients only the step is %v, want at most %v", d, relockStep)
+		}
+		s.won()
+	}
+	if s.slow() || s.others() != relockStep {
+		t.Fatalf("among relock Clients only: slow %v, step %v", s.slow(), s.others())
+	}
+	s.counted(1, 0)
 	if d := s.others(); d != 0 {
 		t.Fatalf("a client alone on the channel steps aside %v, want 0", d)
 	}

@@ -192,20 +192,22 @@ func (sub *Subscription) WakeOthers() {
 
 // StepAside is how long a client that just released or took the lock on
 // channel lets the waiters of other clients go first: 0 when no other
-// connection subscribes to channel (as last counted, see share), else the
-// channel's current step, which grows while the others keep coming too
-// late (a Redisson client needs a few milliseconds to wake and retry).
-func (h *Hub) StepAside(channel string) time.Duration {
+// connection subscribes to channel (as last counted, see share), a
+// millisecond when only relock Clients do, else the channel's current
+// step, which grows while the others keep coming too late (a Redisson
+// client needs a few milliseconds to wake and retry). slow reports the
+// latter: clients other than relock's listen.
+func (h *Hub) StepAside(channel string) (d time.Duration, slow bool) {
 	s := h.existingShard(channel)
 	if s == nil {
-		return 0
+		return 0, false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e := s.entries[channel]; e != nil {
-		return e.share.others()
+		return e.share.others(), e.share.slow()
 	}
-	return 0
+	return 0, false
 }
 
 // pause waits until c fires (nil), ctx ends (ctx.Err()) or the Hub closes

@@ -17,8 +17,14 @@
 //
 // and, relock's own, a HASH relock_lock_waiters:{n} of the relock waiters
 // in the queue: owner id to the lease a release grants it the lock with,
-// or "granted" until it claims the lock or releases it. Redisson's waiters
-// are not in it.
+// or "granted" until it claims the lock or releases it (Redisson's waiters
+// are not in it), beside the fields #clean, #unheard and #evicted
+// (fair_common.lua); and a channel relock_turns:{n} on which every turn
+// given is announced as "turn:<owner id>", for onlookers (relock watch).
+//
+// Every message on a channel of Redisson's layout is a number, as
+// Redisson's codec reads them: "0", or for a relock waiter granted the
+// lock "-<wait id>". Redisson acts on 0 and 1 and ignores other numbers.
 //
 // # Whose turn, and how it is told
 //
@@ -37,19 +43,40 @@
 //     lock is never free between two holders, so nobody can barge. If it
 //     gave up meanwhile, its leaving gives the lock back and passes the
 //     turn on;
+//   - a relock head nobody listens to (PUBLISH reaches no subscriber) is
+//     dead, or its pub/sub connection dropped: a relock waiter listens on
+//     its channel, confirmed, before it queues. It is evicted at once, and
+//     the turn passes to the next. A live one finds out at its next attempt
+//     and goes back to the head (below);
 //   - a Redisson head takes the lock with its own acquire script;
-//   - a head nobody listens to (PUBLISH reaches no subscriber) is dead:
-//     every waiter, relock's or Redisson's, listens on its channel while it
-//     waits. It is evicted, and the turn passes to the next.
+//   - a Redisson head nobody listens to may be alive: Redisson runs its
+//     queueing script first and subscribes after, a round trip later, and a
+//     Redisson client is deaf while its pub/sub connection reconnects. It
+//     keeps its turn for a grace of 3 seconds (GRACE) from when a relock
+//     script first found it unheard (#unheard: its owner id and its
+//     deadline, which stays the same while it stays at the head, and since
+//     when); the lock stays free for it, and the waiter behind it is told
+//     (once), so that it comes back to check. A relock waiter behind it
+//     rechecks a free lock every second at most (freeRecheck), and each
+//     check tells the head its turn again, so a head that subscribed late
+//     is woken within a second even if it did not retry by itself. After
+//     the grace, a head still unheard is evicted, if anyone waits behind it
+//     (else it holds up nobody, and keeps its turn), and the turn passes to
+//     the next: a dead Redisson head costs the line about GRACE plus a
+//     recheck. An evicted Redisson head is remembered (#evicted, at most 8)
+//     and told of every turn a relock script gives from then on, with "0"
+//     on its channel, until it hears one: a live one then retries its
+//     acquisition and queues again at the tail, instead of sleeping until
+//     its own timeout while the lock is free.
 //
 // A waiter subscribes to its channel (and the server confirms) before its
 // first queueing attempt, so a turn that comes right after it joins still
 // reaches it. A waiter sleeps at most the lock's remaining TTL while the
 // lock is held, since an expiry announces nothing: the head then takes the
 // lock, and a waiter behind a dead head finds the lock expired and passes
-// the turn on. While the lock is free and a live Redisson head has not
-// claimed it yet, the waiters behind sleep a heartbeat (a third of the wait
-// timeout): no tight loop.
+// the turn on. While the lock is free and a Redisson head has not claimed
+// it yet, the waiters behind sleep at most a second (freeRecheck), and no
+// longer than a heartbeat (a third of the wait timeout): no tight loop.
 //
 // # Deadlines
 //
@@ -62,13 +89,15 @@
 // whose deadline has passed (Redisson's rule). A live relock waiter at the
 // head refreshes its deadline on each attempt when it is less than a wait
 // timeout away, and moves every deadline behind it by as much, so the order
-// holds: it is never evicted however long it waits. Should a live waiter
-// find itself evicted anyway (a pause longer than the wait timeout), it was
-// the head, and it goes back to the head.
+// holds: no deadline evicts it however long it waits. Should a live waiter
+// find itself evicted anyway (a pause longer than the wait timeout, or a
+// turn that came while its pub/sub connection was down), it was the head,
+// and it goes back to the head.
 //
-// What a dead waiter costs the queue: a relock or Redisson waiter that died
-// is evicted as soon as a relock script gives it its turn, so it costs
-// nothing beyond the lease of the holder before it. When only Redisson
+// What a dead waiter costs the queue: a relock waiter that died is evicted
+// as soon as a relock script gives it its turn, so it costs nothing beyond
+// the lease of the holder before it; a Redisson waiter that died costs the
+// grace and a recheck more (about 3 to 4 seconds). When only Redisson
 // clients run the scripts, a dead waiter (relock's or Redisson's) holds up
 // the queue until its deadline, as in Redisson.
 //

@@ -226,7 +226,11 @@ type progress struct {
 // attempt makes one attempt of the acquisition.
 // (A grant is not an attempt: no script ran.)
 func (a *progress) attempt(ctx context.Context, lease time.Duration, t turn) (outcome, error) {
+	if err := a.o.c.attempts.take(ctx); err != nil {
+		return outcome{}, err
+	}
 	out, err := a.o.attempt(ctx, lease, t)
+	a.o.c.attempts.give()
 	a.granted = out.granted
 	if !out.granted {
 		a.attempts++

@@ -29,8 +29,12 @@ import (
 // holder died) passes to the next owner within its remaining lease. A
 // waiter that gives up (its wait elapsed, its ctx ended) leaves the queue
 // at once, handing on a grant that came too late; one whose process died
-// (Go or Java) is evicted when its turn comes and nobody listens on its
-// channel. A live waiter is never evicted. Deadlines in the queue are
+// is evicted when its turn comes and nobody listens on its channel: a Go
+// waiter at once (it listens before it queues; a live one whose
+// connection dropped goes back to the head at its next attempt), a Java
+// waiter after a grace of 3 seconds (Redisson subscribes after it queues,
+// and again after a reconnect), which keeps a live Redisson waiter its
+// turn. No deadline evicts a live Go waiter. Deadlines in the queue are
 // Redisson's (WithFairWaitTimeout), so Go and Java waiters keep one order.
 // See package queue for the protocol.
 //

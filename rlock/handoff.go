@@ -27,12 +27,14 @@ import (
 // the step-aside after it, with no waiter of its own to queue behind, lets
 // them take the lock first (it listens, and attempts after the step-aside)
 // instead of taking it back before their retries arrive. The step-aside is
-// minStepAside, or while other connections listen on the lock's channel
-// the Hub's adaptive one (pubsub.Hub.StepAside: 4 ms, doubling up to 64 ms
-// while the others keep coming too late, as Redisson's threads do, which
-// need a few milliseconds to wake and retry); and while they listen, a
-// Client passes at most maxKeptShared releases in a row to its own
-// waiters, so that theirs come round often.
+// minStepAside, or while clients other than relock's listen on the lock's
+// channel (Redisson's: they do not subscribe to its presence marker,
+// keys.Presence) the Hub's adaptive one (pubsub.Hub.StepAside: 4 ms,
+// doubling up to 64 ms while they keep coming too late, as Redisson's
+// threads do, which need a few milliseconds to wake and retry); and while
+// they listen, a Client passes at most maxKeptShared releases in a row to
+// its own waiters, so that theirs come round often. Among relock Clients
+// only, nothing changes.
 type handoffs struct {
 	mu    sync.Mutex
 	lines map[string]*handoffLine
@@ -87,13 +89,14 @@ func (h *handoffs) yieldUntil(name string) time.Time {
 }
 
 // stepAside is how long this Client lets the waiters of other clients on
-// channel go first after a release or a win (pubsub.Hub.StepAside): 0 when
-// none listens, or in spin mode.
-func (c *Client) stepAside(channel string) time.Duration {
+// channel go first after a release or a win, and whether clients other
+// than relock's listen (pubsub.Hub.StepAside): 0 when none listens, or in
+// spin mode.
+func (c *Client) stepAside(channel string) (time.Duration, bool) {
 	if w := c.wire.Load(); w != nil && w.hub != nil {
 		return w.hub.StepAside(channel)
 	}
-	return 0
+	return 0, false
 }
 
 // handoffLine is the waiters of one lock name.
@@ -103,8 +106,8 @@ type handoffLine struct {
 }
 
 // maxKept is how many releases of a lock in a row a Client passes on to
-// its own waiters before it publishes one; maxKeptShared while other
-// connections listen on the lock's channel.
+// its own waiters before it publishes one; maxKeptShared while clients
+// other than relock's listen on the lock's channel.
 const (
 	maxKept       = 16
 	maxKeptShared = 2
@@ -151,7 +154,7 @@ func (h *handoffs) reserve(from *owner) *clientTurn {
 		return nil // an acquisition must be acknowledged by replicas
 	}
 	limit := maxKept
-	if from.c.stepAside(from.channel) > 0 {
+	if _, slow := from.c.stepAside(from.channel); slow {
 		limit = maxKeptShared
 	}
 	h.mu.Lock()

@@ -125,11 +125,12 @@ func WithHealthCheck(d time.Duration) Option {
 // WithFairWaitTimeout sets the wait timeout of fair locks (Redisson's
 // fairLockWaitTimeout): each place in a fair lock's queue adds d to the
 // deadline of the waiter who takes it, as Redisson computes deadlines, and
-// every grant takes d off all of them. A Redisson waiter whose process died
-// is evicted when its deadline passes at the head (up to d plus the lease
-// it queued behind); a relock waiter that died is evicted as soon as its
-// turn comes and it does not listen. A live relock waiter at the head
-// refreshes its deadline at least every d/3 and is never evicted. Default
+// every grant takes d off all of them. A waiter whose process died is
+// evicted when its deadline passes at the head (up to d plus the lease it
+// queued behind), or sooner when a relock script gives it its turn and it
+// does not listen: a relock waiter at once, a Redisson waiter after a
+// 3-second grace (see package queue). A live relock waiter at the head
+// refreshes its deadline at least every d/3, so no deadline evicts it. Default
 // DefaultFairWaitTimeout. When Redisson clients share fair locks with this
 // Client, give both the same value (the defaults are the same). d must be
 // at least 3ms.

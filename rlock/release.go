@@ -94,7 +94,8 @@ func (o *owner) unlock(ctx context.Context) error {
 			// (With classic pub/sub on a Redis Cluster, PUBLISH counts the
 			// subscribers of one node only: a hold taken after a wait is
 			// taken to have had waiters elsewhere.)
-			o.c.handoffs.heard(o.name, o.c.stepAside(o.channel))
+			d, _ := o.c.stepAside(o.channel)
+			o.c.handoffs.heard(o.name, d)
 		}
 		if res == scripts.HandedOff && next != nil {
 			// (A retry of an earlier Unlock may report a hand-off that

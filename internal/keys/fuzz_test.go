@@ -46,6 +46,7 @@ func FuzzAuxiliaryNames(f *testing.F) {
 			{Token(name), "redisson_lock_token:", ""},
 			{WaiterChannel(name, owner), "redisson_lock__channel:", ":" + owner},
 			{TurnChannel(name), "relock_turns:", ""},
+			{Presence(Channel(name)), "redisson_lock__channel:", ":relock"},
 		} {
 			if want := aux.prefix + braced + aux.suffix; aux.got != want {
 				t.Fatalf("name %q: got %q, want %q", name, aux.got, want)

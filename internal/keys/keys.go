@@ -46,6 +46,15 @@ func Channel(name string) string { return prefixName("redisson_lock__channel", n
 // listens on it: Redisson's channels carry numbers only.
 func TurnChannel(name string) string { return prefixName("relock_turns", name) }
 
+// Presence is the channel that a relock Client subscribes to beside
+// channel, for as long as it subscribes to channel, so that others can
+// tell its subscription from a Redisson client's: the subscribers of
+// channel that are not relock Clients are PUBSUB NUMSUB of channel minus
+// that of Presence(channel). Nothing is published on it. It is channel +
+// ":relock": in channel's slot, under the same ACL pattern, and never a
+// fair waiter's channel (channel + ":" + an owner id, which holds a ":").
+func Presence(channel string) string { return channel + ":relock" }
+
 // Queue is the fair lock's list of waiting owner ids (head = next owner).
 func Queue(name string) string { return prefixName("redisson_lock_queue", name) }
 
