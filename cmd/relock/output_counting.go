@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"time"
 
@@ -24,15 +23,9 @@ type permitView struct {
 // tell apart by itself.
 var countingKinds = []rlock.Kind{rlock.KindSemaphore, rlock.KindPermitSemaphore, rlock.KindCountDownLatch}
 
-// counting reports whether kind is a semaphore's or a latch's, or the
-// count Inspect could not tell.
-func counting(kind rlock.Kind) bool {
-	return kind == rlock.KindCount || slices.Contains(countingKinds, kind)
-}
-
 // countOf sets v's count and leased permits from info, at now.
 func (v *lockView) countOf(info rlock.LockInfo, now time.Time) {
-	if !counting(info.Kind) {
+	if !info.Kind.Counting() {
 		return
 	}
 	v.Count = &info.Count

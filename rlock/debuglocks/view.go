@@ -160,7 +160,7 @@ func lockOf(info rlock.LockInfo, client string, now time.Time) *lockView {
 			Local: q.Client == client,
 		})
 	}
-	if counting(info.Kind) {
+	if info.Kind.Counting() {
 		v.Count = &info.Count
 		for _, p := range info.Permits {
 			pv := permit{ID: p.ID, Expiry: p.Expiry}
@@ -181,16 +181,6 @@ func (p permit) Expires() string {
 		return "never"
 	}
 	return until(*p.ExpiresIn)
-}
-
-// counting reports whether k is a semaphore's or a latch's kind, or the
-// count Inspect could not tell.
-func counting(k rlock.Kind) bool {
-	switch k {
-	case rlock.KindSemaphore, rlock.KindPermitSemaphore, rlock.KindCountDownLatch, rlock.KindCount:
-		return true
-	}
-	return false
 }
 
 // labelOf is l, or nil for no label.

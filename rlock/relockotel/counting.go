@@ -2,9 +2,7 @@ package relockotel
 
 import (
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.30.0"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/relock-go/relock/rlock"
 )
@@ -20,16 +18,6 @@ const (
 	AttrPermits    attribute.Key = "relock.permits"     // permits a semaphore's call took or released: spans only
 	AttrLatchCount attribute.Key = "relock.latch.count" // a latch's count after a CountDown: spans only
 )
-
-// counting reports whether k is a kind of semaphore or latch, whose
-// permits and counts belong to no owner: they make no holds.
-func counting(k rlock.Kind) bool {
-	switch k {
-	case rlock.KindSemaphore, rlock.KindPermitSemaphore, rlock.KindCountDownLatch:
-		return true
-	}
-	return false
-}
 
 // counted records the end of a semaphore's acquisition or a latch's wait
 // as a lock's acquisition is recorded (wait duration, acquisitions,
@@ -57,19 +45,7 @@ func (o *Observer) counted(e rlock.Event) {
 		case e.Kind != rlock.KindCountDownLatch && e.Type != rlock.EventNotAcquired:
 			attrs = append(attrs, AttrPermits.Int(e.Count))
 		}
-		var span trace.Span
-		ctx, span = o.tracer.Start(ctx, name,
-			trace.WithTimestamp(start),
-			trace.WithSpanKind(trace.SpanKindInternal),
-			trace.WithAttributes(attrs...),
-		)
-		switch {
-		case e.Err != nil:
-			span.SetStatus(codes.Error, e.Err.Error())
-		case errType != "":
-			span.SetStatus(codes.Error, "the wait elapsed")
-		}
-		span.End(trace.WithTimestamp(e.Time))
+		ctx, _ = o.callSpan(ctx, name, start, e, errType, attrs)
 	}
 	if !o.metrics || !acquisition {
 		return

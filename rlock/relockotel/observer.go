@@ -109,7 +109,7 @@ func NewObserver(opts ...Option) (*Observer, error) {
 
 // ObserveLock records e: it implements rlock.Observer.
 func (o *Observer) ObserveLock(e rlock.Event) {
-	if counting(e.Kind) && (e.Type == rlock.EventAcquired || e.Type == rlock.EventNotAcquired || e.Type == rlock.EventReleased) {
+	if e.Kind.Counting() && (e.Type == rlock.EventAcquired || e.Type == rlock.EventNotAcquired || e.Type == rlock.EventReleased) {
 		o.counted(e)
 		return
 	}
@@ -167,20 +167,7 @@ func (o *Observer) acquisition(e rlock.Event) {
 				AttrWatchdog.Bool(e.Watchdog),
 			)
 		}
-		var span trace.Span
-		ctx, span = o.tracer.Start(ctx, SpanLock,
-			trace.WithTimestamp(e.Time.Add(-e.Wait)),
-			trace.WithSpanKind(trace.SpanKindInternal),
-			trace.WithAttributes(attrs...),
-		)
-		switch {
-		case e.Err != nil:
-			span.SetStatus(codes.Error, e.Err.Error())
-		case errType != "":
-			span.SetStatus(codes.Error, "the wait elapsed")
-		}
-		span.End(trace.WithTimestamp(e.Time))
-		sc = span.SpanContext()
+		ctx, sc = o.callSpan(ctx, SpanLock, e.Time.Add(-e.Wait), e, errType, attrs)
 	}
 	// A first acquisition starts a hold; a reentry (Count > 1) is part of
 	// the hold it re-enters.
@@ -258,6 +245,25 @@ func (o *Observer) lostHold(e rlock.Event) {
 		o.holdsActive.Add(ctx, -1, o.measured(e, "", ""))
 		o.holdDuration.Record(ctx, e.Held.Seconds(), o.measured(e, OutcomeLost, ""))
 	}
+}
+
+// callSpan records the span name of the call e ends, from start, with
+// attrs: its status is Error when the call failed (with e.Err's message)
+// or its wait elapsed (errType set). It returns the span's context.
+func (o *Observer) callSpan(ctx context.Context, name string, start time.Time, e rlock.Event, errType string, attrs []attribute.KeyValue) (context.Context, trace.SpanContext) {
+	ctx, span := o.tracer.Start(ctx, name,
+		trace.WithTimestamp(start),
+		trace.WithSpanKind(trace.SpanKindInternal),
+		trace.WithAttributes(attrs...),
+	)
+	switch {
+	case e.Err != nil:
+		span.SetStatus(codes.Error, e.Err.Error())
+	case errType != "":
+		span.SetStatus(codes.Error, "the wait elapsed")
+	}
+	span.End(trace.WithTimestamp(e.Time))
+	return ctx, span.SpanContext()
 }
 
 // holdSpan starts the span name about the end of a hold, at start, with
