@@ -224,7 +224,7 @@ func (h *Hub) Stats() Stats {
 	for _, s := range shards {
 		s.mu.Lock()
 		for _, e := range s.entries {
-			if e.channel == s.probe {
+			if e.channel == s.probeCh {
 				continue
 			}
 			st.Channels++

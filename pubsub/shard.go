@@ -38,16 +38,22 @@ type shard struct {
 	pending  int
 	progress time.Time
 
-	// probe is a channel of this connection's own on which the reader
+	// probeCh is a channel of this connection's own on which the reader
 	// publishes, through the ordinary client, every health-check interval;
 	// a probe that does not come back means the connection hears another
 	// server than the one releases are published on (a failover client
 	// whose pub/sub connection stayed on the former master) or hears
-	// nothing, and it is replaced. Empty in sharded mode, which pings.
-	// probeSent and probing belong to the reader goroutine.
-	probe     string
-	probeSent time.Time
-	probing   bool
+	// nothing, and it is replaced (see overdue). Empty in sharded mode,
+	// which pings. Probes are numbered: sent is the last one published,
+	// at probeAt, heard the last one heard back; publishing: one is on its
+	// way to the server.
+	probeCh     string
+	probeAt     time.Time
+	sent, heard uint64
+	publishing  bool
+	// spread is how long the waiters of a resubscribed channel take, at
+	// random, to retry (see replace).
+	spread time.Duration
 }
 
 // command is a SUBSCRIBE or UNSUBSCRIBE for the writer to send, or a
@@ -62,7 +68,7 @@ type command struct {
 
 func newShard(h *Hub, node string) *shard {
 	s := &shard{
-		probe:       h.probeChannel(node),
+		probeCh:     h.probeChannel(node),
 		hub:         h,
 		rdb:         h.rdb,
 		healthCheck: h.opt.HealthCheck,
@@ -109,11 +115,11 @@ func (s *shard) join(channel string) (*entry, <-chan struct{}, error) {
 	if s.closed {
 		return nil, nil, ErrClosed
 	}
-	if s.probe != "" && s.entries[s.probe] == nil {
-		p := newEntry(s.probe)
+	if s.probeCh != "" && s.entries[s.probeCh] == nil {
+		p := newEntry(s.probeCh)
 		p.q.join() // the shard's own, for good
-		s.entries[s.probe] = p
-		s.send(false, s.probe)
+		s.entries[s.probeCh] = p
+		s.send(false, s.probeCh)
 	}
 	e := s.entries[channel]
 	if e == nil {
@@ -151,7 +157,7 @@ func (s *shard) send(unsub bool, channels ...string) {
 	marked := make([]string, 0, 2*len(channels))
 	for _, ch := range channels {
 		marked = append(marked, ch)
-		if ch != s.probe {
+		if ch != s.probeCh {
 			marked = append(marked, keys.Presence(ch))
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,14 +38,20 @@ func (s *shard) readLoop() {
 		}
 		var ne net.Error
 		timeout := errors.As(err, &ne) && ne.Timeout()
+		late := false
 		switch {
 		case err == nil:
 			pinged, failures = false, 0
 			s.dispatch(gen, msg)
-			if !s.lagging() && s.probed(ctx) {
+			if late = s.overdue(false); !late {
+				s.probe(gen)
 				continue
 			}
-		case timeout && !pinged && !s.lagging() && s.probed(ctx):
+		case timeout && !pinged:
+			if late = s.overdue(true); late {
+				break
+			}
+			s.probe(gen)
 			if pinged = ps.Ping(ctx) == nil; pinged {
 				continue
 			}
@@ -53,7 +60,7 @@ func (s *shard) readLoop() {
 		// new generation, after a backoff when failures repeat.
 		why := err
 		switch {
-		case err == nil || (timeout && s.lagging()):
+		case late:
 			why = errLagging
 		case timeout && pinged:
 			why = errSilent
@@ -71,36 +78,72 @@ func (s *shard) readLoop() {
 	}
 }
 
-// probed sends a probe when one is due and reports false when the last one
-// did not come back within the health-check interval. Reader only.
-func (s *shard) probed(ctx context.Context) bool {
-	if s.probe == "" {
-		return true
+// probe publishes a probe, in the background, when one is due for
+// connection generation gen: one publish per health-check interval,
+// however many channels the connection carries. Probes are numbered, so
+// that one heard before its publish returned counts. Reader only.
+func (s *shard) probe(gen uint64) {
+	if s.probeCh == "" {
+		return
 	}
 	s.mu.Lock()
-	p := s.entries[s.probe]
-	ready := p != nil && p.state == subscribed
+	p := s.entries[s.probeCh]
+	due := p != nil && p.state == subscribed && !s.publishing && s.heard >= s.sent && time.Since(s.probeAt) >= s.healthCheck
+	n := s.sent + 1
+	if due {
+		s.publishing = true
+	}
 	s.mu.Unlock()
-	if !ready || time.Since(s.probeSent) < s.healthCheck {
-		return true
+	if !due {
+		return
 	}
-	if s.probing {
-		return false
-	}
-	s.probing, s.probeSent = true, time.Now()
-	pctx, cancel := context.WithTimeout(ctx, s.healthCheck)
-	defer cancel()
-	// A number, as every payload on a channel of Redisson's layout.
-	_ = s.rdb.Publish(pctx, s.probe, keys.UnlockMessage).Err()
-	return true
+	// The publish goes through the command pool, which may be busy: the
+	// reader goes on reading meanwhile.
+	s.hub.wg.Add(1)
+	go func() {
+		defer s.hub.wg.Done()
+		ctx, cancel := context.WithTimeout(s.hub.ctx, s.healthCheck)
+		defer cancel()
+		// A number, as every payload on a channel of Redisson's layout.
+		err := s.rdb.Publish(ctx, s.probeCh, strconv.FormatUint(n, 10)).Err()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.publishing = false
+		if gen != s.gen {
+			return
+		}
+		// A probe that could not be published says nothing of the
+		// connection: the next is due an interval later.
+		s.probeAt = time.Now()
+		if err == nil {
+			s.sent = n
+		}
+	}()
 }
 
-// lagging reports whether confirmations have been awaited for longer than
-// the health check allows.
-func (s *shard) lagging() bool {
+// heardProbe records probe message payload, its number. Called with mu
+// held.
+func (s *shard) heardProbe(payload string) {
+	if n, err := strconv.ParseUint(payload, 10, 64); err == nil {
+		s.heard = max(s.heard, n)
+	}
+}
+
+// overdue reports whether the connection has failed to confirm a
+// subscription, or to hear its probe back, in time. The time allowed
+// adapts to the load: when idle (the reader waited a health-check interval
+// and nothing came), one interval since the probe was published or the
+// last confirmation came; while messages keep coming, so that the reader
+// may be working through a backlog (a burst of subscriptions or releases
+// on a busy machine) with the awaited answer queued behind it, ten.
+func (s *shard) overdue(idle bool) bool {
+	limit := s.healthCheck
+	if !idle {
+		limit *= 10
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.pending > 0 && time.Since(s.progress) > s.healthCheck
+	return (s.pending > 0 && time.Since(s.progress) > limit) || (s.sent > s.heard && time.Since(s.probeAt) > limit)
 }
 
 // Why a connection is replaced, besides its own error.
@@ -109,9 +152,19 @@ var (
 	errLagging = errors.New("pubsub: subscriptions or probes not confirmed in time")
 )
 
+// How a new connection resubscribes: in commands of resubscribeBatch
+// channels (a writer's command queue stays short, and confirmations come
+// back as each batch is done), the waiters of its channels retrying spread
+// over retrySpreadPerChannel per channel, at most a health-check interval
+// (20 ms for a thousand channels, 2 s for a hundred thousand).
+const (
+	resubscribeBatch      = 1000
+	retrySpreadPerChannel = 20 * time.Microsecond
+)
+
 // replace retires connection generation gen, which failed with why: a new
-// connection subscribes, in one command, every channel that still has
-// waiters, and the Hub's OnReplace is told.
+// connection subscribes, in batches, every channel that still has waiters,
+// and the Hub's OnReplace is told.
 func (s *shard) replace(gen uint64, why error) {
 	s.mu.Lock()
 	if gen != s.gen || s.closed {
@@ -122,7 +175,7 @@ func (s *shard) replace(gen uint64, why error) {
 	s.gen++
 	s.ps, s.live = s.newPubSub(), make(chan struct{})
 	s.pending = 0
-	s.probing, s.probeSent = false, time.Now()
+	s.heard, s.probeAt = s.sent, time.Now()
 	var wanted []string
 	for ch, e := range s.entries {
 		if e.q.waiters == 0 {
@@ -135,14 +188,18 @@ func (s *shard) replace(gen uint64, why error) {
 		e.state = subscribing
 		wanted = append(wanted, ch)
 	}
-	if len(wanted) > 0 {
-		s.send(false, wanted...)
+	// The waiters retry once their channel is confirmed again, spread
+	// over a time that grows with their number, so that many channels do
+	// not send all their retries at once.
+	s.spread = min(time.Duration(len(wanted))*retrySpreadPerChannel, s.healthCheck)
+	for b := range slices.Chunk(wanted, resubscribeBatch) {
+		s.send(false, b...)
 	}
 	s.mu.Unlock()
 	_ = old.Close()
 	if f := s.hub.opt.OnReplace; f != nil {
 		n := len(wanted)
-		if slices.Contains(wanted, s.probe) {
+		if slices.Contains(wanted, s.probeCh) {
 			n-- // the Hub's own
 		}
 		f(n, why)
@@ -184,8 +241,8 @@ func (s *shard) dispatch(gen uint64, msg any) {
 			s.unsubscribed(e)
 		}
 	case *redis.Message:
-		if m.Channel == s.probe {
-			s.probing = false
+		if m.Channel == s.probeCh {
+			s.heardProbe(m.Payload)
 			return
 		}
 		e := s.entries[m.Channel]
@@ -218,7 +275,7 @@ func (s *shard) subscribed(e *entry) {
 	close(e.ready)
 	if e.confirmed {
 		// A new connection: releases published meanwhile are lost.
-		e.q.releaseAll()
+		e.q.releaseSpread(s.spread)
 	}
 	e.confirmed = true
 }

@@ -2,6 +2,7 @@ package pubsub
 
 import (
 	"container/list"
+	"math/rand/v2"
 	"time"
 )
 
@@ -100,6 +101,22 @@ func (q *wakeups) release(n int) { q.wake(n, 0) }
 // releaseAll makes every waiter retry once: every sleeper is woken and
 // every waiter not asleep gets a permit.
 func (q *wakeups) releaseAll() { q.release(q.waiters) }
+
+// releaseSpread is releaseAll with each sleeper told to wait a delay
+// drawn at random below spread before it retries, so that the waiters of
+// many channels woken together retry spread out.
+func (q *wakeups) releaseSpread(spread time.Duration) {
+	if spread <= 0 {
+		q.releaseAll()
+		return
+	}
+	n := q.waiters
+	for ; n > 0 && q.sleepers.Len() > 0; n-- {
+		// (A delay of 0 would be no delay; poke is -1.)
+		q.sleepers.Remove(q.sleepers.Front()).(chan time.Duration) <- 1 + rand.N(spread)
+	}
+	q.permits = min(q.permits+n, q.waiters)
+}
 
 // asleep is the number of sleeping waiters.
 func (q *wakeups) asleep() int { return q.sleepers.Len() }

@@ -226,7 +226,11 @@ type progress struct {
 // attempt makes one attempt of the acquisition.
 // (A grant is not an attempt: no script ran.)
 func (a *progress) attempt(ctx context.Context, lease time.Duration, t turn) (outcome, error) {
+	if err := a.o.c.attempts.take(ctx); err != nil {
+		return outcome{}, err
+	}
 	out, err := a.o.attempt(ctx, lease, t)
+	a.o.c.attempts.give()
 	a.granted = out.granted
 	if !out.granted {
 		a.attempts++
@@ -240,7 +244,7 @@ func (a *progress) attempt(ctx context.Context, lease time.Duration, t turn) (ou
 // waiting records that the acquisition waits: it is listed among the
 // Client's waiters until it ends.
 func (a *progress) waiting() {
-	a.w = &waiter{o: a.o, since: a.start}
+	a.w = &waiter{info: WaiterInfo{Name: a.o.name, Kind: a.o.kindOf, Mode: a.o.mode, Owner: a.o.id, Since: a.start}}
 	a.w.attempts.Store(int64(a.attempts))
 	a.o.c.waiters.add(a.w)
 	if obs := a.o.c.obs; obs != nil {

@@ -33,19 +33,24 @@ type HoldInfo struct {
 	LeaseEnd time.Time
 }
 
-// WaiterInfo is one acquisition of a Client's owner that waits for a lock.
+// WaiterInfo is one acquisition of a Client's owner that waits for a lock,
+// or one wait of the Client for a semaphore's permits or a latch's zero.
 type WaiterInfo struct {
-	Name     string
-	Kind     Kind
-	Mode     string // ModeRead or ModeWrite for a read-write lock
-	Owner    string
+	Name  string
+	Kind  Kind
+	Mode  string // ModeRead or ModeWrite for a read-write lock
+	Owner string // "" for a semaphore or a latch, which have no owners
+	// Permits is how many permits a semaphore's waiter waits for; 0 for
+	// the other kinds.
+	Permits  int
 	Since    time.Time // when the acquisition began
-	Attempts int       // acquire scripts run so far
+	Attempts int       // acquire scripts run so far (a latch's: reads)
 	Wakeups  int       // releases that woke it so far (see EventWoken)
 }
 
 // Activity lists the holds and the waiting acquisitions of this Client's
-// owners, by lock name then age. It sends nothing to Redis.
+// owners, and the waits of its semaphores and latches, by name then age.
+// It sends nothing to Redis.
 func (c *Client) Activity() Activity {
 	var a Activity
 	for _, h := range c.wd.kept() {
@@ -54,10 +59,9 @@ func (c *Client) Activity() Activity {
 		}
 	}
 	for _, w := range c.waiters.list() {
-		a.Waiters = append(a.Waiters, WaiterInfo{
-			Name: w.o.name, Kind: w.o.kindOf, Mode: w.o.mode, Owner: w.o.id, Since: w.since,
-			Attempts: int(w.attempts.Load()), Wakeups: int(w.wakeups.Load()),
-		})
+		info := w.info
+		info.Attempts, info.Wakeups = int(w.attempts.Load()), int(w.wakeups.Load())
+		a.Waiters = append(a.Waiters, info)
 	}
 	slices.SortFunc(a.Holds, func(x, y HoldInfo) int {
 		return cmp.Or(cmp.Compare(x.Name, y.Name), x.Since.Compare(y.Since), cmp.Compare(x.Owner, y.Owner))
@@ -84,8 +88,7 @@ func (h *hold) info() (HoldInfo, bool) {
 
 // waiter is one waiting acquisition in a Client's list.
 type waiter struct {
-	o                 *owner
-	since             time.Time
+	info              WaiterInfo // but its attempts and wakeups
 	attempts, wakeups atomic.Int64
 }
 

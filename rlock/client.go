@@ -35,6 +35,8 @@ type Client struct {
 	handoffs handoffs
 	// lines are the waiters of semaphores and latches, in arrival order.
 	lines lines
+	// requests number the requests that change their counts.
+	requests requests
 	// latchTTL is how long a release outcome is kept for retries of its
 	// request: longer than rdb can take to give up on a command.
 	latchTTL time.Duration
@@ -42,6 +44,8 @@ type Client struct {
 	// (MaxRetries above 0), so a bare release that fails is sent again,
 	// latched (see owner.unlock).
 	resends bool
+	// attempts bounds the acquisition attempts in flight.
+	attempts attemptSlots
 
 	// wire is how releases are announced and heard, once decided: at New,
 	// or on a Redis Cluster whose pub/sub kind New was not told, by the
@@ -100,7 +104,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 		return nil, opError("new client", "", fmt.Errorf("sharded pub/sub needs a *redis.ClusterClient, not %T", rdb))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Client{rdb: rdb, opts: o, obs: o.observer(), ids: ownerid.NewSource(), latchTTL: retryWindow(rdb), resends: resends(rdb), ctx: ctx, cancel: cancel}
+	c := &Client{rdb: rdb, opts: o, obs: o.observer(), ids: ownerid.NewSource(), latchTTL: retryWindow(rdb), resends: resends(rdb), attempts: newAttemptSlots(rdb), ctx: ctx, cancel: cancel}
 	switch {
 	case o.sharded != nil:
 		c.setWire(*o.sharded)

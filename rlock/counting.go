@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/scripts"
 )
 
 // The kinds of the counting objects (Event.Kind).
@@ -67,18 +68,19 @@ func (n *counter) begin(ctx context.Context) error {
 	return err
 }
 
-// request is a fresh request id, for a request latch.
-func (n *counter) request() string { return n.c.ids.Next() }
+// request begins a request that changes the count (see requests).
+func (n *counter) request() (scripts.Request, func()) { return n.c.requests.begin(n.c) }
 
 // observe reports an event of type t, with count, to the Client's
-// observers.
+// observers; a release that failed (err) is no event, as an Unlock's is
+// not.
 func (n *counter) observe(ctx context.Context, t EventType, count int, start time.Time, err error) {
 	obs := n.c.obs
-	if obs == nil {
+	if obs == nil || err != nil {
 		return
 	}
 	now := time.Now()
-	e := Event{Type: t, Time: now, Name: n.name, Kind: n.kind, Count: count, Err: err, Context: ctx}
+	e := Event{Type: t, Time: now, Name: n.name, Kind: n.kind, Count: count, Context: ctx}
 	if t == EventReleased {
 		e.Latency = now.Sub(start)
 	} else {
@@ -96,6 +98,8 @@ type try func(ctx context.Context) (ok bool, pause time.Duration, err error)
 // the attempt fails sleeps on the object's channel until woken by a
 // release or the attempt's pause passes, then attempts again, until ok,
 // the wait (forever when negative; 0: one attempt) elapses, or ctx ends.
+// While it waits it is listed among the Client's waiters (Activity), for
+// permits permits (0 for a latch).
 //
 // The waiters of one object in one Client form a line, in arrival order:
 // only its head attempts and sleeps on the channel, so a release message
@@ -104,10 +108,21 @@ type try func(ctx context.Context) (ok bool, pause time.Duration, err error)
 // is done it hands the line on, and the next head attempts at once.
 // Between Clients, whoever attempts first after a release wins, as with
 // Redisson.
-func (n *counter) wait(ctx context.Context, wait time.Duration, attempt try) (ok bool, err error) {
+func (n *counter) wait(ctx context.Context, wait time.Duration, permits int, attempt try) (ok bool, err error) {
 	start := time.Now()
 	attempts, wakeups, waited := 0, 0, false
+	var w *waiter
+	waiting := func() {
+		waited = true
+		w = &waiter{info: WaiterInfo{Name: n.name, Kind: n.kind, Permits: permits, Since: start}}
+		w.attempts.Store(int64(attempts))
+		n.c.waiters.add(w)
+		n.observe(ctx, EventWaitStarted, 0, start, nil)
+	}
 	defer func() {
+		if w != nil {
+			n.c.waiters.remove(w)
+		}
 		if n.c.obs == nil {
 			return
 		}
@@ -117,6 +132,9 @@ func (n *counter) wait(ctx context.Context, wait time.Duration, attempt try) (ok
 		}
 		e := Event{Type: t, Time: time.Now(), Name: n.name, Kind: n.kind, Attempts: attempts, Wakeups: wakeups, Waited: waited, Err: err, Context: ctx}
 		e.Wait = e.Time.Sub(start)
+		if ok {
+			e.Count = permits
+		}
 		n.c.obs.ObserveLock(e)
 	}()
 	if err := n.begin(ctx); err != nil {
@@ -132,13 +150,15 @@ func (n *counter) wait(ctx context.Context, wait time.Duration, attempt try) (ok
 		return false, nil // others of this Client wait already
 	}
 	if !line.head() {
-		waited = true
-		n.observe(ctx, EventWaitStarted, 0, start, nil)
+		waiting()
 		if ok, err := line.await(ctx, deadline, n.c.ctx.Done()); !ok || err != nil {
 			return false, err
 		}
 	}
 	attempts++
+	if w != nil {
+		w.attempts.Store(int64(attempts))
+	}
 	ok, pause, err := attempt(ctx)
 	if ok || err != nil || wait == 0 {
 		return ok, err
@@ -149,8 +169,7 @@ func (n *counter) wait(ctx context.Context, wait time.Duration, attempt try) (ok
 	}
 	defer func() { s.close() }()
 	if !waited {
-		waited = true
-		n.observe(ctx, EventWaitStarted, 0, start, nil)
+		waiting()
 	}
 	sleep := s.first(pause)
 	for {
@@ -173,6 +192,7 @@ func (n *counter) wait(ctx context.Context, wait time.Duration, attempt try) (ok
 			}
 			if woken {
 				wakeups++
+				w.wakeups.Store(int64(wakeups))
 				n.observe(ctx, EventWoken, 0, start, nil)
 			}
 		}
@@ -180,6 +200,7 @@ func (n *counter) wait(ctx context.Context, wait time.Duration, attempt try) (ok
 			return false, err
 		}
 		attempts++
+		w.attempts.Store(int64(attempts))
 		if ok, pause, err = attempt(ctx); ok || err != nil {
 			if ok {
 				s.won()

@@ -29,6 +29,8 @@ type LockInfo struct {
 	// lock of that name is in Redis. A fair lock nobody waits for has no
 	// line, so it shows as KindMutex or KindRWMutex; a fenced lock's
 	// counter never expires, so a free fenced lock still shows its kind.
+	// A semaphore's or latch's kind is KindPermitSemaphore, KindCount, or
+	// the one InspectKind was told.
 	Kind Kind
 	// Held reports that the lock's hash exists.
 	Held bool
@@ -49,6 +51,14 @@ type LockInfo struct {
 	Subscribers int
 	// Token is the last fencing token handed out (0 when none).
 	Token int64
+	// Count is a semaphore's available permits, or a latch's count (0
+	// when the key is absent); 0 for a lock. A permit-expirable
+	// semaphore's count leaves out its leased permits, even expired ones,
+	// which come back at the next operation on it.
+	Count int64
+	// Permits are a permit-expirable semaphore's leased permits, earliest
+	// expiry first.
+	Permits []LeasedPermit
 	// Local is this Client's holds and waiters of the lock (Activity).
 	Local Activity
 }
@@ -99,7 +109,18 @@ type QueueEntry struct {
 // or waiters, for their Clients' labels (WithClientName). A key of that
 // name that is not a lock (not a hash, or a hash whose fields are not
 // owners' hold counts) is an error wrapping ErrWrongType.
+//
+// A semaphore's or a latch's count (a string of an integer) is reported
+// with its Count, and a permit-expirable semaphore's leases as Permits:
+// KindPermitSemaphore when leases are beside the count, else KindCount,
+// since Redis does not tell a Semaphore from a CountDownLatch
+// (InspectKind does, told by the caller).
 func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
+	return c.inspect(ctx, name, "")
+}
+
+// inspect is Inspect, of a semaphore's or latch's kind when asked is one.
+func (c *Client) inspect(ctx context.Context, name string, asked Kind) (LockInfo, error) {
 	const op = "inspect"
 	if err := c.usableName(name); err != nil {
 		return LockInfo{}, opError(op, name, err)
@@ -113,7 +134,16 @@ func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 	rwLine := pipe.LRange(ctx, keys.RWQueue(name), 0, -1)
 	rwDeadlines := pipe.ZRangeWithScores(ctx, keys.RWTimeout(name), 0, -1)
 	token := pipe.Get(ctx, keys.Token(name))
-	kind, hash, err := s.result(exec(ctx, pipe))
+	cs := lookCount(ctx, pipe, name)
+	read := exec(ctx, pipe)
+	if counting(asked) || s.typ.Val() == "string" {
+		info, err := c.inspectCount(ctx, LockInfo{Name: name, TTL: millis(pttl)}, s, cs, asked, read)
+		if err != nil {
+			return LockInfo{}, opError(op, name, err)
+		}
+		return c.inspected(ctx, info, countChannels(name, info.Kind))
+	}
+	kind, hash, err := s.result(read)
 	if err != nil {
 		return LockInfo{}, opError(op, name, err)
 	}
@@ -155,21 +185,29 @@ func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 		// Waiters of either kind may be between a release and their retry.
 		channels = append(channels, keys.RWChannel(name))
 	}
-	if info.Subscribers, err = c.subscribers(ctx, name, channels); err != nil {
-		return LockInfo{}, opError(op, name, fmt.Errorf("counting subscribers: %w", err))
+	return c.inspected(ctx, info, channels)
+}
+
+// inspected completes info with the subscribers of channels, its holders'
+// and waiters' labels, and this Client's own holds and waiters.
+func (c *Client) inspected(ctx context.Context, info LockInfo, channels []string) (LockInfo, error) {
+	const op = "inspect"
+	var err error
+	if info.Subscribers, err = c.subscribers(ctx, info.Name, channels); err != nil {
+		return LockInfo{}, opError(op, info.Name, fmt.Errorf("counting subscribers: %w", err))
 	}
 	if err := c.labelEntries(ctx, &info); err != nil {
-		return LockInfo{}, opError(op, name, err)
+		return LockInfo{}, opError(op, info.Name, err)
 	}
 
 	local := c.Activity()
 	for _, h := range local.Holds {
-		if h.Name == name {
+		if h.Name == info.Name {
 			info.Local.Holds = append(info.Local.Holds, h)
 		}
 	}
 	for _, w := range local.Waiters {
-		if w.Name == name {
+		if w.Name == info.Name {
 			info.Local.Waiters = append(info.Local.Waiters, w)
 		}
 	}

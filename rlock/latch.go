@@ -44,18 +44,19 @@ func (l *CountDownLatch) TrySetCount(ctx context.Context, n int64) (bool, error)
 // CountDown counts the latch down by one; reaching zero deletes the count
 // and wakes every waiter. It is sent even when ctx has ended (bounded by
 // the unlock timeout), and a request resent after a lost reply is applied
-// once: its latch records it. Counting down a latch at zero does nothing.
+// once: the Client's request records keep its outcome. Counting down a latch at zero does nothing.
 func (l *CountDownLatch) CountDown(ctx context.Context) error {
 	if err := l.usable(); err != nil {
 		return opError("count down", l.name, err)
 	}
 	start := time.Now()
-	req := l.request()
+	req, end := l.request()
+	defer end()
 	left, err := persist(l.c, ctx, func(ctx context.Context) (int64, error) {
 		if _, err := l.c.pubsub(ctx); err != nil {
 			return 0, err
 		}
-		return l.l.CountDown(ctx, l.c.rdb, l.c.publishCommand(), req, l.c.latchTTL)
+		return l.l.CountDown(ctx, l.c.rdb, l.c.publishCommand(), req)
 	})
 	l.observe(ctx, EventReleased, int(max(left, 0)), start, err)
 	return opError("count down", l.name, err)
@@ -78,7 +79,7 @@ func (l *CountDownLatch) Await(ctx context.Context) error {
 // AwaitTimeout waits at most wait (negative: no limit but ctx) until the
 // count is zero, and reports whether it is.
 func (l *CountDownLatch) AwaitTimeout(ctx context.Context, wait time.Duration) (bool, error) {
-	ok, err := l.wait(ctx, wait, func(ctx context.Context) (bool, time.Duration, error) {
+	ok, err := l.wait(ctx, wait, 0, func(ctx context.Context) (bool, time.Duration, error) {
 		n, err := l.Count(context.WithoutCancel(ctx))
 		return n <= 0 && err == nil, l.c.opts.watchdogTimeout, err
 	})

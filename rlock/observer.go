@@ -45,7 +45,10 @@ const (
 	// count now, Lease the hold's lease and Watchdog whether the watchdog
 	// renews it. Granted reports a lock handed over by the release itself
 	// (a fair lock's, or a Mutex's release in the same Client): the
-	// acquisition ran no script after the release.
+	// acquisition ran no script after the release. For a semaphore, Count
+	// is the permits taken (1 for a PermitExpirableSemaphore's), and
+	// Owner, Reentry, Lease and Watchdog are zero; a CountDownLatch's
+	// Await that saw zero reports it with Count 0.
 	EventAcquired
 	// EventNotAcquired: an acquisition gave up. Err is nil when its wait
 	// elapsed (or a TryLock's single attempt found the lock busy), else why:
@@ -55,7 +58,10 @@ const (
 	EventNotAcquired
 	// EventReleased: an Unlock released one acquisition. Count is the hold
 	// count left; when 0 the lock was released and Held is how long this
-	// owner held it. Latency is how long the Unlock took.
+	// owner held it. Latency is how long the Unlock took. For a semaphore,
+	// a Release, with Count the permits released (AddPermits reports
+	// none); for a CountDownLatch, a CountDown, with Count the count left.
+	// Owner and Held are zero for both.
 	EventReleased
 	// EventRenewed: the watchdog renewed a batch of Count holds (of one
 	// script call) in Latency. Name and Owner are empty.

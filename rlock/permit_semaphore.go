@@ -128,7 +128,7 @@ func (s *PermitExpirableSemaphore) TryAcquire(ctx context.Context, wait, lease t
 	raw := make([]byte, 16)
 	_, _ = rand.Read(raw)
 	var expiry time.Time
-	ok, err := s.wait(ctx, wait, func(ctx context.Context) (bool, time.Duration, error) {
+	ok, err := s.wait(ctx, wait, 1, func(ctx context.Context) (bool, time.Duration, error) {
 		if lease > 0 {
 			expiry = time.Now().Add(lease)
 		}
@@ -161,7 +161,7 @@ func parseID(id string) ([]byte, error) {
 // when the permit is not leased: released already, expired, or never
 // taken. It is sent even when ctx has ended (bounded by the unlock
 // timeout), and a request resent after a lost reply is applied once (and
-// reported a success): its latch records it.
+// reported a success): the Client's request records keep its outcome.
 func (s *PermitExpirableSemaphore) Release(ctx context.Context, id string) error {
 	if err := s.usable(); err != nil {
 		return opError("release", s.name, err)
@@ -171,12 +171,13 @@ func (s *PermitExpirableSemaphore) Release(ctx context.Context, id string) error
 		return opError("release", s.name, err)
 	}
 	start := time.Now()
-	req := s.request()
+	req, end := s.request()
+	defer end()
 	n, err := persist(s.c, ctx, func(ctx context.Context) (int64, error) {
 		if _, err := s.c.pubsub(ctx); err != nil {
 			return 0, err
 		}
-		return s.s.Release(ctx, s.c.rdb, [][]byte{raw}, s.c.publishCommand(), req, s.c.latchTTL)
+		return s.s.Release(ctx, s.c.rdb, [][]byte{raw}, s.c.publishCommand(), req)
 	})
 	if err == nil && n == 0 {
 		err = fmt.Errorf("%w: permit %s is not leased (released, expired, or never taken)", ErrNotHeld, id)

@@ -89,8 +89,10 @@ func TestPermitSemaphoreResentRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw, _ := parseID(p.ID)
+	req, end := s.request()
+	defer end()
 	for range 2 {
-		n, err := s.s.Release(ctx, c.rdb, [][]byte{raw}, c.publishCommand(), p.ID, time.Minute)
+		n, err := s.s.Release(ctx, c.rdb, [][]byte{raw}, c.publishCommand(), req)
 		if n != 1 || err != nil {
 			t.Fatalf("Release = %d, %v; want 1 both times", n, err)
 		}
@@ -141,8 +143,10 @@ func TestCountDownLatch(t *testing.T) {
 	}
 	// A resent count-down is applied once.
 	_, _ = l.TrySetCount(ctx, 2)
+	req, end := l.request()
+	defer end()
 	for range 2 {
-		if n, err := l.l.CountDown(ctx, a.rdb, a.publishCommand(), "req-1", time.Minute); n != 1 || err != nil {
+		if n, err := l.l.CountDown(ctx, a.rdb, a.publishCommand(), req); n != 1 || err != nil {
 			t.Fatalf("CountDown = %d, %v; want 1 both times", n, err)
 		}
 	}

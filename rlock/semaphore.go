@@ -95,8 +95,10 @@ func (s *Semaphore) TryAcquire(ctx context.Context, n int, wait time.Duration) (
 	if err := checkPermits(n); err != nil {
 		return false, opError("acquire", s.name, err)
 	}
-	ok, err := s.wait(ctx, wait, func(ctx context.Context) (bool, time.Duration, error) {
-		left, err := s.s.Acquire(context.WithoutCancel(ctx), s.c.rdb, n, s.request(), s.c.latchTTL)
+	ok, err := s.wait(ctx, wait, n, func(ctx context.Context) (bool, time.Duration, error) {
+		req, end := s.request()
+		defer end()
+		left, err := s.s.Acquire(context.WithoutCancel(ctx), s.c.rdb, n, req)
 		return left >= 0, s.c.opts.watchdogTimeout, err
 	})
 	return ok, opError("acquire", s.name, err)
@@ -104,8 +106,8 @@ func (s *Semaphore) TryAcquire(ctx context.Context, n int, wait time.Duration) (
 
 // Release gives back n permits and wakes the semaphore's waiters. It is
 // sent even when ctx has ended (then bounded by the unlock timeout), and
-// a request resent after a lost reply is applied once: its latch records
-// the outcome. Like Redisson's, it does not check that the permits were
+// a request resent after a lost reply is applied once: the Client's
+// request records keep its outcome. Like Redisson's, it does not check that the permits were
 // taken.
 func (s *Semaphore) Release(ctx context.Context, n int) error {
 	if err := checkPermits(n); err != nil {
@@ -120,14 +122,15 @@ func (s *Semaphore) Release(ctx context.Context, n int) error {
 	return opError("release", s.name, err)
 }
 
-// release adds n permits as one latched request.
+// release adds n permits as one recorded request.
 func (s *Semaphore) release(ctx context.Context, n int) (int64, error) {
-	req := s.request()
+	req, end := s.request()
+	defer end()
 	return persist(s.c, ctx, func(ctx context.Context) (int64, error) {
 		if _, err := s.c.pubsub(ctx); err != nil {
 			return 0, err
 		}
-		return s.s.Release(ctx, s.c.rdb, n, s.c.publishCommand(), req, s.c.latchTTL)
+		return s.s.Release(ctx, s.c.rdb, n, s.c.publishCommand(), req)
 	})
 }
 
@@ -162,6 +165,8 @@ func (s *Semaphore) Drain(ctx context.Context) (int, error) {
 	if err := s.usable(); err != nil {
 		return 0, opError("drain", s.name, err)
 	}
-	n, err := s.s.Drain(ctx, s.c.rdb, s.request(), s.c.latchTTL)
+	req, end := s.request()
+	defer end()
+	n, err := s.s.Drain(ctx, s.c.rdb, req)
 	return int(n), opError("drain", s.name, err)
 }

@@ -131,8 +131,10 @@ func TestSemaphoreResentReleaseOnce(t *testing.T) {
 	ctx := ctxT(t)
 	c := newClient(t, newRedis(t))
 	s := c.NewSemaphore("sem:resend")
+	req, end := s.request()
+	defer end()
 	for range 2 {
-		v, err := s.s.Release(ctx, c.rdb, 2, c.publishCommand(), "req-1", time.Minute)
+		v, err := s.s.Release(ctx, c.rdb, 2, c.publishCommand(), req)
 		if v != 2 || err != nil {
 			t.Fatalf("Release = %d, %v; want 2 both times", v, err)
 		}

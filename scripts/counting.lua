@@ -1,22 +1,39 @@
 -- counting.lua: helpers of the semaphore and count-down latch scripts,
 -- prepended to each of them (scripts.newCounting).
 --
--- A request that changes a count (a release, a count-down) carries a
--- request latch key: the first run applies the request and records its
--- reply there for the latch's TTL; a run of the same request resent after
--- a lost reply finds the record and returns it, changing nothing.
+-- A request that changes a count (an acquisition, a release, a drain, a
+-- count-down) is recorded so that a run of it resent after a lost reply
+-- changes nothing. A Client keeps one record hash per object, in the
+-- object's slot: a field per slot of its own (a small number that one
+-- request in flight uses at a time), valued "<seq>:<reply>" of the latest
+-- request made in that slot. A Client numbers its requests in increasing
+-- order, so in one field a greater seq is a later request: one made after
+-- the request of a smaller seq had ended.
 
--- replied returns the reply recorded for the request of latch, or nil.
-local function replied(latch)
-  local r = redis.call('get', latch)
-  if r then
-    return tonumber(r)
+-- replied returns the reply recorded for request seq in slot of records:
+-- the number, when the request ran already; true when a later request of
+-- the slot was recorded (this run is a late copy of a request that ended:
+-- it must change nothing); nil when the request may run.
+local function replied(records, slot, seq)
+  local rec = redis.call('hget', records, slot)
+  if rec then
+    local s, reply = string.match(rec, '^(%d+):(-?%d+)$')
+    if s then
+      if tonumber(s) == tonumber(seq) then
+        return tonumber(reply)
+      end
+      if tonumber(s) > tonumber(seq) then
+        return true
+      end
+    end
   end
   return nil
 end
 
--- record keeps reply as the request's for ttl milliseconds, and returns it.
-local function record(latch, reply, ttl)
-  redis.call('set', latch, reply, 'px', ttl)
+-- record keeps reply as that of request seq in slot of records, the hash
+-- kept ttl milliseconds after its latest record, and returns reply.
+local function record(records, slot, seq, reply, ttl)
+  redis.call('hset', records, slot, seq .. ':' .. reply)
+  redis.call('pexpire', records, ttl)
   return reply
 end

@@ -3,7 +3,6 @@ package scripts
 import (
 	"context"
 	_ "embed"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -47,11 +46,10 @@ func (l *CountDownLatch) TrySet(ctx context.Context, rdb redis.Scripter, n int64
 	return v == 1, err
 }
 
-// CountDown counts down by one as request (an id never used before,
-// reused only to resend the same request), and returns the count after
-// it, the one the request made even when resent.
-func (l *CountDownLatch) CountDown(ctx context.Context, rdb redis.Scripter, publish, request string, latchTTL time.Duration) (int64, error) {
-	return latchCountDown.Run(ctx, rdb, []string{l.name, l.channel, keys.UnlockLatch(l.name, request)}, keys.LatchZeroMessage, publish, Millis(latchTTL)).Int64()
+// CountDown counts down by one as request r (see Request), and returns
+// the count after it, the one the request made even when resent.
+func (l *CountDownLatch) CountDown(ctx context.Context, rdb redis.Scripter, publish string, r Request) (int64, error) {
+	return latchCountDown.Run(ctx, rdb, []string{l.name, l.channel, r.records(l.name)}, append([]any{keys.LatchZeroMessage, publish}, r.args()...)...).Int64()
 }
 
 // Delete deletes the latch, waking its waiters, and reports whether it

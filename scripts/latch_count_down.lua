@@ -4,14 +4,18 @@
 --
 -- KEYS[1] the latch's count
 -- KEYS[2] its channel
--- KEYS[3] the request's latch
+-- KEYS[3] the Client's request records (counting.lua)
 -- ARGV[1] the zero message, "0"
 -- ARGV[2] the publish command
--- ARGV[3] the request latch's TTL, milliseconds
+-- ARGV[3], ARGV[4], ARGV[5] the request's slot, seq and the records' TTL
 --
--- Reply: the count after the request.
-local done = replied(KEYS[3])
-if done then
+-- Reply: the count after the request, the one the request made even when
+-- resent; a late copy of a request that ended changes nothing and replies
+-- the count as it is.
+local done = replied(KEYS[3], ARGV[3], ARGV[4])
+if done == true then
+  return tonumber(redis.call('get', KEYS[1]) or 0)
+elseif done then
   return done
 end
 local v = redis.call('decr', KEYS[1])
@@ -21,4 +25,4 @@ end
 if v == 0 then
   redis.call(ARGV[2], KEYS[2], ARGV[1])
 end
-return record(KEYS[3], v, ARGV[3])
+return record(KEYS[3], ARGV[3], ARGV[4], v, ARGV[5])

@@ -83,13 +83,13 @@ func (p *PermitSemaphore) Acquire(ctx context.Context, rdb redis.Scripter, ids [
 
 // Release releases the permits ids if every one is leased and unexpired,
 // announcing how many with publish, and returns how many it released (0:
-// none). The request is latched under request (see Semaphore.Acquire).
-func (p *PermitSemaphore) Release(ctx context.Context, rdb redis.Scripter, ids [][]byte, publish, request string, latchTTL time.Duration) (int64, error) {
-	args := []any{time.Now().UnixMilli(), publish, Millis(latchTTL)}
+// none), as request r (see Request).
+func (p *PermitSemaphore) Release(ctx context.Context, rdb redis.Scripter, ids [][]byte, publish string, r Request) (int64, error) {
+	args := append([]any{time.Now().UnixMilli(), publish}, r.args()...)
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	return peRelease.Run(ctx, rdb, []string{p.name, p.channel, p.leases, p.latch(request)}, args...).Int64()
+	return peRelease.Run(ctx, rdb, []string{p.name, p.channel, p.leases, r.records(p.name)}, args...).Int64()
 }
 
 // Available returns the available permits, once expired ones came back.

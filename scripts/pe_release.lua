@@ -6,19 +6,22 @@
 -- KEYS[1] the semaphore's count
 -- KEYS[2] its channel
 -- KEYS[3] its leases
--- KEYS[4] the request's latch
+-- KEYS[4] the Client's request records (counting.lua)
 -- ARGV[1] now, epoch ms
 -- ARGV[2] the publish command
--- ARGV[3] the latch's TTL, milliseconds
--- ARGV[4...] the permit ids
+-- ARGV[3], ARGV[4], ARGV[5] the request's slot, seq and the records' TTL
+-- ARGV[6...] the permit ids
 --
 -- Reply: the permits released (also when this request ran before), or 0
--- when an id was not leased or had expired (nothing released).
-local done = replied(KEYS[4])
-if done then
+-- when an id was not leased or had expired (nothing released), or when
+-- this run is a late copy of a request that ended.
+local done = replied(KEYS[4], ARGV[3], ARGV[4])
+if done == true then
+  return 0
+elseif done then
   return done
 end
-for i = 4, #ARGV do
+for i = 6, #ARGV do
   local expiry = redis.call('zscore', KEYS[3], ARGV[i])
   if expiry == false or tonumber(expiry) <= tonumber(ARGV[1]) then
     return 0
@@ -26,10 +29,10 @@ for i = 4, #ARGV do
 end
 reclaim(KEYS[1], KEYS[3], KEYS[2], ARGV[1], -1, ARGV[2])
 local ids = {}
-for i = 4, #ARGV do
+for i = 6, #ARGV do
   table.insert(ids, ARGV[i])
 end
 local removed = redis.call('zrem', KEYS[3], unpack(ids))
 redis.call('incrby', KEYS[1], removed)
 redis.call(ARGV[2], KEYS[2], removed)
-return record(KEYS[4], removed, ARGV[3])
+return record(KEYS[4], ARGV[3], ARGV[4], removed, ARGV[5])

@@ -2,18 +2,22 @@
 -- RSemaphore.tryAcquire), if it has that many.
 --
 -- KEYS[1] the semaphore's count (a string, Redisson's layout)
--- KEYS[2] the request's latch
+-- KEYS[2] the Client's request records (counting.lua)
 -- ARGV[1] permits (>= 1)
--- ARGV[2] the latch's TTL, milliseconds
+-- ARGV[2], ARGV[3], ARGV[4] the request's slot, seq and the records' TTL
+-- (milliseconds)
 --
 -- Reply: the permits left after taking them, or -1 when there were too
--- few (then nothing changed and nothing is recorded).
-local done = replied(KEYS[2])
-if done then
+-- few (then nothing changed and nothing is recorded), or when this run is
+-- a late copy of a request that ended.
+local done = replied(KEYS[2], ARGV[2], ARGV[3])
+if done == true then
+  return -1
+elseif done then
   return done
 end
 local value = redis.call('get', KEYS[1])
 if value == false or tonumber(value) < tonumber(ARGV[1]) then
   return -1
 end
-return record(KEYS[2], redis.call('decrby', KEYS[1], ARGV[1]), ARGV[2])
+return record(KEYS[2], ARGV[2], ARGV[3], redis.call('decrby', KEYS[1], ARGV[1]), ARGV[4])

@@ -2,12 +2,14 @@
 -- drainPermits: the count becomes 0).
 --
 -- KEYS[1] the semaphore's count
--- KEYS[2] the request's latch
--- ARGV[1] the latch's TTL, milliseconds
+-- KEYS[2] the Client's request records (counting.lua)
+-- ARGV[1], ARGV[2], ARGV[3] the request's slot, seq and the records' TTL
 --
--- Reply: the permits taken.
-local done = replied(KEYS[2])
-if done then
+-- Reply: the permits taken (0 for a late copy of a request that ended).
+local done = replied(KEYS[2], ARGV[1], ARGV[2])
+if done == true then
+  return 0
+elseif done then
   return done
 end
 local value = redis.call('get', KEYS[1])
@@ -15,4 +17,4 @@ if value == false then
   return 0
 end
 redis.call('set', KEYS[1], 0)
-return record(KEYS[2], tonumber(value), ARGV[1])
+return record(KEYS[2], ARGV[1], ARGV[2], tonumber(value), ARGV[3])

@@ -4,16 +4,20 @@
 --
 -- KEYS[1] the semaphore's count
 -- KEYS[2] its channel, redisson_sc:{NAME}
--- KEYS[3] the request's latch
+-- KEYS[3] the Client's request records (counting.lua)
 -- ARGV[1] permits
 -- ARGV[2] the publish command (publish or spublish)
--- ARGV[3] the latch's TTL, milliseconds
+-- ARGV[3], ARGV[4], ARGV[5] the request's slot, seq and the records' TTL
 --
--- Reply: the count after the request.
-local done = replied(KEYS[3])
-if done then
+-- Reply: the count after the request, the one the request made even when
+-- resent; a late copy of a request that ended changes nothing and replies
+-- the count as it is.
+local done = replied(KEYS[3], ARGV[3], ARGV[4])
+if done == true then
+  return tonumber(redis.call('get', KEYS[1]) or 0)
+elseif done then
   return done
 end
 local value = redis.call('incrby', KEYS[1], ARGV[1])
 redis.call(ARGV[2], KEYS[2], value)
-return record(KEYS[3], value, ARGV[3])
+return record(KEYS[3], ARGV[3], ARGV[4], value, ARGV[5])

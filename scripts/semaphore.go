@@ -1,10 +1,8 @@
 package scripts
 
 import (
-	_ "embed"
-
 	"context"
-	"time"
+	_ "embed"
 
 	"github.com/redis/go-redis/v9"
 
@@ -12,8 +10,6 @@ import (
 )
 
 var (
-	//go:embed counting.lua
-	countingSrc string
 	//go:embed sem_acquire.lua
 	semAcquireSrc string
 	//go:embed sem_release.lua
@@ -28,10 +24,6 @@ var (
 	semSet     = redis.NewScript(semSetSrc)
 	semDrain   = newCounting(semDrainSrc)
 )
-
-// newCounting returns the script src preceded by counting.lua's helpers
-// (a request's latch).
-func newCounting(src string) *redis.Script { return redis.NewScript(countingSrc + src) }
 
 // Semaphore is one counting semaphore, Redisson's RSemaphore: a string key
 // NAME holding the available permits, and the channel redisson_sc:{NAME}
@@ -50,22 +42,18 @@ func NewSemaphore(name string) *Semaphore {
 // Channel is where the semaphore's releases are announced.
 func (s *Semaphore) Channel() string { return s.channel }
 
-// latch is the key of request's latch.
-func (s *Semaphore) latch(request string) string { return keys.UnlockLatch(s.name, request) }
-
-// Acquire takes n permits if available, as request (an id never used
-// before, reused only to resend the same request); latchTTL is how long
-// its outcome is kept for a resend. It returns the permits left, or -1
-// when there were fewer than n (nothing changed).
-func (s *Semaphore) Acquire(ctx context.Context, rdb redis.Scripter, n int, request string, latchTTL time.Duration) (int64, error) {
-	return semAcquire.Run(ctx, rdb, []string{s.name, s.latch(request)}, n, Millis(latchTTL)).Int64()
+// Acquire takes n permits if available, as request r (see Request). It
+// returns the permits left, or -1 when there were fewer than n (nothing
+// changed).
+func (s *Semaphore) Acquire(ctx context.Context, rdb redis.Scripter, n int, r Request) (int64, error) {
+	return semAcquire.Run(ctx, rdb, []string{s.name, r.records(s.name)}, append([]any{n}, r.args()...)...).Int64()
 }
 
 // Release adds n permits (n may be negative: fewer permits) and announces
-// the new count with publish, as request (see Acquire). It returns the
-// count after the request, the one the request made even when resent.
-func (s *Semaphore) Release(ctx context.Context, rdb redis.Scripter, n int, publish, request string, latchTTL time.Duration) (int64, error) {
-	return semRelease.Run(ctx, rdb, []string{s.name, s.channel, s.latch(request)}, n, publish, Millis(latchTTL)).Int64()
+// the new count with publish, as request r. It returns the count after
+// the request, the one the request made even when resent.
+func (s *Semaphore) Release(ctx context.Context, rdb redis.Scripter, n int, publish string, r Request) (int64, error) {
+	return semRelease.Run(ctx, rdb, []string{s.name, s.channel, r.records(s.name)}, append([]any{n, publish}, r.args()...)...).Int64()
 }
 
 // TrySet sets the permits to n if the semaphore has no count yet, and
@@ -75,8 +63,8 @@ func (s *Semaphore) TrySet(ctx context.Context, rdb redis.Scripter, n int, publi
 	return v == 1, err
 }
 
-// Drain takes every available permit, as request (see Acquire), and
-// returns how many it took.
-func (s *Semaphore) Drain(ctx context.Context, rdb redis.Scripter, request string, latchTTL time.Duration) (int64, error) {
-	return semDrain.Run(ctx, rdb, []string{s.name, s.latch(request)}, Millis(latchTTL)).Int64()
+// Drain takes every available permit, as request r, and returns how many
+// it took.
+func (s *Semaphore) Drain(ctx context.Context, rdb redis.Scripter, r Request) (int64, error) {
+	return semDrain.Run(ctx, rdb, []string{s.name, r.records(s.name)}, r.args()...).Int64()
 }

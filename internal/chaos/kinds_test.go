@@ -10,6 +10,7 @@ import (
 // handle is what the tests do with a lock, whatever its kind.
 type handle interface {
 	Lock(ctx context.Context) error
+	Reenter(ctx context.Context) error
 	LockWithLease(ctx context.Context, lease time.Duration) error
 	Unlock(ctx context.Context) error
 	Lost() <-chan struct{}

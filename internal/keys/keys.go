@@ -77,6 +77,8 @@ func Token(name string) string { return prefixName("redisson_lock_token", name) 
 // request of the hold field field of lock name, so that a retried request
 // is not applied twice. Redisson names it after the request; one key per
 // field keeps the keyspace as small as the set of recent owners.
+// With a Client id for field, it is the hash of that Client's request
+// records of the semaphore or latch name (scripts.Request).
 func UnlockLatch(name, field string) string {
 	return prefixName("redisson_unlock_latch", name) + ":" + field
 }

@@ -81,6 +81,7 @@ type config struct {
 	locks       int
 	waiters     int
 	idle        time.Duration
+	scaleLocks  []int
 	wdLocks     int
 	wdTimeout   time.Duration
 	wdPeriods   int
@@ -105,7 +106,7 @@ type clusterConfig struct {
 }
 
 // scenarioNames lists the scenarios in the order they run.
-var scenarioNames = []string{"uncontended", "contention", "holds", "readwrite", "many", "watchdog", "cluster"}
+var scenarioNames = []string{"uncontended", "contention", "holds", "readwrite", "many", "scale", "watchdog", "cluster"}
 
 func parseFlags(args []string) (config, error) {
 	fs := flag.NewFlagSet("relock-bench", flag.ContinueOnError)
@@ -125,7 +126,8 @@ func parseFlags(args []string) (config, error) {
 	rwReads := fs.Float64("readwrite-reads", 0.9, "share of reads in the readwrite scenario's operations, 0 to 1")
 	locks := fs.Int("locks", 10000, "locks of the many-locks scenario")
 	waiters := fs.Int("waiters", 3, "waiters per lock in the many-locks scenario")
-	idle := fs.Duration("idle", 2*time.Second, "how long the many-locks waiters are watched")
+	idle := fs.Duration("idle", 2*time.Second, "how long the many-locks and scale waiters are watched")
+	scaleLocks := fs.String("scale-locks", "1000,10000,100000", "lock counts of the scale scenario: relock with default options, -waiters waiters per lock over -clients Clients")
 	wdLocks := fs.Int("watchdog-locks", 10000, "locks the watchdog scenario holds")
 	wdTimeout := fs.Duration("watchdog-timeout", 3*time.Second, "watchdog timeout of the watchdog scenario (renewal every third)")
 	wdPeriods := fs.Int("watchdog-periods", 3, "renewal periods the watchdog scenario watches")
@@ -141,7 +143,7 @@ func parseFlags(args []string) (config, error) {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *quick {
 		for name, v := range map[string]string{"goroutines": "8,64", "readwrite-goroutines": "64", "duration": "700ms", "warmup": "150ms", "uncontended": "200ms",
-			"locks": "1000", "idle": "500ms", "cluster-locks": "100", "watchdog-locks": "1000", "watchdog-timeout": "1500ms", "watchdog-periods": "2"} {
+			"locks": "1000", "scale-locks": "1000", "idle": "500ms", "cluster-locks": "100", "watchdog-locks": "1000", "watchdog-timeout": "1500ms", "watchdog-periods": "2"} {
 			if !set[name] {
 				if err := fs.Set(name, v); err != nil {
 					return config{}, err
@@ -176,6 +178,9 @@ func parseFlags(args []string) (config, error) {
 		return c, err
 	}
 	if c.rw.goroutines, err = counts("readwrite-goroutines", *rwGoroutines); err != nil {
+		return c, err
+	}
+	if c.scaleLocks, err = counts("scale-locks", *scaleLocks); err != nil {
 		return c, err
 	}
 	for _, h := range split(*holds) {

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -112,6 +113,18 @@ func (c config) bench(ctx context.Context, addr string, progress io.Writer) (*re
 			rep.ManyLocks = append(rep.ManyLocks, x)
 		}
 	}
+	if c.scenarios["scale"] {
+		rep.Config.ScaleWaiters, rep.Config.IdleSeconds = c.waiters, c.idle.Seconds()
+		for _, n := range c.scaleLocks {
+			show("scale        %d locks × %d waiters, default options", n, c.waiters)
+			var replaced atomic.Int64
+			x, err := harness.ManyLocks{Addr: addr, Strategy: strategy.RelockWatched(&replaced), Locks: n, Waiters: c.waiters, Clients: c.clients, Idle: c.idle, Replaced: &replaced}.Run(ctx, admin)
+			if err != nil {
+				return nil, fmt.Errorf("scale %d locks: %w", n, err)
+			}
+			rep.Scale = append(rep.Scale, x)
+		}
+	}
 	if c.scenarios["watchdog"] {
 		rep.Config.WatchdogLocks, rep.Config.WatchdogTimeout = c.wdLocks, c.wdTimeout.Seconds()
 		show("watchdog     %d locks, timeout %v", c.wdLocks, c.wdTimeout)
@@ -149,6 +162,9 @@ func (c config) steps() int {
 	}
 	if c.scenarios["many"] {
 		n += len(c.manyNames)
+	}
+	if c.scenarios["scale"] {
+		n += len(c.scaleLocks)
 	}
 	if c.scenarios["watchdog"] {
 		n++

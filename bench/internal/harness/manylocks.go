@@ -24,6 +24,9 @@ type ManyLocks struct {
 	Clients  int
 	// Idle is how long the waiters are watched while every lock is held.
 	Idle time.Duration
+	// Replaced, if set, counts the subscription connections the Clients
+	// replaced (RelockWatched).
+	Replaced *atomic.Int64
 }
 
 // ManyLocksResult is what a ManyLocks run cost while the waiters waited,
@@ -47,7 +50,16 @@ type ManyLocksResult struct {
 	// Memory deltas from before the locks were taken.
 	ServerMemMiB float64 `json:"server_used_memory_delta_mib"`
 	GoHeapMiB    float64 `json:"go_heap_delta_mib"`
-	Goroutines   int     `json:"goroutines"`
+	// Memory per held lock (taken, before any waiter) and per waiter
+	// (what the waiters added), in Redis and in this process's heap.
+	ServerBytesPerLock   float64 `json:"server_bytes_per_lock"`
+	GoBytesPerLock       float64 `json:"go_heap_bytes_per_lock"`
+	ServerBytesPerWaiter float64 `json:"server_bytes_per_waiter"`
+	GoBytesPerWaiter     float64 `json:"go_heap_bytes_per_waiter"`
+	// Replacements is how many subscription connections the Clients
+	// replaced over the run (when counted: ManyLocks.Replaced).
+	Replacements int64 `json:"replacements"`
+	Goroutines   int   `json:"goroutines"`
 	// Drain is from releasing every lock until every waiter locked and
 	// unlocked once; with its commands per acquisition.
 	DrainSeconds       float64 `json:"drain_seconds"`
@@ -100,6 +112,10 @@ func (m ManyLocks) Run(ctx context.Context, admin *redis.Client) (ManyLocksResul
 	if err := parallel(ctx, holders, func(l strategy.Locker) error { return l.Lock(ctx) }); err != nil {
 		return r, fmt.Errorf("take the locks: %w", err)
 	}
+	memHeld, heapHeld, err := memory(ctx, admin)
+	if err != nil {
+		return r, err
+	}
 
 	// Waiters: each lock's waiters on the clients after its holder's.
 	var done sync.WaitGroup
@@ -126,7 +142,7 @@ func (m ManyLocks) Run(ctx context.Context, admin *redis.Client) (ManyLocksResul
 			}()
 		}
 	}
-	if err := m.settle(ctx, admin, calls0); err != nil {
+	if err := m.settle(ctx, admin, calls0, clientCmds); err != nil {
 		return r, err
 	}
 	r.SettleSeconds = time.Since(settleStart).Seconds()
@@ -164,6 +180,10 @@ func (m ManyLocks) Run(ctx context.Context, admin *redis.Client) (ManyLocksResul
 	}
 	r.ServerMemMiB = (mem1 - mem0) / (1 << 20)
 	r.GoHeapMiB = (heap1 - heap0) / (1 << 20)
+	r.ServerBytesPerLock, r.GoBytesPerLock = (memHeld-mem0)/float64(m.Locks), (heapHeld-heap0)/float64(m.Locks)
+	if n := float64(m.Locks * m.Waiters); n > 0 {
+		r.ServerBytesPerWaiter, r.GoBytesPerWaiter = (mem1-memHeld)/n, (heap1-heapHeld)/n
+	}
 	r.Goroutines = runtime.NumGoroutine()
 
 	// Drain: release every lock; each waiter takes and releases it once.
@@ -186,16 +206,25 @@ func (m ManyLocks) Run(ctx context.Context, admin *redis.Client) (ManyLocksResul
 	r.DrainClientCmdsPer = float64(clientCmds()-cmd0+srv1.Sub(srv0).PubSub()) / n
 	r.DrainServerCmdsPer = float64(srv1.Sub(srv0).Total()) / n
 	r.Errors = errs.Load()
+	if m.Replaced != nil {
+		r.Replacements = m.Replaced.Load()
+	}
 	if p := firstErr.Load(); p != nil {
 		r.FirstError = (*p).Error()
 	}
 	return r, nil
 }
 
+// settleQuiet is the most client commands in a quarter second that count
+// as the Clients being quiet: renewals and health checks, not attempts.
+const settleQuiet = 100
+
 // settle waits until the waiters have stopped sending SUBSCRIBE commands
-// (and at least 500 ms), so that they are all asleep or polling.
-func (m ManyLocks) settle(ctx context.Context, admin *redis.Client, calls0 redisstats.Calls) error {
-	last := int64(-1)
+// and the Clients' commands (clientCmds counts them) have fallen to
+// settleQuiet a quarter second (and at least 500 ms), so that every
+// waiter has made its attempts and is asleep or polling.
+func (m ManyLocks) settle(ctx context.Context, admin *redis.Client, calls0 redisstats.Calls, clientCmds func() int64) error {
+	last, lastCmds := int64(-1), clientCmds()
 	if !sleepUntil(ctx, time.Now().Add(500*time.Millisecond)) {
 		return ctx.Err()
 	}
@@ -204,11 +233,11 @@ func (m ManyLocks) settle(ctx context.Context, admin *redis.Client, calls0 redis
 		if err != nil {
 			return err
 		}
-		n := calls.Sub(calls0).PubSub()
-		if n == last {
+		n, cmds := calls.Sub(calls0).PubSub(), clientCmds()
+		if n == last && cmds-lastCmds <= settleQuiet {
 			return nil
 		}
-		last = n
+		last, lastCmds = n, cmds
 		if !sleepUntil(ctx, time.Now().Add(250*time.Millisecond)) {
 			return ctx.Err()
 		}

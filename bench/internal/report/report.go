@@ -32,6 +32,8 @@ type Config struct {
 	WarmupSeconds   float64  `json:"warmup_seconds"`
 	ManyLocks       int      `json:"many_locks"`
 	ManyWaiters     int      `json:"many_waiters_per_lock"`
+	ScaleWaiters    int      `json:"scale_waiters_per_lock,omitempty"`
+	IdleSeconds     float64  `json:"idle_seconds,omitempty"`
 	WatchdogLocks   int      `json:"watchdog_locks"`
 	WatchdogTimeout float64  `json:"watchdog_timeout_seconds"`
 	ClusterLocks    int      `json:"cluster_locks,omitempty"`
@@ -54,9 +56,11 @@ type Report struct {
 	Holds     []harness.ContentionResult `json:"holds,omitempty"`
 	ReadWrite []harness.ReadWriteResult  `json:"readwrite,omitempty"`
 	ManyLocks []harness.ManyLocksResult  `json:"many_locks,omitempty"`
-	Watchdog  *harness.WatchdogResult    `json:"watchdog,omitempty"`
-	Cluster   []harness.ClusterResult    `json:"cluster,omitempty"`
-	Targets   []Target                   `json:"targets,omitempty"`
+	// Scale is relock with default options at each -scale-locks count.
+	Scale    []harness.ManyLocksResult `json:"scale,omitempty"`
+	Watchdog *harness.WatchdogResult   `json:"watchdog,omitempty"`
+	Cluster  []harness.ClusterResult   `json:"cluster,omitempty"`
+	Targets  []Target                  `json:"targets,omitempty"`
 }
 
 // WriteJSON writes r, indented, to path.

@@ -58,6 +58,11 @@ func (r *Report) CheckTargets() {
 		na("uncontended p50 ≤ 1.05 × redislock", "relock or redislock not run")
 	}
 
+	for _, x := range r.Scale {
+		add(fmt.Sprintf("scale %d locks × %d: 0 failed, 0 replaced", x.Locks, x.Waiters), yes(x.Errors == 0 && x.Replacements == 0),
+			"%d failed calls, %d replacements, drained in %.1f s", x.Errors, x.Replacements, x.DrainSeconds)
+	}
+
 	// Hot lock, relock pub/sub.
 	k := r.Config.Clients
 	if x := r.find("relock", targetG); x != nil {

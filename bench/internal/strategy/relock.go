@@ -1,6 +1,7 @@
 package strategy
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -44,3 +45,14 @@ func (b relockBackend) Close() error                 { return b.c.Close() }
 
 // Compile-time check that a *rlock.Mutex is a Locker.
 var _ Locker = (*rlock.Mutex)(nil)
+
+// RelockWatched is Relock, with default options, whose Clients count in
+// replaced the pub/sub connections they replace (EventSubscriptionReplaced).
+func RelockWatched(replaced *atomic.Int64) Strategy {
+	count := rlock.ObserverFunc(func(e rlock.Event) {
+		if e.Type == rlock.EventSubscriptionReplaced {
+			replaced.Add(1)
+		}
+	})
+	return Strategy{Name: "relock", Family: "relock", Open: openRelock(rlock.WithObserver(count))}
+}

@@ -1,0 +1,46 @@
+package scripts
+
+import (
+	_ "embed"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/keys"
+)
+
+//go:embed counting.lua
+var countingSrc string
+
+// newCounting returns the script src preceded by counting.lua's helpers
+// (the request records).
+func newCounting(src string) *redis.Script { return redis.NewScript(countingSrc + src) }
+
+// Request identifies one request that changes a semaphore's or a latch's
+// count, so that a run of it resent after a lost reply changes nothing
+// (counting.lua). A Client's requests to one object are recorded in one
+// hash in the object's slot, named after the Client, holding a field per
+// slot: the latest request made in it. So the records of a Client take
+// one key per object and as many fields as it ever had requests to the
+// object in flight at once, however many requests it makes.
+type Request struct {
+	// Client is the id of the Client making the request, which names its
+	// records.
+	Client string
+	// Slot is a number no other request of the Client in flight uses.
+	Slot int
+	// Seq is the request's number: greater than that of every request the
+	// Client made before in the same slot. A resend has the same Seq.
+	Seq uint64
+	// TTL is how long the records are kept after their latest request,
+	// at least as long as the request may be resent.
+	TTL time.Duration
+}
+
+// records is the key of the request records of r's Client for the object
+// called name.
+func (r Request) records(name string) string { return keys.UnlockLatch(name, r.Client) }
+
+// args are the request's script arguments: its slot, seq and the records'
+// TTL in milliseconds.
+func (r Request) args() []any { return []any{r.Slot, r.Seq, Millis(r.TTL)} }
