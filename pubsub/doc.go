@@ -27,7 +27,13 @@
 // release in subscription order, so the first subscriber would win every
 // race. A client that won one of the channel's last N releases (N its
 // subscribers, from PUBSUB NUMSUB) lets the others retry first, the more
-// recently it won the longer, up to a millisecond (share.go).
+// recently it won the longer: up to a millisecond among relock Clients,
+// and while other clients listen (Redisson's, whose threads take a few
+// milliseconds to retry) up to a step that adapts to them, from 4 to 64 ms
+// (share.go). To tell them apart, every subscription comes with one to a
+// presence marker beside its channel (keys.Presence), on which nothing is
+// published: the channel's subscribers that are not relock Clients are
+// its NUMSUB minus the marker's.
 //
 // # Failures
 //

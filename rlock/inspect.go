@@ -136,7 +136,7 @@ func (c *Client) inspect(ctx context.Context, name string, asked Kind) (LockInfo
 	token := pipe.Get(ctx, keys.Token(name))
 	cs := lookCount(ctx, pipe, name)
 	read := exec(ctx, pipe)
-	if counting(asked) || s.typ.Val() == "string" {
+	if asked.Counting() || s.typ.Val() == "string" {
 		info, err := c.inspectCount(ctx, LockInfo{Name: name, TTL: millis(pttl)}, s, cs, asked, read)
 		if err != nil {
 			return LockInfo{}, opError(op, name, err)

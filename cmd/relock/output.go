@@ -29,6 +29,10 @@ type lockView struct {
 	Queue       []queueView  `json:"queue"` // head first
 	Subscribers int          `json:"subscribers"`
 	Token       int64        `json:"token"` // the last fencing token handed out
+	// Count is a semaphore's available permits or a latch's count: absent
+	// for a lock; Permits a permit-expirable semaphore's leases.
+	Count   *int64       `json:"count,omitempty"`
+	Permits []permitView `json:"permits,omitempty"`
 }
 
 // holderView is rlock.Holder as relock prints it.
@@ -79,6 +83,7 @@ func newLockView(info rlock.LockInfo, now time.Time) lockView {
 			Deadline: q.Deadline.UTC(), DeadlineInMillis: q.Deadline.Sub(now).Milliseconds(),
 		}
 	}
+	v.countOf(info, now)
 	return v
 }
 
@@ -159,6 +164,10 @@ func duration(ms int64) string {
 func writeLock(w io.Writer, v lockView) {
 	if !v.exists() {
 		fmt.Fprintf(w, "no lock named %q\n", v.Name)
+		return
+	}
+	if v.Count != nil {
+		writeCount(w, v)
 		return
 	}
 	facts := [][]string{
