@@ -102,7 +102,7 @@ func testClusterWakeUps(t *testing.T, cluster *redistest.Cluster, rdb *redis.Clu
 				// A loaded machine may delay the watchdog past the short
 				// lease: the holder's Lost tells that apart from a lock
 				// that lets a waiter in, and the name is tried again.
-				const tries = 3
+				const tries = 5
 				for try := 1; !clusterWakeUp(t, ctx, cluster, name, sharded,
 					newHandle(holderClient, name), func() clusterHandle { return newHandle(waiterClient, name) }, hubOf(waiterClient)); try++ {
 					if try == tries {
