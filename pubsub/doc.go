@@ -27,7 +27,13 @@
 // release in subscription order, so the first subscriber would win every
 // race. A client that won one of the channel's last N releases (N its
 // subscribers, from PUBSUB NUMSUB) lets the others retry first, the more
-// recently it won the longer, up to a millisecond (share.go).
+// recently it won the longer: up to a millisecond among relock Clients,
+// and while other clients listen (Redisson's, whose threads take a few
+// milliseconds to retry) up to a step that adapts to them, from 4 to 64 ms
+// (share.go). To tell them apart, every subscription comes with one to a
+// presence marker beside its channel (keys.Presence), on which nothing is
+// published: the channel's subscribers that are not relock Clients are
+// its NUMSUB minus the marker's.
 //
 // # Failures
 //
@@ -36,9 +42,21 @@
 // UNSUBSCRIBE in order, one outstanding command per channel at a time.
 // A silent connection is pinged; one that stays silent, or fails, is
 // replaced by a new one (after a short backoff when failures repeat) that
-// subscribes every channel still wanted in one command. Once the server
-// confirms, every waiter of those channels is woken to retry, since
-// releases published while the connection was down were lost.
+// subscribes every channel still wanted, in commands of a thousand
+// channels. Once the server confirms a channel, its waiters are woken to
+// retry, since releases published while the connection was down were
+// lost, each after a random delay below a spread that grows with the
+// channels resubscribed (20 µs each, at most a health-check interval), so
+// that a hundred thousand waiters do not retry at once.
+//
+// With classic pub/sub, a probe (a number) is published on a channel of
+// the connection's own every health-check interval, through the command
+// client and in the background: one publish however many channels the
+// connection carries. A probe not heard back, or a subscription not
+// confirmed, counts as late after one interval in which the connection
+// stayed silent, or after ten while messages keep coming (the reader may
+// be working through a backlog that the answer is queued behind); the
+// connection is then replaced.
 //
 // # Where is what
 //

@@ -33,8 +33,10 @@ type LeasedPermit struct {
 	Expiry time.Time
 }
 
-// counting reports whether k is a kind of semaphore or latch.
-func counting(k Kind) bool {
+// Counting reports whether k is the kind of a semaphore or a count-down
+// latch, or KindCount: objects that have a count rather than holders, and
+// whose events start and end no hold.
+func (k Kind) Counting() bool {
 	switch k {
 	case KindSemaphore, KindPermitSemaphore, KindCountDownLatch, KindCount:
 		return true
@@ -56,7 +58,7 @@ func counting(k Kind) bool {
 func (c *Client) InspectKind(ctx context.Context, name string, k Kind) (LockInfo, error) {
 	switch {
 	case k == KindCount:
-	case counting(k):
+	case k.Counting():
 		return c.inspect(ctx, name, k)
 	case slices.Contains([]Kind{KindMutex, KindFencedMutex, KindFairMutex, KindRWMutex, KindFairRWMutex}, k):
 		return c.inspect(ctx, name, "")

@@ -184,15 +184,29 @@ func (wd *watchdog) run() {
 	if wd.periodic != nil {
 		wd.periodic(wd.ctx)
 	}
-	t := time.NewTicker(wd.lease / 3 / time.Duration(wd.turns))
+	tick := wd.lease / 3 / time.Duration(wd.turns)
+	start := time.Now()
+	t := time.NewTicker(tick)
 	defer t.Stop()
-	for turn := 0; ; turn = (turn + 1) % wd.turns {
+	// Turns are counted by the clock, not by ticks received: a ticker
+	// drops the ticks of a goroutine the scheduler kept waiting, and
+	// counting ticks would then stretch the renewal period past the
+	// lease. The turns a late tick finds due are renewed together.
+	next := 0 // the next turn to renew, counted from start
+	for {
 		select {
-		case <-t.C:
-			if turn == 0 && wd.periodic != nil {
-				wd.periodic(wd.ctx)
+		case now := <-t.C:
+			due := int(now.Sub(start) / tick)
+			next = max(next, due-wd.turns)
+			var hs []*hold
+			for ; next < due; next++ {
+				turn := next % wd.turns
+				if turn == 0 && wd.periodic != nil {
+					wd.periodic(wd.ctx)
+				}
+				hs = append(hs, wd.keptFor(turn)...)
 			}
-			wd.renew(wd.keptFor(turn))
+			wd.renew(hs)
 		case <-wd.ctx.Done():
 			return
 		}

@@ -48,8 +48,14 @@ type Acquired struct {
 // holds is how many holds owner had before, as it knows them, so that a
 // retried request is not counted twice.
 func (l *Lock) Acquire(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, holds int) (Acquired, error) {
-	vals, err := acquire.Run(ctx, rdb, l.lock, Millis(lease), owner, holds).Int64Slice()
-	return acquired(vals, err)
+	n, err := acquire.Run(ctx, rdb, l.lock, Millis(lease), owner, holds).Int64()
+	switch {
+	case err != nil:
+		return Acquired{}, err
+	case n > 0:
+		return Acquired{OK: true}, nil
+	}
+	return Acquired{TTL: time.Duration(-n-2) * time.Millisecond}, nil
 }
 
 // AcquireFenced is Acquire for a fenced lock: each acquisition also takes
@@ -98,11 +104,14 @@ type Unlock struct {
 	// lease NextLease. Only Lock.Release honours it.
 	Next      string
 	NextLease time.Duration
-	// Bare, honoured by Lock.Release only, sends the request once: go-redis
-	// is told not to resend it (Cmder.NoRetry), and a last release writes
-	// no latch, saving a key write. Only the first send of a request may
-	// be bare; a resend of it must not be, and a resend that finds NotHeld
-	// may have followed a bare send that released the lock.
+	// Bare, honoured by Lock.Release for the last of one hold (Holds 1,
+	// no Next), first sends a small script (release_bare.lua) that go-redis
+	// is told not to resend (Cmder.NoRetry) and that writes no latch,
+	// saving a key write and most of the arguments; when it finds other
+	// than the one hold, the full request follows at once. Only the first
+	// send of a request may be bare: a resend of it must not be, and a
+	// resend that finds NotHeld may follow a bare send that released the
+	// lock.
 	Bare bool
 }
 
@@ -112,14 +121,18 @@ type Unlock struct {
 // owner. The outcome is kept at u.Latch, so a retry of this request (same
 // latch and number) is not applied twice.
 func (l *Lock) Release(ctx context.Context, rdb redis.UniversalClient, u Unlock) (Release, error) {
-	if !u.Bare {
-		return Outcome(release.Run(ctx, rdb, append(l.release[:2:2], u.Latch), keys.UnlockMessage, Millis(u.Lease), u.Owner, u.Publish, Millis(u.LatchTTL), u.Next, Millis(u.NextLease), u.Seq, u.Holds, "").Int64())
+	if u.Bare && u.Holds == 1 && u.Next == "" {
+		args := make([]any, 0, 8)
+		args = append(args, "evalsha", releaseBareHash, 2)
+		args = append(args, l.releaseKeys...)
+		args = append(args, u.Owner, u.Publish, keys.UnlockMessage)
+		n, err := runOnce(ctx, rdb, releaseBareSrc, args).Int64()
+		if err != nil || n != -1 {
+			return Outcome(n, err)
+		}
+		// Not the one hold it knew of: the full request tells why.
 	}
-	args := make([]any, 0, 16)
-	args = append(args, "evalsha", releaseHash, 3)
-	args = append(args, l.releaseKeys...)
-	args = append(args, u.Latch, keys.UnlockMessage, Millis(u.Lease), u.Owner, u.Publish, Millis(u.LatchTTL), u.Next, Millis(u.NextLease), u.Seq, u.Holds, "1")
-	return Outcome(runOnce(ctx, rdb, releaseText, args).Int64())
+	return Outcome(release.Run(ctx, rdb, append(l.release[:2:2], u.Latch), keys.UnlockMessage, Millis(u.Lease), u.Owner, u.Publish, Millis(u.LatchTTL), u.Next, Millis(u.NextLease), u.Seq, u.Holds).Int64())
 }
 
 // Outcome reads a release script's reply: nil, 0, 1, 2 or 3.

@@ -13,8 +13,6 @@
 -- ARGV[7]  that owner's lease in milliseconds
 -- ARGV[8]  this request's number among the owner's release requests
 -- ARGV[9]  the owner's hold count, as it knows it
--- ARGV[10] '1' for a bare request: sent once, never resent by go-redis, so
---          its last release needs no latch ('' otherwise)
 --
 -- Returns nil when the owner does not hold the lock; 0 when holds remain
 -- (lease re-armed); 1 when this was the last hold: the key is deleted
@@ -27,16 +25,13 @@
 -- (release_once), so a retry of it whose reply was lost gets the same
 -- answer (1 for 3: a retry does not step aside) and releases nothing
 -- twice: four commands for an uncontended last release, none of which
--- creates a key once the owner has released before; three for a bare one,
--- which writes no latch. A retry of a bare request that finds neither the
--- owner's field nor its latch answers nil: the owner tells whether its
--- bare run released the lock (its lease cannot have ended yet) or the
--- lock was lost.
+-- creates a key once the owner has released before. (An uncontended last
+-- release is first sent bare instead: release_bare.lua.)
 local last = 1
 if ARGV[6] ~= '' then
   last = 2
 end
-local outcome, now = release_once(KEYS[1], ARGV[3], ARGV[9], ARGV[2], KEYS[3], ARGV[8], ARGV[5], last, ARGV[10] == '1')
+local outcome, now = release_once(KEYS[1], ARGV[3], ARGV[9], ARGV[2], KEYS[3], ARGV[8], ARGV[5], last)
 if not now or outcome == 0 then
   return outcome
 end

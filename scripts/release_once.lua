@@ -40,13 +40,11 @@ end
 -- run that finds one hold less knows that an earlier one took it. (Should
 -- the owner's count be one too high, that is how the two agree again.)
 -- Any other release latches its outcome (ttl milliseconds) before the lock
--- changes, and the latch is read only when the count is not the known one,
--- except a bare request's (bare true): one sent once, that go-redis does
--- not resend, which finds the known count and so is the request's first
--- run; it writes no latch, and a later run of the request that finds no
--- hold and no latch leaves the owner to tell whether that first run
--- released it (the caller's rule, in the release scripts' headers).
-local function release_once(lock, owner, known, lease, latchkey, seq, ttl, last, bare)
+-- changes, and the latch is read only when the count is not the known one.
+-- (A reentrant lock's last release is first sent bare, release_bare.lua,
+-- with no latch; a run of this script that finds no hold and no latch may
+-- follow one, and the owner tells what happened: see scripts.Unlock.Bare.)
+local function release_once(lock, owner, known, lease, latchkey, seq, ttl, last)
   local holds = redis.call('hget', lock, owner)
   local counted = holds == known
   if not counted then
@@ -65,7 +63,7 @@ local function release_once(lock, owner, known, lease, latchkey, seq, ttl, last,
   if tonumber(holds) <= 1 then
     outcome = last
   end
-  if not counted or (outcome ~= 0 and not bare) then
+  if outcome ~= 0 or not counted then
     latch(latchkey, seq, outcome, ttl)
   end
   if outcome == 0 then

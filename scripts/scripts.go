@@ -31,6 +31,8 @@ var (
 	acquireFencedSrc string
 	//go:embed release.lua
 	releaseSrc string
+	//go:embed release_bare.lua
+	releaseBareSrc string
 	//go:embed renew.lua
 	renewSrc string
 	//go:embed force_release.lua
@@ -40,14 +42,14 @@ var (
 
 	// The reentrant lock's scripts carry only the helpers they call, since
 	// Redis runs the whole text, defining each helper, at every call.
-	acquire       = redis.NewScript(takeSrc + acquireSrc)
-	acquireFenced = redis.NewScript(takeSrc + acquireFencedSrc)
-	releaseText   = releaseOnceSrc + releaseSrc // for runOnce's EVAL
-	release       = redis.NewScript(releaseText)
-	releaseHash   = release.Hash()
-	renew         = redis.NewScript(renewSrc)
-	forceRelease  = redis.NewScript(forceReleaseSrc)
-	state         = New(stateSrc)
+	acquire         = redis.NewScript(takeSrc + acquireSrc)
+	acquireFenced   = redis.NewScript(takeSrc + acquireFencedSrc)
+	release         = redis.NewScript(releaseOnceSrc + releaseSrc)
+	releaseBare     = redis.NewScript(releaseBareSrc)
+	releaseBareHash = releaseBare.Hash()
+	renew           = redis.NewScript(renewSrc)
+	forceRelease    = redis.NewScript(forceReleaseSrc)
+	state           = New(stateSrc)
 )
 
 // New returns the script src preceded by the helpers every lock script

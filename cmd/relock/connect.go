@@ -181,13 +181,16 @@ func (s *session) request(ctx context.Context) (context.Context, context.CancelF
 	return context.WithTimeout(ctx, s.o.conn.timeout)
 }
 
-// inspect is Client.Inspect bounded by --timeout, with the Redis server's
+// inspect is Client.Inspect (InspectKind with --kind) bounded by --timeout, with the Redis server's
 // clock when the lock has a queue (whose deadlines are on that clock), else
 // the local one.
 func (s *session) inspect(ctx context.Context, name string) (rlock.LockInfo, time.Time, error) {
 	ctx, cancel := s.request(ctx)
 	defer cancel()
 	info, err := s.locks.Inspect(ctx, name)
+	if s.o.kind != "" {
+		info, err = s.locks.InspectKind(ctx, name, rlock.Kind(s.o.kind))
+	}
 	if err != nil || len(info.Queue) == 0 {
 		return info, time.Now(), err
 	}

@@ -7,6 +7,7 @@
 //	go install github.com/relock-go/relock/cmd/relock@latest
 //
 //	relock inspect orders:42             # holders, TTL, fair queue, token
+//	relock inspect --kind semaphore jobs # a semaphore's permits, a latch's count
 //	relock list 'orders:*'               # one line per lock
 //	relock watch orders:42               # redrawn at every release and grant
 //	relock unlock --force orders:42      # asks first, unless --yes
@@ -46,6 +47,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -86,6 +88,7 @@ type options struct {
 
 	count  int           // watch: redraws after the first view
 	period time.Duration // watch: --for
+	kind   string        // inspect: the kind of a semaphore or latch
 	force  bool          // unlock
 	yes    bool          // unlock
 }
@@ -109,8 +112,17 @@ type command struct {
 var commands = []*command{
 	{
 		name: "inspect", synopsis: "[flags] NAME", minArgs: 1, maxArgs: 1,
-		summary: "Inspect prints what Redis holds of the lock NAME: its kind, holders and\nTTL, its fair queue in order, its subscribers and fencing token.",
-		run:     runInspect,
+		summary: "Inspect prints what Redis holds of the lock NAME: its kind, holders and\nTTL, its fair queue in order, its subscribers and fencing token; of a\nsemaphore or a count-down latch, its count, leased permits and subscribers.\nRedis keeps a semaphore's and a latch's count alike: --kind tells which.",
+		flags: func(fs *flag.FlagSet, o *options) {
+			fs.StringVar(&o.kind, "kind", "", "the `KIND` of NAME: semaphore, permit-semaphore or count-down-latch")
+		},
+		check: func(o *options) error {
+			if o.kind != "" && !slices.Contains(countingKinds, rlock.Kind(o.kind)) {
+				return usageError{fmt.Sprintf("--kind %q: want semaphore, permit-semaphore or count-down-latch", o.kind)}
+			}
+			return nil
+		},
+		run: runInspect,
 	},
 	{
 		name: "list", synopsis: "[flags] [PATTERN]", minArgs: 0, maxArgs: 1,

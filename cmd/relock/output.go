@@ -29,6 +29,10 @@ type lockView struct {
 	Queue       []queueView  `json:"queue"` // head first
 	Subscribers int          `json:"subscribers"`
 	Token       int64        `json:"token"` // the last fencing token handed out
+	// Count is a semaphore's available permits or a latch's count: absent
+	// for a lock; Permits a permit-expirable semaphore's leases.
+	Count   *int64       `json:"count,omitempty"`
+	Permits []permitView `json:"permits,omitempty"`
 }
 
 // holderView is rlock.Holder as relock prints it.
@@ -71,23 +75,16 @@ func newLockView(info rlock.LockInfo, now time.Time) lockView {
 		Queue:   make([]queueView, len(info.Queue)),
 	}
 	for i, h := range info.Holders {
-		v.Holders[i] = holderView{Owner: h.Owner, Client: h.Client, Label: labelOf(h.Label), Count: h.Count, Mode: h.Mode, TTLMillis: ttlMillis(h.TTL)}
+		v.Holders[i] = holderView{Owner: h.Owner, Client: h.Client, Label: h.Label, Count: h.Count, Mode: h.Mode, TTLMillis: ttlMillis(h.TTL)}
 	}
 	for i, q := range info.Queue {
 		v.Queue[i] = queueView{
-			Position: i + 1, Owner: q.Owner, Client: q.Client, Label: labelOf(q.Label), Mode: q.Mode, Relock: q.Relock,
+			Position: i + 1, Owner: q.Owner, Client: q.Client, Label: q.Label, Mode: q.Mode, Relock: q.Relock,
 			Deadline: q.Deadline.UTC(), DeadlineInMillis: q.Deadline.Sub(now).Milliseconds(),
 		}
 	}
+	v.countOf(info, now)
 	return v
-}
-
-// labelOf is l, or nil for no label.
-func labelOf(l rlock.ClientLabel) *rlock.ClientLabel {
-	if l == (rlock.ClientLabel{}) {
-		return nil
-	}
-	return &l
 }
 
 // labelText is a label as the tables show it: "NAME@HOST pid PID", or "-".
@@ -159,6 +156,10 @@ func duration(ms int64) string {
 func writeLock(w io.Writer, v lockView) {
 	if !v.exists() {
 		fmt.Fprintf(w, "no lock named %q\n", v.Name)
+		return
+	}
+	if v.Count != nil {
+		writeCount(w, v)
 		return
 	}
 	facts := [][]string{

@@ -57,8 +57,8 @@ func TestScriptFlushAtRandomPointsDuringContention(t *testing.T) {
 				g.Go(func() error {
 					for i := range rounds {
 						// Reentrant, so that partial releases run too.
-						for range 2 {
-							if err := h.Lock(ctx); err != nil {
+						for _, take := range []func(context.Context) error{h.Lock, h.Reenter} {
+							if err := take(ctx); err != nil {
 								return fmt.Errorf("%s client %d owner %d round %d: Lock: %w", k.name, c, w, i, err)
 							}
 						}

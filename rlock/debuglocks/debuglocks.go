@@ -65,7 +65,7 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	p := h.snapshot(r.Context(), q.Get("name"))
+	p := h.snapshot(r.Context(), q.Get("name"), rlock.Kind(q.Get("kind")))
 	p.Refresh = every
 
 	var buf bytes.Buffer
@@ -90,8 +90,9 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(buf.Bytes())
 }
 
-// snapshot reads c's activity and, for a name, Inspect's view of it.
-func (h handler) snapshot(ctx context.Context, name string) page {
+// snapshot reads c's activity and, for a name, Inspect's view of it (of
+// kind, when given: InspectKind).
+func (h handler) snapshot(ctx context.Context, name string, kind rlock.Kind) page {
 	now := time.Now()
 	p := page{Client: h.c.ID(), Label: h.label, Time: now, Activity: activityOf(h.c.Activity(), now)}
 	if name == "" {
@@ -100,9 +101,12 @@ func (h handler) snapshot(ctx context.Context, name string) page {
 	ctx, cancel := context.WithTimeout(ctx, inspectTimeout)
 	defer cancel()
 	info, err := h.c.Inspect(ctx, name)
+	if kind != "" {
+		info, err = h.c.InspectKind(ctx, name, kind)
+	}
 	// Holds and waiters are compared with the moment Inspect returned.
 	now = time.Now()
-	p.Inspect = &inspection{Name: name}
+	p.Inspect = &inspection{Name: name, AskedKind: kind}
 	if err != nil {
 		p.Inspect.Error = err.Error()
 	} else {

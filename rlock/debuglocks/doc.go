@@ -25,7 +25,12 @@
 // this Client's holds and waiters, and a form whose text field "name"
 // names a lock to inspect. With ?name=X the page adds Inspect's view of X:
 // its kind, mode, TTL, holders, fair queue (head first), subscribers and
-// fencing token. An Inspect error (a key of that name that is not a lock,
+// fencing token; of a semaphore or a count-down latch, its count (a
+// semaphore's available permits) and subscribers, and a permit-expirable
+// semaphore's leased permits with their expiries. Redis keeps a
+// semaphore's and a latch's count alike, so Inspect calls one a "count"
+// until the form's kind (?kind=semaphore, permit-semaphore or
+// count-down-latch: rlock.Client.InspectKind) says which. An Inspect error (a key of that name that is not a lock,
 // Redis unreachable, the 5 s timeout) is shown in an error box on an
 // otherwise normal page (status 200); an empty name is ignored. Only GET
 // and HEAD are allowed (405 otherwise), and a format other than json or
@@ -39,14 +44,21 @@
 //	                           td.renewed ("fixed" for a fixed lease),
 //	                           td.lease-left
 //	table#waiters  tr.waiter   one per waiter: td.name, td.kind, td.mode,
-//	                           td.owner, td.waiting-for, td.attempts,
-//	                           td.wakeups
+//	                           td.owner ("–" for a semaphore's or latch's),
+//	                           td.waiting-for, td.attempts, td.wakeups,
+//	                           td.permits (a semaphore's waiter's)
 //	section#inspect            with ?name=X: div#inspect-error on error,
 //	                           else dl#lock (dd#kind, #held, #mode, #ttl,
 //	                           #subscribers, #token, #local)
 //	table#holders  tr.holder   td.owner, td.label, td.count, td.mode, td.ttl
 //	table#queue    tr.queued   td.position, td.owner, td.label, td.mode,
 //	                           td.deadline-in, td.library (relock or redisson)
+//	dl#count-of                a semaphore or latch, instead of dl#lock and
+//	                           the tables above: dd#kind, #count,
+//	                           #subscribers, #local; p#count-kind when the
+//	                           kind is a bare count
+//	table#permits  tr.permit   a permit-expirable semaphore's: td.id,
+//	                           td.expires-in ("never" for no expiry)
 //
 // Rows of this Client's own owners in #holders and #queue have the class
 // "local" too. "Client" means one thing on the page: an rlock (or
@@ -73,7 +85,7 @@
 //	    "holds": [{"name", "kind", "mode", "owner", "count", "since",
 //	               "held_ms", "lease_ms", "watchdog", "last_renewal",
 //	               "lease_end", "lease_left_ms"}],
-//	    "waiters": [{"name", "kind", "mode", "owner", "since",
+//	    "waiters": [{"name", "kind", "mode", "owner", "permits", "since",
 //	                 "waiting_ms", "attempts", "wakeups"}]
 //	  },
 //	  "inspect": {"name", "error"}            // with ?name=X, on error
@@ -83,6 +95,8 @@
 //	              "queue": [{"position", "owner", "client", "label", "mode",
 //	                         "deadline", "deadline_in_ms", "relock", "local"}],
 //	              "subscribers", "token",
+//	              "count",                    // a semaphore's or latch's
+//	              "permits": [{"id", "expiry", "expires_in_ms"}],
 //	              "local": {"holds": [...], "waiters": [...]}}
 //	}
 //
@@ -100,5 +114,7 @@
 // "local" marks an owner of this Client, and the "local" object is this
 // Client's holds and waiters of the lock. A queue deadline is Redis's
 // clock, and deadline_in_ms compares it with this process's: the two
-// differ by the clocks' skew.
+// differ by the clocks' skew. "count" is left out for a lock, "permits"
+// when there are none, a permit's "expiry" and "expires_in_ms" when it
+// never expires, and a waiter's "permits" but for a semaphore's.
 package debuglocks

@@ -3,6 +3,8 @@ package debuglocks
 import (
 	"html/template"
 	"time"
+
+	"github.com/relock-go/relock/rlock"
 )
 
 // pageTemplate renders a page. Ids and classes are the page's scraping
@@ -13,6 +15,9 @@ var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"until": until,
 	"ago":   ago,
 	"rel":   func(at time.Time, text string) relTime { return relTime{at, text} },
+	"kinds": func() []rlock.Kind {
+		return []rlock.Kind{rlock.KindSemaphore, rlock.KindPermitSemaphore, rlock.KindCountDownLatch}
+	},
 }).Parse(pageHTML))
 
 // relTime is a time shown relative to the page's "as of" time (Text),
@@ -75,12 +80,19 @@ section#inspect { border-left: 3px solid #4a78c2; padding-left: 1em; }
 <h1>Locks</h1>
 <p class="meta">Client <code id="client">{{.Client}}</code>{{with .Label}} <span id="label">{{.}}</span>{{end}}
 · as of <time id="as-of" datetime="{{rfc .Time}}">{{at .Time}}</time>
-· <a id="json" href="?format=json{{with .Inspect}}&amp;name={{.Name}}{{end}}">JSON</a>
+· <a id="json" href="?format=json{{with .Inspect}}&amp;name={{.Name}}{{with .AskedKind}}&amp;kind={{.}}{{end}}{{end}}">JSON</a>
 · {{with .Refresh}}<span id="refresh">refreshed every {{.}}</span> (<a href="?{{with $.Inspect}}name={{.Name}}{{end}}">stop</a>){{else}}<a id="refresh-link" href="?refresh=5s{{with .Inspect}}&amp;name={{.Name}}{{end}}">refresh every 5s</a>{{end}}</p>
 
 <form id="inspect-form" method="get">
 <label for="name">Inspect a lock in Redis:</label>
 <input type="text" id="name" name="name" value="{{with .Inspect}}{{.Name}}{{end}}" placeholder="lock name" autocomplete="off">
+<select id="kind-select" name="kind" title="Redis keeps a semaphore's and a latch's count alike: say which">
+{{- $asked := ""}}{{with .Inspect}}{{$asked = .AskedKind}}{{end}}
+<option value=""{{if not $asked}} selected{{end}}>any lock</option>
+{{- range kinds}}
+<option value="{{.}}"{{if eq (print .) (print $asked)}} selected{{end}}>{{.}}</option>
+{{- end}}
+</select>
 {{- with .Refresh}}
 <input type="hidden" name="refresh" value="{{.}}">
 {{- end}}
@@ -95,6 +107,9 @@ section#inspect { border-left: 3px solid #4a78c2; padding-left: 1em; }
 {{- if not .Kind}}
 <p id="no-lock" class="dim">Nothing of a lock of this name is in Redis.</p>
 {{- end}}
+{{- if .Count}}
+{{template "count" .}}
+{{- else}}
 <dl id="lock">
 <dt>kind</dt><dd id="kind">{{or .Kind "–"}}</dd>
 <dt>held</dt><dd id="held">{{if .Held}}yes{{else}}no{{end}}</dd>
@@ -127,6 +142,7 @@ section#inspect { border-left: 3px solid #4a78c2; padding-left: 1em; }
 </tbody>
 </table>
 {{- end}}
+{{- end}}
 </section>
 {{- end}}
 
@@ -144,16 +160,40 @@ section#inspect { border-left: 3px solid #4a78c2; padding-left: 1em; }
 
 <h2>Waiters of this client ({{len .Activity.Waiters}})</h2>
 <table id="waiters">
-<thead><tr><th>name</th><th>kind</th><th>mode</th><th>owner</th><th>waiting for</th><th>attempts</th><th>wake-ups</th></tr></thead>
+<thead><tr><th>name</th><th>kind</th><th>mode</th><th>owner</th><th>waiting for</th><th>attempts</th><th>wake-ups</th><th>permits</th></tr></thead>
 <tbody>
 {{- range .Activity.Waiters}}
-<tr class="waiter"><td class="name"><a href="?name={{.Name}}{{with $.Refresh}}&amp;refresh={{.}}{{end}}">{{.Name}}</a></td><td class="kind">{{.Kind}}</td><td class="mode">{{or .Mode "–"}}</td><td class="owner">{{.Owner}}</td><td class="waiting-for">{{template "rel" (rel .Since .WaitingFor.String)}}</td><td class="attempts">{{.Attempts}}</td><td class="wakeups">{{.Wakeups}}</td></tr>
+<tr class="waiter"><td class="name"><a href="?name={{.Name}}{{with $.Refresh}}&amp;refresh={{.}}{{end}}">{{.Name}}</a></td><td class="kind">{{.Kind}}</td><td class="mode">{{or .Mode "–"}}</td><td class="owner">{{or .Owner "–"}}</td><td class="waiting-for">{{template "rel" (rel .Since .WaitingFor.String)}}</td><td class="attempts">{{.Attempts}}</td><td class="wakeups">{{.Wakeups}}</td><td class="permits">{{or .Permits "–"}}</td></tr>
 {{- else}}
-<tr class="none"><td colspan="7">none</td></tr>
+<tr class="none"><td colspan="8">none</td></tr>
 {{- end}}
 </tbody>
 </table>
 </body>
 </html>
 {{define "rel"}}{{if .At.IsZero}}{{.Text}}{{else}}<time datetime="{{rfc .At}}" title="{{at .At}}">{{.Text}}</time>{{end}}{{end}}
+{{define "count"}}
+<dl id="count-of">
+<dt>kind</dt><dd id="kind">{{.Kind}}</dd>
+<dt>{{if eq (print .Kind) "semaphore" "permit-semaphore"}}available permits{{else}}count{{end}}</dt><dd id="count">{{.Count}}</dd>
+<dt>subscribers</dt><dd id="subscribers">{{.Subscribers}}</dd>
+<dt>this client</dt><dd id="local">{{len .Local.Waiters}} waiter(s)</dd>
+</dl>
+{{- if eq (print .Kind) "count"}}
+<p id="count-kind" class="dim">Redis keeps a semaphore's permits and a latch's count alike: choose the kind to say which.</p>
+{{- end}}
+{{- if eq (print .Kind) "permit-semaphore"}}
+<h3>Leased permits ({{len .Permits}})</h3>
+<table id="permits">
+<thead><tr><th>id</th><th>expires</th></tr></thead>
+<tbody>
+{{- range .Permits}}
+<tr class="permit"><td class="id"><code>{{.ID}}</code></td><td class="expires-in">{{if .Expiry.IsZero}}never{{else}}{{template "rel" (rel .Expiry .Expires)}}{{end}}</td></tr>
+{{- else}}
+<tr class="none"><td colspan="2">none</td></tr>
+{{- end}}
+</tbody>
+</table>
+{{- end}}
+{{end}}
 {{define "label"}}{{with .}}{{.}}{{else}}<span class="dim">–</span>{{end}}{{end}}`

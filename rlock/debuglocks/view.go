@@ -58,6 +58,7 @@ type waiter struct {
 	Kind       rlock.Kind `json:"kind"`
 	Mode       string     `json:"mode,omitempty"`
 	Owner      string     `json:"owner"`
+	Permits    int        `json:"permits,omitempty"` // a semaphore's waiter's
 	Since      time.Time  `json:"since"`
 	WaitingFor millis     `json:"waiting_ms"`
 	Attempts   int        `json:"attempts"`
@@ -66,8 +67,10 @@ type waiter struct {
 
 // inspection is the outcome of Inspect: its error, or the lock.
 type inspection struct {
-	Name  string `json:"name"`
-	Error string `json:"error,omitempty"`
+	Name string `json:"name"`
+	// AskedKind is ?kind, the kind the operator said (rlock.InspectKind).
+	AskedKind rlock.Kind `json:"-"`
+	Error     string     `json:"error,omitempty"`
 	*lockView
 }
 
@@ -80,7 +83,17 @@ type lockView struct {
 	Queue       []queued   `json:"queue"`
 	Subscribers int        `json:"subscribers"`
 	Token       int64      `json:"token"`
-	Local       activity   `json:"local"`
+	// Count is a semaphore's available permits or a latch's count, absent
+	// for a lock; Permits a permit-expirable semaphore's leases.
+	Count   *int64   `json:"count,omitempty"`
+	Permits []permit `json:"permits,omitempty"`
+	Local   activity `json:"local"`
+}
+
+type permit struct {
+	ID        string    `json:"id"`
+	Expiry    time.Time `json:"expiry,omitzero"`         // absent: never
+	ExpiresIn *millis   `json:"expires_in_ms,omitempty"` // absent: never
 }
 
 type holder struct {
@@ -120,7 +133,7 @@ func activityOf(a rlock.Activity, now time.Time) activity {
 	}
 	for _, w := range a.Waiters {
 		v.Waiters = append(v.Waiters, waiter{
-			Name: w.Name, Kind: w.Kind, Mode: w.Mode, Owner: w.Owner,
+			Name: w.Name, Kind: w.Kind, Mode: w.Mode, Owner: w.Owner, Permits: w.Permits,
 			Since: w.Since, WaitingFor: millis(now.Sub(w.Since)), Attempts: w.Attempts, Wakeups: w.Wakeups,
 		})
 	}
@@ -136,26 +149,38 @@ func lockOf(info rlock.LockInfo, client string, now time.Time) *lockView {
 	}
 	for _, h := range info.Holders {
 		v.Holders = append(v.Holders, holder{
-			Owner: h.Owner, Client: h.Client, Label: labelOf(h.Label), Count: h.Count, Mode: h.Mode, TTL: ttl(h.TTL),
+			Owner: h.Owner, Client: h.Client, Label: h.Label, Count: h.Count, Mode: h.Mode, TTL: ttl(h.TTL),
 			Local: h.Client == client,
 		})
 	}
 	for i, q := range info.Queue {
 		v.Queue = append(v.Queue, queued{
-			Position: i + 1, Owner: q.Owner, Client: q.Client, Label: labelOf(q.Label), Mode: q.Mode,
+			Position: i + 1, Owner: q.Owner, Client: q.Client, Label: q.Label, Mode: q.Mode,
 			Deadline: q.Deadline, DeadlineIn: millis(q.Deadline.Sub(now)), Relock: q.Relock,
 			Local: q.Client == client,
 		})
 	}
+	if info.Kind.Counting() {
+		v.Count = &info.Count
+		for _, p := range info.Permits {
+			pv := permit{ID: p.ID, Expiry: p.Expiry}
+			if !p.Expiry.IsZero() {
+				in := millis(p.Expiry.Sub(now))
+				pv.ExpiresIn = &in
+			}
+			v.Permits = append(v.Permits, pv)
+		}
+	}
 	return v
 }
 
-// labelOf is l, or nil for no label.
-func labelOf(l rlock.ClientLabel) *rlock.ClientLabel {
-	if l == (rlock.ClientLabel{}) {
-		return nil
+// Expires tells when the permit's lease ends: "in 3s", "3s ago", or
+// "never".
+func (p permit) Expires() string {
+	if p.ExpiresIn == nil {
+		return "never"
 	}
-	return &l
+	return until(*p.ExpiresIn)
 }
 
 // millis is a duration, encoded in JSON as whole milliseconds and shown

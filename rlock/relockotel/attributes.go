@@ -14,6 +14,37 @@ import (
 	"github.com/relock-go/relock/rlock"
 )
 
+// The names of the Observer's spans.
+const (
+	SpanLock   = "relock.Lock"   // an acquisition: Lock, TryLock, ...
+	SpanUnlock = "relock.Unlock" // a release
+	SpanLost   = "relock.Lost"   // a hold that ended without Unlock
+)
+
+// The attributes of the Observer's metrics and spans.
+const (
+	AttrLockName      attribute.Key = "relock.lock.name"      // the lock's name: on spans; on metrics with WithLockNameAttribute
+	AttrLockKind      attribute.Key = "relock.lock.kind"      // rlock.Kind: mutex, fenced, fair, read-write, fair-read-write, semaphore, ...
+	AttrLockMode      attribute.Key = "relock.lock.mode"      // read or write, for read-write locks only
+	AttrOutcome       attribute.Key = "relock.outcome"        // how a hold ended: OutcomeReleased or OutcomeLost (hold duration)
+	AttrOwner         attribute.Key = "relock.owner"          // the owner id: spans only
+	AttrAttempts      attribute.Key = "relock.attempts"       // acquire scripts run: spans only
+	AttrWakeups       attribute.Key = "relock.wakeups"        // releases that woke the acquisition: spans only
+	AttrReentry       attribute.Key = "relock.reentry"        // the owner held the lock already: spans only
+	AttrHoldCount     attribute.Key = "relock.hold.count"     // hold count after the acquisition or release: spans only
+	AttrHoldDuration  attribute.Key = "relock.hold.duration"  // how long the hold lasted, in seconds: spans only
+	AttrLeaseDuration attribute.Key = "relock.lease.duration" // the hold's lease, in seconds: spans only
+	AttrWatchdog      attribute.Key = "relock.watchdog"       // the watchdog renews the hold: spans only
+)
+
+// The values of AttrOutcome: the two ways a hold ends, neither of them an
+// operation's failure. Failures are classified by semconv's error.type
+// (ErrorType).
+const (
+	OutcomeReleased = "released" // a hold ended by its last Unlock
+	OutcomeLost     = "lost"     // a hold ended without Unlock
+)
+
 // The values of semconv's error.type on a failed acquisition or renewal,
 // and on a relock.Lost span. They are few and fixed, as error.type asks.
 const (
@@ -148,6 +179,8 @@ func (o *Observer) spanAttrs(e rlock.Event, more int) []attribute.KeyValue {
 	if e.Mode != "" {
 		attrs = append(attrs, AttrLockMode.String(e.Mode))
 	}
-	attrs = append(attrs, AttrOwner.String(e.Owner))
+	if e.Owner != "" { // a semaphore's or latch's event has none
+		attrs = append(attrs, AttrOwner.String(e.Owner))
+	}
 	return append(attrs, o.attrs...)
 }

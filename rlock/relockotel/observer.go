@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
-	semconv "go.opentelemetry.io/otel/semconv/v1.30.0"
+	semconv "go.opentelemetry.io/otel/semconv/v1.39.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/relock-go/relock/rlock"
@@ -19,37 +19,6 @@ import (
 // tracer: this module's path, as OpenTelemetry instrumentation libraries
 // name theirs.
 const ScopeName = "github.com/relock-go/relock/rlock/relockotel"
-
-// The names of the Observer's spans.
-const (
-	SpanLock   = "relock.Lock"   // an acquisition: Lock, TryLock, ...
-	SpanUnlock = "relock.Unlock" // a release
-	SpanLost   = "relock.Lost"   // a hold that ended without Unlock
-)
-
-// The attributes of the Observer's metrics and spans.
-const (
-	AttrLockName      attribute.Key = "relock.lock.name"      // the lock's name: on spans; on metrics with WithLockNameAttribute
-	AttrLockKind      attribute.Key = "relock.lock.kind"      // rlock.Kind: mutex, fenced, fair, read-write, fair-read-write
-	AttrLockMode      attribute.Key = "relock.lock.mode"      // read or write, for read-write locks only
-	AttrOutcome       attribute.Key = "relock.outcome"        // how a hold ended: OutcomeReleased or OutcomeLost (hold duration)
-	AttrOwner         attribute.Key = "relock.owner"          // the owner id: spans only
-	AttrAttempts      attribute.Key = "relock.attempts"       // acquire scripts run: spans only
-	AttrWakeups       attribute.Key = "relock.wakeups"        // releases that woke the acquisition: spans only
-	AttrReentry       attribute.Key = "relock.reentry"        // the owner held the lock already: spans only
-	AttrHoldCount     attribute.Key = "relock.hold.count"     // hold count after the acquisition or release: spans only
-	AttrHoldDuration  attribute.Key = "relock.hold.duration"  // how long the hold lasted, in seconds: spans only
-	AttrLeaseDuration attribute.Key = "relock.lease.duration" // the hold's lease, in seconds: spans only
-	AttrWatchdog      attribute.Key = "relock.watchdog"       // the watchdog renews the hold: spans only
-)
-
-// The values of AttrOutcome: the two ways a hold ends, neither of them an
-// operation's failure. Failures are classified by semconv's error.type
-// (ErrorType).
-const (
-	OutcomeReleased = "released" // a hold ended by its last Unlock
-	OutcomeLost     = "lost"     // a hold ended without Unlock
-)
 
 // Observer turns the events of an rlock.Client into OpenTelemetry metrics
 // and spans. Pass it to rlock.New with rlock.WithObserver; one Observer
@@ -140,6 +109,10 @@ func NewObserver(opts ...Option) (*Observer, error) {
 
 // ObserveLock records e: it implements rlock.Observer.
 func (o *Observer) ObserveLock(e rlock.Event) {
+	if e.Kind.Counting() && (e.Type == rlock.EventAcquired || e.Type == rlock.EventNotAcquired || e.Type == rlock.EventReleased) {
+		o.counted(e)
+		return
+	}
 	switch e.Type {
 	case rlock.EventWaitStarted:
 		if o.metrics {
@@ -194,20 +167,7 @@ func (o *Observer) acquisition(e rlock.Event) {
 				AttrWatchdog.Bool(e.Watchdog),
 			)
 		}
-		var span trace.Span
-		ctx, span = o.tracer.Start(ctx, SpanLock,
-			trace.WithTimestamp(e.Time.Add(-e.Wait)),
-			trace.WithSpanKind(trace.SpanKindInternal),
-			trace.WithAttributes(attrs...),
-		)
-		switch {
-		case e.Err != nil:
-			span.SetStatus(codes.Error, e.Err.Error())
-		case errType != "":
-			span.SetStatus(codes.Error, "the wait elapsed")
-		}
-		span.End(trace.WithTimestamp(e.Time))
-		sc = span.SpanContext()
+		ctx, sc = o.callSpan(ctx, SpanLock, e.Time.Add(-e.Wait), e, errType, attrs)
 	}
 	// A first acquisition starts a hold; a reentry (Count > 1) is part of
 	// the hold it re-enters.
@@ -285,6 +245,25 @@ func (o *Observer) lostHold(e rlock.Event) {
 		o.holdsActive.Add(ctx, -1, o.measured(e, "", ""))
 		o.holdDuration.Record(ctx, e.Held.Seconds(), o.measured(e, OutcomeLost, ""))
 	}
+}
+
+// callSpan records the span name of the call e ends, from start, with
+// attrs: its status is Error when the call failed (with e.Err's message)
+// or its wait elapsed (errType set). It returns the span's context.
+func (o *Observer) callSpan(ctx context.Context, name string, start time.Time, e rlock.Event, errType string, attrs []attribute.KeyValue) (context.Context, trace.SpanContext) {
+	ctx, span := o.tracer.Start(ctx, name,
+		trace.WithTimestamp(start),
+		trace.WithSpanKind(trace.SpanKindInternal),
+		trace.WithAttributes(attrs...),
+	)
+	switch {
+	case e.Err != nil:
+		span.SetStatus(codes.Error, e.Err.Error())
+	case errType != "":
+		span.SetStatus(codes.Error, "the wait elapsed")
+	}
+	span.End(trace.WithTimestamp(e.Time))
+	return ctx, span.SpanContext()
 }
 
 // holdSpan starts the span name about the end of a hold, at start, with

@@ -127,7 +127,7 @@ func parseFlags(args []string) (config, error) {
 	locks := fs.Int("locks", 10000, "locks of the many-locks scenario")
 	waiters := fs.Int("waiters", 3, "waiters per lock in the many-locks scenario")
 	idle := fs.Duration("idle", 2*time.Second, "how long the many-locks and scale waiters are watched")
-	scaleLocks := fs.String("scale-locks", "1000,10000,100000", "lock counts of the scale scenario: relock with default options, -waiters waiters per lock over -clients Clients")
+	scaleLocks := fs.String("scale-locks", "1000,10000", "lock counts of the scale scenario (100000 takes about 3 minutes more): relock with default options, -waiters waiters per lock over -clients Clients")
 	wdLocks := fs.Int("watchdog-locks", 10000, "locks the watchdog scenario holds")
 	wdTimeout := fs.Duration("watchdog-timeout", 3*time.Second, "watchdog timeout of the watchdog scenario (renewal every third)")
 	wdPeriods := fs.Int("watchdog-periods", 3, "renewal periods the watchdog scenario watches")

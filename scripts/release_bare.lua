@@ -1,0 +1,24 @@
+-- Release the last hold of a reentrant lock, sent once (scripts.Unlock.Bare):
+-- the uncontended Unlock's script, as small as Redisson's.
+--
+-- KEYS[1]  lock hash
+-- KEYS[2]  unlock channel
+-- ARGV[1]  owner id
+-- ARGV[2]  publish command: "publish", or "spublish" for sharded pub/sub
+-- ARGV[3]  unlock message
+--
+-- When the owner's field holds exactly one hold, the key is deleted (the
+-- owner's field is its only one) and the unlock message published: returns
+-- 1, or 3 when the publish reached a subscriber. Otherwise changes nothing
+-- and returns -1: the owner sends its full release request (release.lua),
+-- which tells the other cases apart. Go-redis never resends this script
+-- (it is sent with NoRetry), so it needs no latch: a send that fails is
+-- followed by the full request, latched.
+if redis.call('hget', KEYS[1], ARGV[1]) ~= '1' then
+  return -1
+end
+redis.call('del', KEYS[1])
+if redis.call(ARGV[2], KEYS[2], ARGV[3]) > 0 then
+  return 3
+end
+return 1
