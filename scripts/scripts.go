@@ -27,6 +27,8 @@ var (
 	rwHoldSrc string
 	//go:embed acquire.lua
 	acquireSrc string
+	//go:embed acquire_held.lua
+	acquireHeldSrc string
 	//go:embed acquire_fenced.lua
 	acquireFencedSrc string
 	//go:embed release.lua
@@ -41,8 +43,9 @@ var (
 	stateSrc string
 
 	// The reentrant lock's scripts carry only the helpers they call, since
-	// Redis runs the whole text, defining each helper, at every call.
-	acquire         = redis.NewScript(takeSrc + acquireSrc)
+	// Redis runs the whole text, defining each helper, at every call; the
+	// acquisition takes a free lock before it reaches them.
+	acquire         = redis.NewScript(acquireSrc + takeSrc + acquireHeldSrc)
 	acquireFenced   = redis.NewScript(takeSrc + acquireFencedSrc)
 	release         = redis.NewScript(releaseOnceSrc + releaseSrc)
 	releaseBare     = redis.NewScript(releaseBareSrc)
