@@ -48,12 +48,22 @@ var (
 	acquire         = redis.NewScript(acquireSrc + takeSrc + acquireHeldSrc)
 	acquireFenced   = redis.NewScript(takeSrc + acquireFencedSrc)
 	release         = redis.NewScript(releaseOnceSrc + releaseSrc)
-	releaseBare     = redis.NewScript(releaseBareSrc)
-	releaseBareHash = releaseBare.Hash()
+	releaseBare     = newBare(Publish)
+	releaseBareSPub = newBare(SPublish)
 	renew           = redis.NewScript(renewSrc)
 	forceRelease    = redis.NewScript(forceReleaseSrc)
 	state           = New(stateSrc)
 )
+
+// bareScript is release_bare.lua for one publish command: its text and
+// SHA1, for a command built without copying either.
+type bareScript struct{ src, hash string }
+
+// newBare returns release_bare.lua publishing with publish, a constant.
+func newBare(publish string) bareScript {
+	src := "local PUBLISH = '" + publish + "'\n" + releaseBareSrc
+	return bareScript{src: src, hash: redis.NewScript(src).Hash()}
+}
 
 // New returns the script src preceded by the helpers every lock script
 // shares (hold.lua: taking a hold, the re-entry rule for retried
