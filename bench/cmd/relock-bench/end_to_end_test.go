@@ -27,7 +27,7 @@ func TestTinyRunEndToEnd(t *testing.T) {
 		"-strategies", "relock,relock-fair,spin-const-1ms,redsync-5ms,redislock-1ms",
 		"-many-strategies", "relock,relock-fair",
 		"-goroutines", "6", "-holds", "200us", "-holds-goroutines", "6", "-readwrite-goroutines", "6", "-clients", "3", "-duration", "400ms", "-warmup", "50ms", "-uncontended", "30ms",
-		"-locks", "40", "-waiters", "2", "-idle", "100ms",
+		"-locks", "40", "-waiters", "2", "-idle", "100ms", "-scale-locks", "50,100",
 		"-watchdog-locks", "40", "-watchdog-timeout", "600ms", "-watchdog-periods", "1",
 		"-cluster-locks", "12", "-cluster-waiters", "2",
 		"-out", out,
@@ -54,6 +54,14 @@ func TestTinyRunEndToEnd(t *testing.T) {
 	for _, x := range append(rep.Contention, rep.Holds...) {
 		if x.Violations != 0 || x.Errors != 0 || x.Acquisitions == 0 {
 			t.Errorf("%s: %d violations, %d errors (%s), %d acquisitions; want 0, 0, > 0", x.Strategy, x.Violations, x.Errors, x.FirstError, x.Acquisitions)
+		}
+	}
+	if got, want := len(rep.Scale), 2; got != want {
+		t.Fatalf("%d scale results, want %d", got, want)
+	}
+	for _, x := range rep.Scale {
+		if x.Errors != 0 || x.Replacements != 0 {
+			t.Errorf("scale %d locks: %d failed calls (%s), %d replaced connections; want 0, 0", x.Locks, x.Errors, x.FirstError, x.Replacements)
 		}
 	}
 	if got, want := len(rep.ReadWrite), 1; got != want {
