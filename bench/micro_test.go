@@ -27,11 +27,13 @@ var (
 // TestMain stops the benchmarks' Redis server, if one was started, and
 // fails the package if a goroutine of the module outlives its tests.
 func TestMain(m *testing.M) {
-	code := testenv.Main(m.Run)
-	if srvStop != nil {
-		_ = srvStop()
-	}
-	os.Exit(code)
+	os.Exit(testenv.Main(func() int {
+		code := m.Run()
+		if srvStop != nil {
+			_ = srvStop()
+		}
+		return code
+	}))
 }
 
 // server returns the address of the benchmarks' Redis server, started on
