@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -111,7 +112,7 @@ func repoRoot() (string, error) {
 func Start(tb testing.TB, args ...string) *Peer {
 	tb.Helper()
 	jar := JarPath(tb)
-	cmd := exec.Command("java", append([]string{"-jar", jar}, args...)...)
+	cmd := exec.Command("java", slices.Concat(archiveFlags(jar), []string{"-jar", jar}, args)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
