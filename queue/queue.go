@@ -16,7 +16,12 @@ import (
 
 var (
 	//go:embed fair_common.lua
-	commonSrc string
+	helpersSrc string
+	//go:embed fair_grant.lua
+	grantSrc string
+	// commonSrc is what every fair script starts with: the helpers, then
+	// the grant, which uses them.
+	commonSrc = helpersSrc + grantSrc
 	//go:embed fair_acquire.lua
 	acquireSrc string
 	//go:embed fair_leave.lua
@@ -27,7 +32,7 @@ var (
 	forceReleaseSrc string
 
 	// Each script is the lock helpers (scripts.New) and the fair lock's
-	// (fair_common.lua) followed by its own text; the text is fixed at
+	// (fair_common.lua, fair_grant.lua) followed by its own text; the text is fixed at
 	// build time, never built from input.
 	acquire      = scripts.New(commonSrc + acquireSrc)
 	leave        = scripts.New(commonSrc + leaveSrc)

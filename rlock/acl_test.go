@@ -1,7 +1,6 @@
 package rlock
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -24,111 +23,6 @@ import (
 // keys and channels, against the user running the script; it also checks
 // a script's KEYS, among which the scripts pass the unlock channel. The
 // docs/deployment.md documents this ACL (aclLine): keep the two in step.
-
-// aclKeys are the key patterns: the lock names, the read-write lock's read
-// lease keys ("{" + name + "}:..."), Redisson's lock_* keys (fair queue and
-// deadlines, token counter, and the unlock channel, which the scripts name
-// among their KEYS), the read-write lock's channel (a KEY of its scripts
-// too), the unlock latches, and relock's own keys beside the fair locks'
-// queues (relock_lock_waiters, relock_rwlock_queue, relock_rwlock_timeout).
-var aclKeys = []string{"~lock:*", "~{lock:*", "~redisson_lock_*", "~redisson_rwlock:*", "~redisson_unlock_latch:*", "~relock_*"}
-
-// aclChannels are the channel patterns: the unlock channels, the fair
-// lock's per-waiter channels that extend them, the read-write lock's, the
-// fair locks' turn channels (relock_turns), the semaphores' and the latches'.
-var aclChannels = []string{"&redisson_lock__channel:*", "&redisson_rwlock:*", "&relock_turns:*", "&redisson_sc:*", "&redisson_countdownlatch__channel__*"}
-
-// aclCommands are the commands the library sends.
-var aclCommands = []string{
-	// Scripts, with EVALSHA and, after the server lost its script cache, EVAL.
-	"evalsha", "eval",
-	// Commands the scripts run (scripts/*.lua, queue/*.lua).
-	"exists", "hexists", "hget", "hmget", "hincrby", "hset", "hdel", "hlen", "hkeys",
-	"hgetall", "type", "pexpire", "pttl", "del",
-	"get", "set", "incr", "time", "publish",
-	"incrby", "decr", "decrby", "zrangebyscore",
-	"lindex", "llen", "lpos", "lpush", "rpush", "lpop", "lrange", "lrem",
-	"zadd", "zincrby", "zrange", "zrem", "zscore",
-	// Commands of the Go code: HoldCount, IsHeld, FencedMutex.Token (hget,
-	// hexists, get), WithReplicaAck.
-	"wait",
-	// The subscriptions of waiters, their health check, and their count of
-	// subscribers.
-	"subscribe", "unsubscribe", "ping", "pubsub|numsub",
-	// go-redis also sends CLIENT SETINFO on every new connection and
-	// ignores a refusal. Redis 7.0, which the tests run, has no such
-	// subcommand; on 7.2+ grant +client|setinfo too, or the ACL log fills
-	// with its refusals.
-}
-
-// aclClusterCommands are the commands the library and go-redis's cluster
-// client send to a Redis Cluster in addition: the slot map, the command
-// table (for key positions), and sharded pub/sub.
-var aclClusterCommands = []string{
-	"cluster|shards", "cluster|slots", "command",
-	"ssubscribe", "sunsubscribe", "spublish", "pubsub|shardnumsub",
-}
-
-// aclLine is the ACL SETUSER command for a relock user with password pass,
-// granted aclCommands and the extra commands.
-func aclLine(user, pass string, extra ...string) []string {
-	rules := []string{"on", ">" + pass, "resetkeys", "resetchannels", "-@all"}
-	rules = append(rules, aclKeys...)
-	rules = append(rules, aclChannels...)
-	for _, c := range append(slices.Clip(aclCommands), extra...) {
-		rules = append(rules, "+"+c)
-	}
-	return append([]string{"ACL", "SETUSER", user}, rules...)
-}
-
-// The restricted user of the tests.
-const aclTestUser, aclTestPassword = "relock-acl-test", "relock-acl-test-password"
-
-// setACLUser creates the restricted user, with the extra commands, on the
-// server of admin, deletes it when the test ends, and empties the server's
-// ACL log.
-func setACLUser(t *testing.T, admin *redis.Client, extra ...string) {
-	t.Helper()
-	ctx := context.Background()
-	line := aclLine(aclTestUser, aclTestPassword, extra...)
-	args := make([]any, len(line))
-	for i, a := range line {
-		args[i] = a
-	}
-	if err := admin.Do(ctx, args...).Err(); err != nil {
-		t.Fatalf("%s: %v", strings.Join(line, " "), err)
-	}
-	t.Cleanup(func() { _ = admin.ACLDelUser(context.Background(), aclTestUser).Err() })
-	if err := admin.ACLLogReset(ctx).Err(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// aclUser creates the restricted user on the test server and returns the
-// options of a go-redis client logged in as it.
-func aclUser(t *testing.T, admin *redis.Client) *redis.Options {
-	t.Helper()
-	setACLUser(t, admin)
-	return &redis.Options{Addr: srv.Addr, Username: aclTestUser, Password: aclTestPassword}
-}
-
-// aclClient returns a go-redis client with opts, closed when the test ends.
-func aclClient(t *testing.T, opts *redis.Options) *redis.Client {
-	t.Helper()
-	rdb := redis.NewClient(opts)
-	t.Cleanup(func() { _ = rdb.Close() })
-	return rdb
-}
-
-// aclDenials returns the server's ACL log: what was refused, to whom.
-func aclDenials(t *testing.T, admin *redis.Client) []*redis.ACLLogEntry {
-	t.Helper()
-	log, err := admin.ACLLog(context.Background(), 100).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return log
-}
 
 func TestLocksWorkUnderRestrictedACLUser(t *testing.T) {
 	leakcheck.Check(t)

@@ -66,7 +66,7 @@ type clusterHandle struct {
 
 // clusterLease is the holder's lease in the cluster wake-up test: short, so
 // that a hold past it proves the watchdog renews it on the lock's slot.
-const clusterLease = 300 * time.Millisecond
+const clusterLease = 500 * time.Millisecond
 
 func testClusterWakeUps(t *testing.T, cluster *redistest.Cluster, rdb *redis.ClusterClient, sharded bool) {
 	ctx := ctxT(t)
@@ -102,7 +102,7 @@ func testClusterWakeUps(t *testing.T, cluster *redistest.Cluster, rdb *redis.Clu
 				// A loaded machine may delay the watchdog past the short
 				// lease: the holder's Lost tells that apart from a lock
 				// that lets a waiter in, and the name is tried again.
-				const tries = 3
+				const tries = 5
 				for try := 1; !clusterWakeUp(t, ctx, cluster, name, sharded,
 					newHandle(holderClient, name), func() clusterHandle { return newHandle(waiterClient, name) }, hubOf(waiterClient)); try++ {
 					if try == tries {
@@ -135,15 +135,36 @@ func clusterWakeUp(t *testing.T, ctx context.Context, cluster *redistest.Cluster
 		}
 		done <- err
 	}()
-	eventually(t, 5*time.Second, "waiter asleep", func() bool { return hub.Stats().Sleeping == 1 })
+	// The waiter sleeps, unless the holder's lease lapsed first and let
+	// it in.
+	asleep := time.Now().Add(5 * time.Second)
+	for hub.Stats().Sleeping != 1 {
+		select {
+		case <-holder.lost():
+			return awaitLapsedWaiter(t, name, done)
+		case <-time.After(5 * time.Millisecond):
+		}
+		if time.Now().After(asleep) {
+			t.Fatalf("%s: the waiter not asleep within 5s", name)
+		}
+	}
 	if sharded {
-		// Subscribed on the lock's own master, with SSUBSCRIBE.
+		// Subscribed on the lock's own master, with SSUBSCRIBE (once the
+		// channels of a waiter of an earlier try, gone, are unsubscribed).
 		master := redis.NewClient(&redis.Options{Addr: cluster.MasterOf(name)})
-		chans := master.PubSubShardChannels(ctx, keys.Channel(name)+"*").Val()
-		master.Close()
-		slices.Sort(chans)
-		if len(chans) != 2 || chans[1] != keys.Presence(chans[0]) {
-			t.Fatalf("%s: shard channels on its master = %v, want its one channel and its presence marker", name, chans)
+		defer master.Close()
+		var chans []string
+		subscribed := time.Now().Add(5 * time.Second)
+		for {
+			chans = master.PubSubShardChannels(ctx, keys.Channel(name)+"*").Val()
+			slices.Sort(chans)
+			if len(chans) == 2 && chans[1] == keys.Presence(chans[0]) {
+				break
+			}
+			if time.Now().After(subscribed) {
+				t.Fatalf("%s: shard channels on its master = %v, want its one channel and its presence marker", name, chans)
+			}
+			time.Sleep(5 * time.Millisecond)
 		}
 	}
 	// Held well past the holder's lease: the watchdog renews it on its

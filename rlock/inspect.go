@@ -71,9 +71,9 @@ type Holder struct {
 	Owner string
 	// Client is the client id part of Owner.
 	Client string
-	// Label is the label of that Client (WithClientName); zero when it has
+	// Label is the label of that Client (WithClientName); nil when it has
 	// none, as a Redisson client.
-	Label ClientLabel
+	Label *ClientLabel
 	Count int    // hold count
 	Mode  string // ModeRead or ModeWrite in a read-write lock
 	// TTL is a reader's own remaining lease in a read-write lock (the
@@ -86,9 +86,9 @@ type Holder struct {
 type QueueEntry struct {
 	Owner string // owner id
 	// Client is the client id part of Owner, and Label that Client's label
-	// (zero when it has none).
+	// (nil when it has none).
 	Client string
-	Label  ClientLabel
+	Label  *ClientLabel
 	Mode   string // ModeRead or ModeWrite in a fair read-write lock
 	// Deadline is when the waiter is evicted unless it refreshes its place
 	// (the line's ZSET score: Redis server time); zero when it has none.

@@ -125,7 +125,7 @@ func (l *labeller) remove(timeout time.Duration) {
 
 // labels reads the labels of the Clients whose ids are clients, in one
 // pipeline (one key per slot), by id; a Client with no label is left out.
-func (c *Client) labels(ctx context.Context, clients []string) (map[string]ClientLabel, error) {
+func (c *Client) labels(ctx context.Context, clients []string) (map[string]*ClientLabel, error) {
 	if len(clients) == 0 {
 		return nil, nil
 	}
@@ -137,7 +137,7 @@ func (c *Client) labels(ctx context.Context, clients []string) (map[string]Clien
 		}
 	}
 	_, _ = pipe.Exec(ctx) // each command's error is read below
-	found := make(map[string]ClientLabel)
+	found := make(map[string]*ClientLabel)
 	for id, get := range gets {
 		data, err := get.Bytes()
 		switch {
@@ -148,7 +148,7 @@ func (c *Client) labels(ctx context.Context, clients []string) (map[string]Clien
 		}
 		var l ClientLabel
 		if json.Unmarshal(data, &l) == nil && l.Name != "" {
-			found[id] = l
+			found[id] = &l
 		}
 	}
 	return found, nil

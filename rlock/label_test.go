@@ -68,13 +68,13 @@ func TestClientLabelShownByInspectAndDeletedByClose(t *testing.T) {
 	if len(info.Holders) != 1 || len(info.Queue) != 1 {
 		t.Fatalf("Inspect = %+v, want one holder and one waiter", info)
 	}
-	if l := info.Holders[0].Label; l.Name != "billing-worker" || l.Host != host || l.PID != os.Getpid() || l.Started.IsZero() {
+	if l := info.Holders[0].Label; l == nil || l.Name != "billing-worker" || l.Host != host || l.PID != os.Getpid() || l.Started.IsZero() {
 		t.Errorf("holder label %+v, want billing-worker on %s, pid %d", l, host, os.Getpid())
 	}
-	if e := info.Queue[0]; e.Client != report.ID() || e.Label.Name != "report" || e.Label.String() != "report@"+host {
+	if e := info.Queue[0]; e.Client != report.ID() || e.Label == nil || e.Label.Name != "report" || e.Label.String() != "report@"+host {
 		t.Errorf("queue entry %+v, want the report Client's label", e)
 	}
-	if l := mustInspect(t, anon, "label:plain").Holders[0].Label; l != (ClientLabel{}) {
+	if l := mustInspect(t, anon, "label:plain").Holders[0].Label; l != nil {
 		t.Errorf("an unnamed Client's holder has label %+v", l)
 	}
 

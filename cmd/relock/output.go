@@ -75,24 +75,16 @@ func newLockView(info rlock.LockInfo, now time.Time) lockView {
 		Queue:   make([]queueView, len(info.Queue)),
 	}
 	for i, h := range info.Holders {
-		v.Holders[i] = holderView{Owner: h.Owner, Client: h.Client, Label: labelOf(h.Label), Count: h.Count, Mode: h.Mode, TTLMillis: ttlMillis(h.TTL)}
+		v.Holders[i] = holderView{Owner: h.Owner, Client: h.Client, Label: h.Label, Count: h.Count, Mode: h.Mode, TTLMillis: ttlMillis(h.TTL)}
 	}
 	for i, q := range info.Queue {
 		v.Queue[i] = queueView{
-			Position: i + 1, Owner: q.Owner, Client: q.Client, Label: labelOf(q.Label), Mode: q.Mode, Relock: q.Relock,
+			Position: i + 1, Owner: q.Owner, Client: q.Client, Label: q.Label, Mode: q.Mode, Relock: q.Relock,
 			Deadline: q.Deadline.UTC(), DeadlineInMillis: q.Deadline.Sub(now).Milliseconds(),
 		}
 	}
 	v.countOf(info, now)
 	return v
-}
-
-// labelOf is l, or nil for no label.
-func labelOf(l rlock.ClientLabel) *rlock.ClientLabel {
-	if l == (rlock.ClientLabel{}) {
-		return nil
-	}
-	return &l
 }
 
 // labelText is a label as the tables show it: "NAME@HOST pid PID", or "-".

@@ -16,12 +16,15 @@ import (
 
 func TestScriptFlushAtRandomPointsDuringContention(t *testing.T) {
 	fresh(t)
-	ctx := ctxT(t)
+	// 480 acquisitions and releases among 12 owners: a loaded machine may
+	// need far more than a single wait's bound.
+	ctx := redistest.Context(t, 6*within)
 	p := startProxy(t)
 	admin := direct(t)
 	// A short lease, so that watchdog renewals run (and meet flushed
-	// scripts) too.
-	const lease = 300 * time.Millisecond
+	// scripts) too; not so short that a renewal delayed by the load (it
+	// would have to be 400 ms late) lets it run out.
+	const lease = 600 * time.Millisecond
 	const rounds = 40
 	stop := make(chan struct{})
 	var flushes atomic.Int64

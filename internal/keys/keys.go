@@ -17,7 +17,7 @@ const (
 	ReadUnlockMessage = "1"
 	// GrantPrefix begins the message that tells a relock fair waiter, on
 	// its own channel, that a release granted it the lock: the prefix,
-	// then the id of its wait (queue/fair_common.lua's grant_next). The
+	// then the id of its wait (queue/fair_grant.lua's grant_next). The
 	// message is a negative number, so that every payload on a channel of
 	// Redisson's layout is one that Redisson's codec reads (it acts on 0
 	// and 1 only).

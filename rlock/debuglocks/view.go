@@ -149,13 +149,13 @@ func lockOf(info rlock.LockInfo, client string, now time.Time) *lockView {
 	}
 	for _, h := range info.Holders {
 		v.Holders = append(v.Holders, holder{
-			Owner: h.Owner, Client: h.Client, Label: labelOf(h.Label), Count: h.Count, Mode: h.Mode, TTL: ttl(h.TTL),
+			Owner: h.Owner, Client: h.Client, Label: h.Label, Count: h.Count, Mode: h.Mode, TTL: ttl(h.TTL),
 			Local: h.Client == client,
 		})
 	}
 	for i, q := range info.Queue {
 		v.Queue = append(v.Queue, queued{
-			Position: i + 1, Owner: q.Owner, Client: q.Client, Label: labelOf(q.Label), Mode: q.Mode,
+			Position: i + 1, Owner: q.Owner, Client: q.Client, Label: q.Label, Mode: q.Mode,
 			Deadline: q.Deadline, DeadlineIn: millis(q.Deadline.Sub(now)), Relock: q.Relock,
 			Local: q.Client == client,
 		})
@@ -181,14 +181,6 @@ func (p permit) Expires() string {
 		return "never"
 	}
 	return until(*p.ExpiresIn)
-}
-
-// labelOf is l, or nil for no label.
-func labelOf(l rlock.ClientLabel) *rlock.ClientLabel {
-	if l == (rlock.ClientLabel{}) {
-		return nil
-	}
-	return &l
 }
 
 // millis is a duration, encoded in JSON as whole milliseconds and shown

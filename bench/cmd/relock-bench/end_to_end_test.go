@@ -27,7 +27,7 @@ func TestTinyRunEndToEnd(t *testing.T) {
 		"-strategies", "relock,relock-fair,spin-const-1ms,redsync-5ms,redislock-1ms",
 		"-many-strategies", "relock,relock-fair",
 		"-goroutines", "6", "-holds", "200us", "-holds-goroutines", "6", "-readwrite-goroutines", "6", "-clients", "3", "-duration", "400ms", "-warmup", "50ms", "-uncontended", "30ms",
-		"-locks", "40", "-waiters", "2", "-idle", "100ms",
+		"-locks", "40", "-waiters", "2", "-idle", "100ms", "-scale-locks", "50,100",
 		"-watchdog-locks", "40", "-watchdog-timeout", "600ms", "-watchdog-periods", "1",
 		"-cluster-locks", "12", "-cluster-waiters", "2",
 		"-out", out,
