@@ -122,11 +122,15 @@ type Unlock struct {
 // latch and number) is not applied twice.
 func (l *Lock) Release(ctx context.Context, rdb redis.UniversalClient, u Unlock) (Release, error) {
 	if u.Bare && u.Holds == 1 && u.Next == "" {
-		args := make([]any, 0, 8)
-		args = append(args, "evalsha", releaseBareHash, 2)
+		bare := releaseBare
+		if u.Publish == SPublish {
+			bare = releaseBareSPub
+		}
+		args := make([]any, 0, 6)
+		args = append(args, "evalsha", bare.hash, 2)
 		args = append(args, l.releaseKeys...)
-		args = append(args, u.Owner, u.Publish, keys.UnlockMessage)
-		n, err := runOnce(ctx, rdb, releaseBareSrc, args).Int64()
+		args = append(args, u.Owner)
+		n, err := runOnce(ctx, rdb, bare.src, args).Int64()
 		if err != nil || n != -1 {
 			return Outcome(n, err)
 		}

@@ -27,6 +27,8 @@ var (
 	rwHoldSrc string
 	//go:embed acquire.lua
 	acquireSrc string
+	//go:embed acquire_held.lua
+	acquireHeldSrc string
 	//go:embed acquire_fenced.lua
 	acquireFencedSrc string
 	//go:embed release.lua
@@ -41,16 +43,27 @@ var (
 	stateSrc string
 
 	// The reentrant lock's scripts carry only the helpers they call, since
-	// Redis runs the whole text, defining each helper, at every call.
-	acquire         = redis.NewScript(takeSrc + acquireSrc)
+	// Redis runs the whole text, defining each helper, at every call; the
+	// acquisition takes a free lock before it reaches them.
+	acquire         = redis.NewScript(acquireSrc + takeSrc + acquireHeldSrc)
 	acquireFenced   = redis.NewScript(takeSrc + acquireFencedSrc)
 	release         = redis.NewScript(releaseOnceSrc + releaseSrc)
-	releaseBare     = redis.NewScript(releaseBareSrc)
-	releaseBareHash = releaseBare.Hash()
+	releaseBare     = newBare(Publish)
+	releaseBareSPub = newBare(SPublish)
 	renew           = redis.NewScript(renewSrc)
 	forceRelease    = redis.NewScript(forceReleaseSrc)
 	state           = New(stateSrc)
 )
+
+// bareScript is release_bare.lua for one publish command: its text and
+// SHA1, for a command built without copying either.
+type bareScript struct{ src, hash string }
+
+// newBare returns release_bare.lua publishing with publish, a constant.
+func newBare(publish string) bareScript {
+	src := "local PUBLISH = '" + publish + "'\n" + releaseBareSrc
+	return bareScript{src: src, hash: redis.NewScript(src).Hash()}
+}
 
 // New returns the script src preceded by the helpers every lock script
 // shares (hold.lua: taking a hold, the re-entry rule for retried

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,9 @@ import (
 
 // mountPath is where the tests mount the page.
 const mountPath = "/debug/locks"
+
+// htmlType is the Content-Type of the HTML page.
+const htmlType = "text/html; charset=utf-8"
 
 // newClient returns a Client on the emptied test server, closed when the
 // test ends, and a go-redis client of the server.
@@ -204,4 +208,69 @@ func owners(rs []row) []string {
 		out = append(out, r.cells["owner"])
 	}
 	return out
+}
+
+// checkActivity checks that doc's holds table lists exactly the holders
+// and its waiters table exactly the waiters, by owner id.
+func checkActivity(t *testing.T, doc string, holders, waiters []string) {
+	t.Helper()
+	got := owners(rows(t, doc, "holds", "hold"))
+	if !sameSet(got, holders) {
+		t.Errorf("holds table owners %q, want %q", got, holders)
+	}
+	got = owners(rows(t, doc, "waiters", "waiter"))
+	if !sameSet(got, waiters) {
+		t.Errorf("waiters table owners %q, want %q", got, waiters)
+	}
+}
+
+// checkQueue checks doc's inspect section: the lock is held by holder and
+// the queue is queued, in order, all relock owners of this Client.
+func checkQueue(t *testing.T, doc, name, holder string, queued []string) {
+	t.Helper()
+	sec := element(doc, "section", "inspect")
+	if sec == "" {
+		t.Fatalf("no section#inspect in the page:\n%s", doc)
+	}
+	if got := text(element(sec, "code", "inspect-name")); got != name {
+		t.Errorf("inspected name %q, want %q", got, name)
+	}
+	if e := element(sec, "div", "inspect-error"); e != "" {
+		t.Fatalf("inspect error: %s", text(e))
+	}
+	if got := text(element(sec, "dd", "kind")); got != string(rlock.KindFairMutex) {
+		t.Errorf("kind %q, want %q", got, rlock.KindFairMutex)
+	}
+	if got := text(element(sec, "dd", "held")); got != "yes" {
+		t.Errorf("held %q, want yes", got)
+	}
+	if got := owners(rows(t, sec, "holders", "holder")); !slices.Equal(got, []string{holder}) {
+		t.Errorf("holders %q, want %q", got, holder)
+	}
+	q := rows(t, sec, "queue", "queued")
+	if got := owners(q); !slices.Equal(got, queued) {
+		t.Fatalf("queue %q, want %q in order", got, queued)
+	}
+	for i, r := range q {
+		if got := r.cells["position"]; got != strconv.Itoa(i+1) {
+			t.Errorf("queue row %d: position %q", i, got)
+		}
+		if got := r.cells["library"]; got != "relock" {
+			t.Errorf("queue row %d: library %q, want relock", i, got)
+		}
+		if !slices.Contains(r.classes, "local") {
+			t.Errorf("queue row %d: classes %q, want local among them", i, r.classes)
+		}
+		if !strings.HasPrefix(r.cells["deadline-in"], "in ") {
+			t.Errorf("queue row %d: deadline %q, want in the future", i, r.cells["deadline-in"])
+		}
+	}
+}
+
+// sameSet reports whether a and b hold the same strings, in any order.
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }

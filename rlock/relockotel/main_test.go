@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	semconv "go.opentelemetry.io/otel/semconv/v1.39.0"
 
 	"github.com/relock-go/relock/internal/eventlog"
 	"github.com/relock-go/relock/internal/testenv"
@@ -23,6 +24,13 @@ import (
 // TestMain fails the package if a goroutine of the library outlives the
 // tests: the Observer must start none, and every Client is closed.
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m.Run)) }
+
+// Attribute matches shared by the tests.
+var (
+	mutexKind = AttrLockKind.String(string(rlock.KindMutex))
+	// acquired matches a success: no error.type (see hasAll).
+	acquired = attribute.KeyValue{Key: semconv.ErrorTypeKey}
+)
 
 // harness is an Observer recording into in-memory SDK providers, and an
 // rlock.Client on a miniredis that reports to it.

@@ -56,6 +56,14 @@ func TestTinyRunEndToEnd(t *testing.T) {
 			t.Errorf("%s: %d violations, %d errors (%s), %d acquisitions; want 0, 0, > 0", x.Strategy, x.Violations, x.Errors, x.FirstError, x.Acquisitions)
 		}
 	}
+	if got, want := len(rep.Scale), 2; got != want {
+		t.Fatalf("%d scale results, want %d", got, want)
+	}
+	for _, x := range rep.Scale {
+		if x.Errors != 0 || x.Replacements != 0 {
+			t.Errorf("scale %d locks: %d failed calls (%s), %d replaced connections; want 0, 0", x.Locks, x.Errors, x.FirstError, x.Replacements)
+		}
+	}
 	if got, want := len(rep.ReadWrite), 1; got != want {
 		t.Fatalf("%d readwrite results, want %d", got, want)
 	}
