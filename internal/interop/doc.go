@@ -9,4 +9,14 @@
 // Start runs it; RELOCK_REDISSON_PEER names another jar. Where java or the
 // jar is missing the tests skip with one line, except under CI, where they
 // fail: CI installs Java and must run them.
+//
+// Peers are JVMs, and their start-up is most of the package's cost: a
+// peer starts from a class-data archive of the jar, made on first use and
+// kept in the user's cache directory, which halves its CPU time. Each test
+// has a redis-server of its own and runs in parallel with the others,
+// except the one that compares Go's and Java's wait times. The fair-queue
+// tests of 20 trials run them in batches: the batch's Java waiters start
+// first (--await-stdin, two JVMs at a time), then its trials run together,
+// each on its own lock and proxy, while no JVM starts, so that a peer that
+// must answer within a grace is not starved of the CPU.
 package interop

@@ -35,6 +35,7 @@ type grant struct {
 // lock, each side with its default settings, are granted the lock in
 // arrival order, and none waits for a timeout.
 func TestFairOrderMixedWithDefaults(t *testing.T) {
+	t.Parallel()
 	rdb, c := setup(t)
 	ctx := redistest.Context(t, 2*time.Minute)
 	const name = "fair-mixed"
@@ -51,7 +52,7 @@ func TestFairOrderMixedWithDefaults(t *testing.T) {
 		who := fmt.Sprintf("%d:", i+1)
 		if i%2 == 0 {
 			who += "java"
-			p := Start(t, peerArgs("wait", "fair", name)...)
+			p := Start(t, peerArgs(rdb, "wait", "fair", name)...)
 			p.Await(t, "wait-start", 30*time.Second)
 			javas = append(javas, p)
 		} else {
@@ -103,6 +104,7 @@ func TestFairOrderMixedWithDefaults(t *testing.T) {
 // Java and Go fair owners update one counter under the lock: it comes out
 // exact and never had two owners inside.
 func TestFairExclusionMixed(t *testing.T) {
+	t.Parallel()
 	rdb, c := setup(t)
 	mixedWorkers(t, rdb, "fair", "fair-counter", func() (lock, unlock func(context.Context) error) {
 		f := c.NewFairMutex("fair-counter")
@@ -113,9 +115,10 @@ func TestFairExclusionMixed(t *testing.T) {
 // A Java fair holder's unlock wakes a Go waiter, and a Go holder's unlock
 // a Java waiter, by pub/sub on the waiter's own channel.
 func TestFairWakeUpBothWays(t *testing.T) {
+	t.Parallel()
 	rdb, c := setup(t)
 	ctx := redistest.Context(t, time.Minute)
-	java := Start(t, peerArgs("hold", "fair", "fair-wake", "--hold", "100", "--waitsubs", "1")...)
+	java := Start(t, peerArgs(rdb, "hold", "fair", "fair-wake", "--hold", "100", "--waitsubs", "1")...)
 	java.Await(t, "locked", 30*time.Second)
 	waiter := c.NewFairMutex("fair-wake")
 	if err := waiter.Lock(ctx); err != nil {
@@ -126,7 +129,7 @@ func TestFairWakeUpBothWays(t *testing.T) {
 	lat := Millis(acquired) - unlocked.Float("t_start")
 	checkWakeUp(t, "Java fair unlock -> Go waiter", lat)
 
-	javaWaiter := Start(t, peerArgs("wait", "fair", "fair-wake")...)
+	javaWaiter := Start(t, peerArgs(rdb, "wait", "fair", "fair-wake")...)
 	javaWaiter.Await(t, "wait-start", 30*time.Second)
 	awaitQueueLen(t, rdb, "fair-wake", 1)
 	released := time.Now()
@@ -142,6 +145,7 @@ func TestFairWakeUpBothWays(t *testing.T) {
 // listening) is evicted on its turn: the Java waiter gets the lock at once,
 // not after the 5-minute wait timeout.
 func TestFairJavaWaiterBehindDeadGoWaiter(t *testing.T) {
+	t.Parallel()
 	rdb, c := setup(t)
 	ctx := redistest.Context(t, time.Minute)
 	const name = "fair-dead-go"
@@ -153,7 +157,7 @@ func TestFairJavaWaiterBehindDeadGoWaiter(t *testing.T) {
 	if _, err := dead.Attempt(ctx, rdb, time.Minute, 0); err != nil {
 		t.Fatal(err)
 	}
-	java := Start(t, peerArgs("wait", "fair", name)...)
+	java := Start(t, peerArgs(rdb, "wait", "fair", name)...)
 	java.Await(t, "wait-start", 30*time.Second)
 	awaitQueueLen(t, rdb, name, 2)
 	released := time.Now()
@@ -171,6 +175,7 @@ func TestFairJavaWaiterBehindDeadGoWaiter(t *testing.T) {
 // A Java waiter that died ahead of a Go waiter (its process killed) is
 // evicted on its turn: the Go waiter gets the lock at once.
 func TestFairGoWaiterBehindDeadJavaWaiter(t *testing.T) {
+	t.Parallel()
 	rdb, c := setup(t)
 	ctx := redistest.Context(t, time.Minute)
 	const name = "fair-dead-java"
@@ -178,7 +183,7 @@ func TestFairGoWaiterBehindDeadJavaWaiter(t *testing.T) {
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	java := Start(t, peerArgs("wait", "fair", name)...)
+	java := Start(t, peerArgs(rdb, "wait", "fair", name)...)
 	java.Await(t, "wait-start", 30*time.Second)
 	awaitQueueLen(t, rdb, name, 1)
 	java.Kill(t)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,29 +26,32 @@ type linkedPeer struct {
 	name  string
 }
 
-// startLinkedWaiters starts n Java fair waiters at once, each on the lock
-// name<prefix>-<i> behind its own proxy, and returns them once all are
-// ready: JVM start and warm-up are out of the trials that follow.
-func startLinkedWaiters(t *testing.T, prefix string, from, n int) []linkedPeer {
+// startLinkedWaiter starts a Java fair waiter on the lock name of rdb's
+// server, behind a proxy of its own, and returns it once it is ready:
+// JVM start and warm-up are out of the trial that follows.
+func startLinkedWaiter(t testing.TB, rdb *redis.Client, name string) linkedPeer {
 	t.Helper()
-	peers := make([]linkedPeer, n)
-	for i := range peers {
-		p, err := faultproxy.Start(srv.Addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = p.Close() })
-		name := fmt.Sprintf("%s-%d", prefix, from+i)
-		peers[i] = linkedPeer{Start(t, "wait", "--addr", p.Addr(), "--name", name, "--kind", "fair", "--await-stdin"), p, name}
+	p, err := faultproxy.Start(rdb.Options().Addr)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, p := range peers {
-		p.Await(t, "ready", time.Minute)
-	}
-	return peers
+	t.Cleanup(func() { _ = p.Close() })
+	w := linkedPeer{Start(t, "wait", "--addr", p.Addr(), "--name", name, "--kind", "fair", "--await-stdin"), p, name}
+	w.Await(t, "ready", time.Minute)
+	return w
+}
+
+// linkedTrials runs n fair trials, five at once (runTrials), trial i with
+// a Java waiter of its own on the lock prefix-i.
+func linkedTrials(t *testing.T, rdb *redis.Client, prefix string, n int, trial func(t testing.TB, p linkedPeer)) {
+	t.Helper()
+	runTrials(t, n, 5, func(t testing.TB, i int) linkedPeer {
+		return startLinkedWaiter(t, rdb, fmt.Sprintf("%s-%d", prefix, i))
+	}, func(t testing.TB, _ int, p linkedPeer) { trial(t, p) })
 }
 
 // queueOf waits until the fair lock's queue holds n waiters and returns it.
-func queueOf(t *testing.T, rdb *redis.Client, name string, n int) []string {
+func queueOf(t testing.TB, rdb *redis.Client, name string, n int) []string {
 	t.Helper()
 	var q []string
 	redistest.Eventually(t, 30*time.Second, fmt.Sprintf("%d waiters queued on %s", n, name), func() bool {
@@ -67,7 +71,7 @@ func subscribers(rdb *redis.Client, channel string) int64 {
 // first, and then the Go holder releases. It returns whether the Java
 // waiter got the lock before the Go waiter, and how long after the
 // release the Go waiter got it.
-func fairTrial(t *testing.T, c *rlock.Client, rdb *redis.Client, p linkedPeer, before func(javaOwner string)) (javaFirst bool, goWait time.Duration) {
+func fairTrial(t testing.TB, c *rlock.Client, rdb *redis.Client, p linkedPeer, before func(javaOwner string)) (javaFirst bool, goWait time.Duration) {
 	t.Helper()
 	ctx := redistest.Context(t, time.Minute)
 	holder := c.NewFairMutex(p.name)
@@ -106,28 +110,27 @@ func fairTrial(t *testing.T, c *rlock.Client, rdb *redis.Client, p linkedPeer, b
 // subscribes after its queueing script returns, a round trip later over a
 // 50 ms link), keeps its turn: it is granted first every time.
 func TestFairLateSubscribingJavaHeadKeepsItsTurn(t *testing.T) {
+	t.Parallel()
 	rdb, c := setup(t)
-	const trials, batch = 20, 4
-	first, unheard := 0, 0
-	for from := 0; from < trials; from += batch {
-		for _, p := range startLinkedWaiters(t, "fair-late", from, batch) {
-			p.proxy.SetLatency(50 * time.Millisecond)
-			javaFirst, _ := fairTrial(t, c, rdb, p, func(java string) {
-				if subscribers(rdb, keys.WaiterChannel(p.name, java)) == 0 {
-					unheard++
-				}
-			})
-			if javaFirst {
-				first++
+	const trials = 20
+	var first, unheard atomic.Int32
+	linkedTrials(t, rdb, "fair-late", trials, func(t testing.TB, p linkedPeer) {
+		p.proxy.SetLatency(50 * time.Millisecond)
+		javaFirst, _ := fairTrial(t, c, rdb, p, func(java string) {
+			if subscribers(rdb, keys.WaiterChannel(p.name, java)) == 0 {
+				unheard.Add(1)
 			}
+		})
+		if javaFirst {
+			first.Add(1)
 		}
+	})
+	t.Logf("Java head granted first in %d/%d trials; its subscription had not arrived at the release in %d", first.Load(), trials, unheard.Load())
+	if first.Load() != trials {
+		t.Fatalf("the late-subscribing Java head lost its turn in %d of %d trials", trials-first.Load(), trials)
 	}
-	t.Logf("Java head granted first in %d/%d trials; its subscription had not arrived at the release in %d", first, trials, unheard)
-	if first != trials {
-		t.Fatalf("the late-subscribing Java head lost its turn in %d of %d trials", trials-first, trials)
-	}
-	if unheard < trials/2 {
-		t.Fatalf("only %d of %d trials released before the Java subscription arrived: the test did not test the late subscriber", unheard, trials)
+	if unheard.Load() < trials/2 {
+		t.Fatalf("only %d of %d trials released before the Java subscription arrived: the test did not test the late subscriber", unheard.Load(), trials)
 	}
 }
 
@@ -135,36 +138,36 @@ func TestFairLateSubscribingJavaHeadKeepsItsTurn(t *testing.T) {
 // (its pub/sub connection is reconnecting when the Go holder releases)
 // keeps its turn ahead of the Go waiter behind it, every time.
 func TestFairJavaHeadKeepsItsTurnOverAReconnect(t *testing.T) {
+	t.Parallel()
 	rdb, c := setup(t)
-	const trials, batch = 20, 4
-	first := 0
-	for from := 0; from < trials; from += batch {
-		for _, p := range startLinkedWaiters(t, "fair-reconnect", from, batch) {
-			javaFirst, _ := fairTrial(t, c, rdb, p, func(java string) {
-				ch := keys.WaiterChannel(p.name, java)
-				redistest.Eventually(t, 30*time.Second, "the Java waiter subscribed", func() bool { return subscribers(rdb, ch) == 1 })
-				// Redisson retries its acquisition right after subscribing,
-				// and fails lock() (a response timeout; it does not resend
-				// a script) if the reset cuts that command off: that is not
-				// the case under test, and nothing in Redis tells when the
-				// retry is done, so it is given time to finish.
-				time.Sleep(300 * time.Millisecond)
-				// Cut its connections and keep it from reconnecting until
-				// Redis has dropped its subscription: the release finds it
-				// unheard.
-				p.proxy.RefuseNew(true)
-				p.proxy.ResetAll()
-				redistest.Eventually(t, 10*time.Second, "the Java subscription dropped", func() bool { return subscribers(rdb, ch) == 0 })
-				time.AfterFunc(50*time.Millisecond, func() { p.proxy.RefuseNew(false) })
-			})
-			if javaFirst {
-				first++
-			}
+	const trials = 20
+	var first atomic.Int32
+	linkedTrials(t, rdb, "fair-reconnect", trials, func(t testing.TB, p linkedPeer) {
+		javaFirst, goWait := fairTrial(t, c, rdb, p, func(java string) {
+			ch := keys.WaiterChannel(p.name, java)
+			redistest.Eventually(t, 30*time.Second, "the Java waiter subscribed", func() bool { return subscribers(rdb, ch) == 1 })
+			// Redisson retries its acquisition right after subscribing,
+			// and fails lock() (a response timeout; it does not resend
+			// a script) if the reset cuts that command off: that is not
+			// the case under test, and nothing in Redis tells when the
+			// retry is done, so it is given time to finish.
+			time.Sleep(300 * time.Millisecond)
+			// Cut its connections and keep it from reconnecting until
+			// Redis has dropped its subscription: the release finds it
+			// unheard.
+			p.proxy.RefuseNew(true)
+			p.proxy.ResetAll()
+			redistest.Eventually(t, 10*time.Second, "the Java subscription dropped", func() bool { return subscribers(rdb, ch) == 0 })
+			time.AfterFunc(50*time.Millisecond, func() { p.proxy.RefuseNew(false) })
+		})
+		t.Logf("Java head first: %v; Go waiter granted %v after the release", javaFirst, goWait)
+		if javaFirst {
+			first.Add(1)
 		}
-	}
-	t.Logf("Java head granted first after a reconnect in %d/%d trials", first, trials)
-	if first != trials {
-		t.Fatalf("the reconnecting Java head lost its turn in %d of %d trials", trials-first, trials)
+	})
+	t.Logf("Java head granted first after a reconnect in %d/%d trials", first.Load(), trials)
+	if first.Load() != trials {
+		t.Fatalf("the reconnecting Java head lost its turn in %d of %d trials", trials-first.Load(), trials)
 	}
 }
 
@@ -173,8 +176,9 @@ func TestFairJavaHeadKeepsItsTurnOverAReconnect(t *testing.T) {
 // grace a late subscriber gets), not for its 5-minute deadline; it is
 // evicted, and the Go waiter granted.
 func TestFairDeadJavaHeadCostsSeconds(t *testing.T) {
+	t.Parallel()
 	rdb, c := setup(t)
-	p := startLinkedWaiters(t, "fair-dead", 0, 1)[0]
+	p := startLinkedWaiter(t, rdb, "fair-dead")
 	p.proxy.SetLatency(50 * time.Millisecond)
 	ctx := redistest.Context(t, time.Minute)
 	holder := c.NewFairMutex(p.name)
@@ -214,6 +218,7 @@ func TestFairDeadJavaHeadCostsSeconds(t *testing.T) {
 // (Start checks every peer's log), and is woken by the plain Mutex that
 // takes the lock after them.
 func TestFairLockPublishesOnlyNumbersOnRedissonChannels(t *testing.T) {
+	t.Parallel()
 	rdb, c := setup(t)
 	ctx := redistest.Context(t, time.Minute)
 	const name = "fair-numbers"
@@ -226,7 +231,7 @@ func TestFairLockPublishesOnlyNumbersOnRedissonChannels(t *testing.T) {
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	java := Start(t, peerArgs("wait", "lock", name)...)
+	java := Start(t, peerArgs(rdb, "wait", "lock", name)...)
 	java.Await(t, "wait-start", 30*time.Second)
 	redistest.Eventually(t, 30*time.Second, "the Java waiter subscribed", func() bool { return subscribers(rdb, keys.Channel(name)) > 0 })
 	done := make(chan struct{})

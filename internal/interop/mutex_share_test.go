@@ -73,7 +73,7 @@ func mixedRound(t *testing.T, rdb *redis.Client, c *rlock.Client, name string, g
 	ctx := redistest.Context(t, 3*time.Minute)
 	counter := name + ":counter"
 	const javaWorkers, javaIters = 2, 60
-	java := Start(t, peerArgs("worker", "lock", name, "--workers", strconv.Itoa(javaWorkers),
+	java := Start(t, peerArgs(rdb, "worker", "lock", name, "--workers", strconv.Itoa(javaWorkers),
 		"--iters", strconv.Itoa(javaIters), "--counter", counter, "--sleep", "1", "--await-stdin")...)
 	java.Await(t, "ready", time.Minute)
 	java.Go(t)

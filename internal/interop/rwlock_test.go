@@ -11,33 +11,14 @@ import (
 
 	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/internal/redistest"
-	"github.com/relock-go/relock/rlock"
 )
-
-// setup returns a go-redis client of the shared server, emptied, and a
-// Client on it, both closed when the test ends.
-func setup(t *testing.T) (*redis.Client, *rlock.Client) {
-	t.Helper()
-	srv.Reset(t)
-	rdb := srv.Client(t)
-	c, err := rlock.New(rdb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	return rdb, c
-}
-
-// peerArgs are a peer's mode and flags on the shared server.
-func peerArgs(mode, kind, name string, more ...string) []string {
-	return append([]string{mode, "--addr", srv.Addr, "--name", name, "--kind", kind}, more...)
-}
 
 // A Java reader and a Go reader hold the lock at once, in one hash.
 func TestJavaAndGoReadersTogether(t *testing.T) {
+	t.Parallel()
 	rdb, c := setup(t)
 	ctx := redistest.Context(t, time.Minute)
-	java := Start(t, peerArgs("hold", "rwread", "rw", "--hold", "60s")...)
+	java := Start(t, peerArgs(rdb, "hold", "rwread", "rw", "--hold", "60s")...)
 	locked := java.Await(t, "locked", 30*time.Second)
 	rw := c.NewRWMutex("rw")
 	if ok, err := rw.TryRLock(ctx, 0, 0); !ok || err != nil {
@@ -61,9 +42,10 @@ func TestJavaAndGoReadersTogether(t *testing.T) {
 // A Java writer keeps Go readers out until it unlocks; its release wakes
 // them by pub/sub, not by their 30s timeout.
 func TestJavaWriterExcludesAndWakesGoReaders(t *testing.T) {
+	t.Parallel()
 	rdb, c := setup(t)
 	ctx := redistest.Context(t, time.Minute)
-	java := Start(t, peerArgs("hold", "rwwrite", "rw", "--hold", "100", "--waitsubs", "1")...)
+	java := Start(t, peerArgs(rdb, "hold", "rwwrite", "rw", "--hold", "100", "--waitsubs", "1")...)
 	java.Await(t, "locked", 30*time.Second)
 	if ok, _ := c.NewRWMutex("rw").TryRLock(ctx, 0, 0); ok {
 		t.Fatal("a Go reader got in beside a Java writer")
@@ -99,22 +81,23 @@ func TestJavaWriterExcludesAndWakesGoReaders(t *testing.T) {
 // A Go writer keeps a Java reader out (its probe fails), and a Java reader
 // waiting on it wakes on the Go release's message.
 func TestGoWriterExcludesAndWakesJavaReader(t *testing.T) {
-	_, c := setup(t)
+	t.Parallel()
+	rdb, c := setup(t)
 	ctx := redistest.Context(t, time.Minute)
 	rw := c.NewRWMutex("rw")
 	if err := rw.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	probe := Start(t, peerArgs("probe", "rwread", "rw")...).Await(t, "probe", 30*time.Second)
+	probe := Start(t, peerArgs(rdb, "probe", "rwread", "rw")...).Await(t, "probe", 30*time.Second)
 	// (A Redisson read lock reports isLocked only for readers.)
 	if h, _ := probe.Redis()["hash"].(map[string]any); probe["trylock0"] != false || h["mode"] != "write" || h[rw.Owner()+":write"] != "1" {
 		t.Fatalf("Java probe of a Go-written lock: %v", probe)
 	}
-	waiter := Start(t, peerArgs("wait", "rwread", "rw")...)
+	waiter := Start(t, peerArgs(rdb, "wait", "rwread", "rw")...)
 	waiter.Await(t, "wait-start", 30*time.Second)
 	channel := keys.RWChannel("rw")
 	redistest.Eventually(t, 10*time.Second, "the Java reader subscribed", func() bool {
-		return srv.Client(t).PubSubNumSub(ctx, channel).Val()[channel] == 1
+		return rdb.PubSubNumSub(ctx, channel).Val()[channel] == 1
 	})
 	released := time.Now()
 	if err := rw.Unlock(ctx); err != nil {
@@ -128,6 +111,7 @@ func TestGoWriterExcludesAndWakesJavaReader(t *testing.T) {
 // Java and Go writers update one counter under the lock with the peer's
 // worker protocol: it comes out exact and never had two writers inside.
 func TestJavaAndGoWritersExclude(t *testing.T) {
+	t.Parallel()
 	rdb, c := setup(t)
 	mixedWorkers(t, rdb, "rwwrite", "rw", func() (lock, unlock func(context.Context) error) {
 		rw := c.NewRWMutex("rw")
@@ -143,7 +127,7 @@ func mixedWorkers(t *testing.T, rdb *redis.Client, kind, name string, newLock fu
 	t.Helper()
 	ctx := redistest.Context(t, 2*time.Minute)
 	const javaWorkers, goWorkers, iters = 2, 2, 20
-	java := Start(t, peerArgs("worker", kind, name, "--workers", strconv.Itoa(javaWorkers),
+	java := Start(t, peerArgs(rdb, "worker", kind, name, "--workers", strconv.Itoa(javaWorkers),
 		"--iters", strconv.Itoa(iters), "--counter", "counter", "--sleep", "1")...)
 	var wg sync.WaitGroup
 	for range goWorkers {

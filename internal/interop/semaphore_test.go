@@ -33,6 +33,7 @@ func subscribed(t *testing.T, rdb *redis.Client, channel string) {
 // Go and Java workers share one semaphore of 4 permits over 400
 // acquisitions: never more than 4 inside, and every permit back at the end.
 func TestMixedSemaphoreFourPermits(t *testing.T) {
+	t.Parallel()
 	rdb, c := setup(t)
 	ctx := redistest.Context(t, 2*time.Minute)
 	const name, counter = "sem", "semctr"
@@ -40,7 +41,7 @@ func TestMixedSemaphoreFourPermits(t *testing.T) {
 	if ok, err := s.TrySetPermits(ctx, 4); !ok || err != nil {
 		t.Fatalf("TrySetPermits = %v, %v", ok, err)
 	}
-	java := Start(t, peerArgs("worker", "semaphore", name, "--workers", "4", "--iters", "50", "--sleep", "2", "--counter", counter)...)
+	java := Start(t, peerArgs(rdb, "worker", "semaphore", name, "--workers", "4", "--iters", "50", "--sleep", "2", "--counter", counter)...)
 	var wg sync.WaitGroup
 	errs := make(chan error, 4)
 	for range 4 {
@@ -82,9 +83,10 @@ func TestMixedSemaphoreFourPermits(t *testing.T) {
 // A Java release wakes a Go waiter by its message (the Go waiter's own
 // bound, the 30s watchdog timeout, is beyond the test's wait).
 func TestJavaSemaphoreReleaseWakesGo(t *testing.T) {
-	_, c := setup(t)
+	t.Parallel()
+	rdb, c := setup(t)
 	ctx := redistest.Context(t, time.Minute)
-	java := Start(t, peerArgs("hold", "semaphore", "semw", "--permits", "1", "--hold", "100", "--waitsubs", "1")...)
+	java := Start(t, peerArgs(rdb, "hold", "semaphore", "semw", "--permits", "1", "--hold", "100", "--waitsubs", "1")...)
 	java.Await(t, "locked", 30*time.Second)
 	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
@@ -96,6 +98,7 @@ func TestJavaSemaphoreReleaseWakesGo(t *testing.T) {
 
 // A Go release wakes a Java waiter.
 func TestGoSemaphoreReleaseWakesJava(t *testing.T) {
+	t.Parallel()
 	rdb, c := setup(t)
 	ctx := redistest.Context(t, time.Minute)
 	s := c.NewSemaphore("semj")
@@ -103,7 +106,7 @@ func TestGoSemaphoreReleaseWakesJava(t *testing.T) {
 	if err := s.Acquire(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	java := Start(t, peerArgs("wait", "semaphore", "semj", "--warmup=false")...)
+	java := Start(t, peerArgs(rdb, "wait", "semaphore", "semj", "--warmup=false")...)
 	java.Await(t, "wait-start", 30*time.Second)
 	subscribed(t, rdb, keys.SemaphoreChannel("semj"))
 	if err := s.Release(ctx, 1); err != nil {
@@ -115,6 +118,7 @@ func TestGoSemaphoreReleaseWakesJava(t *testing.T) {
 // A Go permit that expires comes back to a Java waiter, and a Java one to
 // a Go waiter; the Go holder learns of its loss.
 func TestPermitExpirySeenByBoth(t *testing.T) {
+	t.Parallel()
 	rdb, c := setup(t)
 	ctx := redistest.Context(t, time.Minute)
 	s := c.NewPermitExpirableSemaphore("pes")
@@ -123,7 +127,7 @@ func TestPermitExpirySeenByBoth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	java := Start(t, peerArgs("wait", "pesemaphore", "pes", "--warmup=false", "--lease", "600")...)
+	java := Start(t, peerArgs(rdb, "wait", "pesemaphore", "pes", "--warmup=false", "--lease", "600")...)
 	java.Await(t, "wait-start", 30*time.Second)
 	got := java.Await(t, "acquired", 30*time.Second)
 	if ids, _ := got["permit_ids"].([]any); len(ids) != 1 {
@@ -134,7 +138,7 @@ func TestPermitExpirySeenByBoth(t *testing.T) {
 		t.Fatalf("release of the expired Go permit: %v", err)
 	}
 	// Java holds a permit with a 500ms lease and never releases it.
-	holder := Start(t, peerArgs("hold", "pesemaphore", "pes2", "--permits", "1", "--lease", "500", "--hold", "60s")...)
+	holder := Start(t, peerArgs(rdb, "hold", "pesemaphore", "pes2", "--permits", "1", "--lease", "500", "--hold", "60s")...)
 	locked := holder.Await(t, "locked", 30*time.Second)
 	ids, _ := locked["permit_ids"].([]any)
 	if len(ids) != 1 || rdb.ZCard(ctx, keys.PermitTimeouts("pes2")).Val() != 1 {
@@ -152,9 +156,10 @@ func TestPermitExpirySeenByBoth(t *testing.T) {
 // A latch counted down by Java releases a Go Await, and one counted down
 // by Go a Java await.
 func TestLatchAwaitedInBoth(t *testing.T) {
+	t.Parallel()
 	rdb, c := setup(t)
 	ctx := redistest.Context(t, time.Minute)
-	java := Start(t, peerArgs("hold", "latch", "lat", "--count", "2", "--hold", "100", "--waitsubs", "1")...)
+	java := Start(t, peerArgs(rdb, "hold", "latch", "lat", "--count", "2", "--hold", "100", "--waitsubs", "1")...)
 	java.Await(t, "locked", 30*time.Second)
 	if n, err := c.NewCountDownLatch("lat").Count(ctx); n != 2 || err != nil {
 		t.Fatalf("Go sees count %d, %v; want Java's 2", n, err)
@@ -168,7 +173,7 @@ func TestLatchAwaitedInBoth(t *testing.T) {
 	if ok, err := l.TrySetCount(ctx, 1); !ok || err != nil {
 		t.Fatalf("TrySetCount = %v, %v", ok, err)
 	}
-	waiter := Start(t, peerArgs("wait", "latch", "lat2", "--warmup=false")...)
+	waiter := Start(t, peerArgs(rdb, "wait", "latch", "lat2", "--warmup=false")...)
 	waiter.Await(t, "wait-start", 30*time.Second)
 	subscribed(t, rdb, keys.LatchChannel("lat2"))
 	if err := l.CountDown(ctx); err != nil {
