@@ -36,7 +36,7 @@ test: redis-server vet staticcheck
 	@log=$$(mktemp); skips=$$(mktemp); failed=""; \
 	for m in $(MODULES); do \
 	  echo "== go test $$m"; \
-	  (cd $$m && RELOCK_SKIP_LOG=$$skips $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./... 2>&1) | tee -a $$log; \
+	  (cd $$m && RELOCK_SKIP_LOG=$$skips $(GO) test -race -count=1 -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) ./... 2>&1) | tee -a $$log; \
 	  [ "$${PIPESTATUS[0]}" = 0 ] || failed="$$failed $$m"; \
 	done; \
 	if [ -s $$skips ]; then echo; echo "make test: SKIPPED for lack of what they need (CI=true fails them):"; \
@@ -52,6 +52,11 @@ test: redis-server vet staticcheck
 
 # TEST_TIMEOUT bounds one package's tests in make test.
 TEST_TIMEOUT ?= 270s
+# TEST_PARALLEL is how many packages' tests run at once. Most of their time
+# is spent waiting on leases, links and peers rather than on the CPU, so
+# four at once keep two cores busy; each package still starts its own
+# redis-servers on free ports.
+TEST_PARALLEL ?= 4
 
 # The real-Redisson interop tests (internal/interop): they need Java 17 and
 # the Redisson peer's jar, RELOCK_REDISSON_PEER or ../shared/interop beside
