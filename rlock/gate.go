@@ -31,16 +31,14 @@ type gate struct {
 
 // enter takes a slot, shared or not, waiting at most wait (forever when
 // negative; wait 0 makes one try), until ctx ends (ctx.Err()) or until
-// closed is closed (ErrClosed). It reports whether it took the slot. first
-// reports that no
-// other slot was taken: the acquisition is the handle's first since it
-// last held nothing.
+// closed is closed (ErrClosed). It reports whether it took the slot, and
+// first that no other slot was taken: the acquisition is the handle's
+// first since it last held nothing. A free gate costs no timer.
 func (g *gate) enter(ctx context.Context, closed <-chan struct{}, shared bool, wait time.Duration) (ok, first bool, err error) {
 	var timeout <-chan time.Time
+	var deadline time.Time
 	if wait > 0 {
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		timeout = t.C
+		deadline = time.Now().Add(wait)
 	}
 	queued := false
 	defer func() {
@@ -88,6 +86,11 @@ func (g *gate) enter(ctx context.Context, closed <-chan struct{}, shared bool, w
 		}
 		changed := g.changed
 		g.mu.Unlock()
+		if timeout == nil && !deadline.IsZero() {
+			t := time.NewTimer(time.Until(deadline))
+			defer t.Stop()
+			timeout = t.C
+		}
 		select {
 		case <-changed:
 		case <-timeout:
