@@ -12,21 +12,31 @@ import (
 // time for an exclusive lock (a writer), any number together for a read
 // lock, so that goroutines of one process exclude each other as they
 // exclude other processes, and none of them sends a command while it
-// waits at the gate. A waiting writer keeps newcomer readers out, as
-// sync.RWMutex does, so that readers cannot starve it. The sides of an
-// RWMutex share one gate.
+// waits at the gate.
+//
+// Waiters queue in arrival order, each on its own channel, as in
+// golang.org/x/sync/semaphore: a freed slot is handed to the head of the
+// line (and to the readers right behind it, together), so that a release
+// wakes only the goroutines that can enter, and a waiting writer keeps
+// newcomer readers out, as sync.RWMutex does, so that readers cannot
+// starve it. The sides of an RWMutex share one gate.
 //
 // The gate counts slots, not goroutines: whoever releases the lock
 // releases a slot, as with sync.Mutex, whose Unlock may be called by
 // another goroutine than its Lock.
 type gate struct {
 	mu      sync.Mutex
-	writer  bool // the writer's slot is taken
-	readers int  // read slots taken
-	pending int  // writers waiting: newcomer readers wait behind them
-	// changed is closed, and replaced, when a slot is freed or a waiting
-	// writer gives up; nil while nobody waits.
-	changed chan struct{}
+	writer  bool         // the writer's slot is taken
+	readers int          // read slots taken
+	line    []*gateEntry // waiters, in arrival order
+}
+
+// gateEntry is one waiter in a gate's line. ready is closed when it has
+// been given its slot; first then says that no other slot was taken.
+type gateEntry struct {
+	shared bool
+	first  bool
+	ready  chan struct{}
 }
 
 // enter takes a slot, shared or not, waiting at most wait (forever when
@@ -35,80 +45,89 @@ type gate struct {
 // first that no other slot was taken: the acquisition is the handle's
 // first since it last held nothing. A free gate costs no timer.
 func (g *gate) enter(ctx context.Context, closed <-chan struct{}, shared bool, wait time.Duration) (ok, first bool, err error) {
-	var timeout <-chan time.Time
-	var deadline time.Time
-	if wait > 0 {
-		deadline = time.Now().Add(wait)
-	}
-	queued := false
-	defer func() {
-		if queued {
-			g.mu.Lock()
-			g.pending--
-			g.broadcastLocked() // a reader may have waited behind this writer
-			g.mu.Unlock()
-		}
-	}()
-	for {
-		g.mu.Lock()
-		var free bool
-		if shared {
-			free = !g.writer && g.pending == 0
-		} else {
-			// A writer enters when no slot is taken, a newcomer only
-			// when no writer was queued before it.
-			free = !g.writer && g.readers == 0 && (queued || g.pending == 0)
-		}
-		if free && queued {
-			g.pending--
-			queued = false
-		}
-		if free {
-			first = !g.writer && g.readers == 0
-			if shared {
-				g.readers++
-			} else {
-				g.writer = true
-			}
-			g.mu.Unlock()
-			return true, first, nil
-		}
-		if wait == 0 {
-			g.mu.Unlock()
-			return false, false, nil
-		}
-		if !shared && !queued {
-			g.pending++
-			queued = true
-		}
-		if g.changed == nil {
-			g.changed = make(chan struct{})
-		}
-		changed := g.changed
+	g.mu.Lock()
+	if len(g.line) == 0 && g.fits(shared) {
+		first = g.takeLocked(shared)
 		g.mu.Unlock()
-		if timeout == nil && !deadline.IsZero() {
-			t := time.NewTimer(time.Until(deadline))
-			defer t.Stop()
-			timeout = t.C
+		return true, first, nil
+	}
+	if wait == 0 {
+		g.mu.Unlock()
+		return false, false, nil
+	}
+	e := &gateEntry{shared: shared, ready: make(chan struct{})}
+	g.line = append(g.line, e)
+	g.mu.Unlock()
+
+	var timeout <-chan time.Time
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-e.ready:
+		return true, e.first, nil
+	case <-timeout:
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-closed:
+		err = ErrClosed
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	select {
+	case <-e.ready:
+		// Given the slot while giving up: hand it on.
+		g.freeLocked(shared)
+	default:
+		for i, w := range g.line {
+			if w == e {
+				g.line = append(g.line[:i], g.line[i+1:]...)
+				break
+			}
 		}
-		select {
-		case <-changed:
-		case <-timeout:
-			return false, false, nil
-		case <-ctx.Done():
-			return false, false, ctx.Err()
-		case <-closed:
-			return false, false, ErrClosed
-		}
+		// A writer that leaves the head may let the readers behind it in.
+		g.admitLocked()
+	}
+	return false, false, err
+}
+
+// fits reports whether a slot of the kind is free now. Called with mu
+// held.
+func (g *gate) fits(shared bool) bool {
+	if shared {
+		return !g.writer
+	}
+	return !g.writer && g.readers == 0
+}
+
+// takeLocked takes a slot that fits and reports whether it is the only
+// one taken. Called with mu held.
+func (g *gate) takeLocked(shared bool) (first bool) {
+	first = !g.writer && g.readers == 0
+	if shared {
+		g.readers++
+	} else {
+		g.writer = true
+	}
+	return first
+}
+
+// admitLocked gives free slots to the head of the line, in order, until
+// one does not fit. Called with mu held.
+func (g *gate) admitLocked() {
+	for len(g.line) > 0 && g.fits(g.line[0].shared) {
+		e := g.line[0]
+		g.line = g.line[1:]
+		e.first = g.takeLocked(e.shared)
+		close(e.ready)
 	}
 }
 
-// leave frees a slot, shared or not, and wakes the waiters. A slot that
-// is not taken is left as it is: an Unlock retried after a failure frees
-// nothing twice.
-func (g *gate) leave(shared bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
+// freeLocked frees a slot and admits the waiters it lets in. A slot that
+// is not taken is left as it is. Called with mu held.
+func (g *gate) freeLocked(shared bool) {
 	switch {
 	case shared && g.readers > 0:
 		g.readers--
@@ -117,7 +136,16 @@ func (g *gate) leave(shared bool) {
 	default:
 		return
 	}
-	g.broadcastLocked()
+	g.admitLocked()
+}
+
+// leave frees a slot, shared or not, and lets in who can enter. A slot
+// that is not taken is left as it is: an Unlock retried after a failure
+// frees nothing twice.
+func (g *gate) leave(shared bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.freeLocked(shared)
 }
 
 // slots is how many slots of the kind are taken.
@@ -141,14 +169,6 @@ func (g *gate) downgrade() {
 	if g.writer {
 		g.writer = false
 		g.readers++
-		g.broadcastLocked()
-	}
-}
-
-// broadcastLocked wakes every waiter. Called with mu held.
-func (g *gate) broadcastLocked() {
-	if g.changed != nil {
-		close(g.changed)
-		g.changed = nil
+		g.admitLocked()
 	}
 }
