@@ -19,7 +19,10 @@ func (o *owner) enter(ctx context.Context, wait, lease time.Duration) (outcome, 
 	if err := o.usable(); err != nil {
 		return outcome{}, err
 	}
-	start := time.Now()
+	var start time.Time
+	if wait > 0 {
+		start = time.Now() // the gate's wait counts against wait
+	}
 	ok, first, err := o.gate.enter(ctx, o.c.ctx.Done(), o.shared, wait)
 	if !ok || err != nil {
 		return outcome{}, err

@@ -142,7 +142,9 @@ func TestCountDownLatch(t *testing.T) {
 		}
 	}
 	// A resent count-down is applied once.
-	_, _ = l.TrySetCount(ctx, 2)
+	if ok, err := l.TrySetCount(ctx, 2); !ok || err != nil {
+		t.Fatalf("TrySetCount = %v, %v; want it set", ok, err)
+	}
 	req, end := l.request()
 	defer end()
 	for range 2 {

@@ -102,7 +102,9 @@ func TestGoSemaphoreReleaseWakesJava(t *testing.T) {
 	rdb, c := setup(t)
 	ctx := redistest.Context(t, time.Minute)
 	s := c.NewSemaphore("semj")
-	_, _ = s.TrySetPermits(ctx, 1)
+	if ok, err := s.TrySetPermits(ctx, 1); !ok || err != nil {
+		t.Fatalf("TrySetPermits = %v, %v; want it set", ok, err)
+	}
 	if err := s.Acquire(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +124,9 @@ func TestPermitExpirySeenByBoth(t *testing.T) {
 	rdb, c := setup(t)
 	ctx := redistest.Context(t, time.Minute)
 	s := c.NewPermitExpirableSemaphore("pes")
-	_, _ = s.TrySetPermits(ctx, 1)
+	if ok, err := s.TrySetPermits(ctx, 1); !ok || err != nil {
+		t.Fatalf("TrySetPermits = %v, %v; want it set", ok, err)
+	}
 	p, err := s.Acquire(ctx, 700*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
