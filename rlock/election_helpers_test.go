@@ -92,8 +92,13 @@ func leaderNow(t *testing.T, e *Election) (Leader, bool) {
 	return l, true
 }
 
-// closedWithin reports whether ch closes within d.
+// closedWithin reports whether ch is closed, or closes within d.
 func closedWithin(ch <-chan struct{}, d time.Duration) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+	}
 	select {
 	case <-ch:
 		return true
