@@ -99,7 +99,6 @@
 //     the hold. Attributes: the lock's and owner's, relock.hold.count and
 //     relock.hold.duration (s), error.type lost; its status is Error with
 //     the reason.
-//
 //   - relock.Campaign, for every Campaign elected, from the call to the
 //     election. Attributes: the lock's and the term owner's, and
 //     relock.term.token.
