@@ -18,6 +18,7 @@ Usage:
   relock list [flags] [PATTERN]        the locks whose names match PATTERN (default *)
   relock watch [flags] NAME            NAME redrawn at every release and grant
   relock unlock --force [flags] NAME   delete the lock NAME, whoever holds it
+  relock leader [--watch] [flags] NAME the leader of the election NAME (and its changes)
   relock help [COMMAND]                this text, or one command's flags
   relock version                       the library's version and Go's
 
@@ -53,6 +54,11 @@ unlock:
   --force               required: relock unlocks only by force
   --yes                 do not ask for confirmation on stdin
 
+leader:
+  --watch               follow the changes, one line each
+  --count N, --for DURATION
+                        with --watch, as for watch
+
 Exit status: 0 on success, also when the lock named is not there; 1 on an
 error, or when an unlock was refused or the lock changed hands while the
 prompt waited; 2 on a usage error.
@@ -67,6 +73,7 @@ Examples:
   relock watch --json --for 10m orders:42 >> orders-42.jsonl
   relock unlock --force orders:42
   relock unlock --force --yes --tls --addr redis.internal:6380 orders:42
+  relock leader --watch jobs:nightly
 `
 
 // help prints the usage, or that of the command args names.

@@ -10,6 +10,7 @@
 //	relock inspect --kind semaphore jobs # a semaphore's permits, a latch's count
 //	relock list 'orders:*'               # one line per lock
 //	relock watch orders:42               # redrawn at every release and grant
+//	relock leader jobs:nightly           # a leader election's leader, candidates
 //	relock unlock --force orders:42      # asks first, unless --yes
 //	relock version                       # rlock.Version and Go's
 //
@@ -91,6 +92,8 @@ type options struct {
 	kind   string        // inspect: the kind of a semaphore or latch
 	force  bool          // unlock
 	yes    bool          // unlock
+
+	watchLeader bool // leader --watch
 }
 
 // command is one subcommand of relock.
@@ -159,6 +162,7 @@ var commands = []*command{
 		},
 		run: runUnlock,
 	},
+	leaderCommand,
 }
 
 // usageError is a command line relock cannot run: exit status 2.
