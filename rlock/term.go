@@ -106,11 +106,22 @@ func (t *Term) Context(parent context.Context) (context.Context, context.CancelF
 	}
 }
 
-// overCause is why the term ended; nil while it is on.
-func (t *Term) overCause() error {
+// begin begins an operation that changes the term (Proclaim, Resign): it
+// takes ops, which the caller must unlock, and returns nil; or it returns
+// why the term cannot be changed (ErrClosed, ErrNotHeld once it is over).
+func (t *Term) begin() error {
+	if err := t.e.usable(); err != nil {
+		return err
+	}
+	t.ops.Lock()
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.over
+	over := t.over
+	t.mu.Unlock()
+	if over != nil {
+		t.ops.Unlock()
+		return ErrNotHeld
+	}
+	return nil
 }
 
 // Proclaim changes the leader's value to value, without an election: the
@@ -120,14 +131,10 @@ func (t *Term) overCause() error {
 func (t *Term) Proclaim(ctx context.Context, value string) error {
 	const op = "proclaim"
 	e := t.e
-	if err := e.usable(); err != nil {
+	if err := t.begin(); err != nil {
 		return opError(op, e.name, err)
 	}
-	t.ops.Lock()
 	defer t.ops.Unlock()
-	if t.overCause() != nil {
-		return opError(op, e.name, ErrNotHeld)
-	}
 	n, err := e.el.Proclaim(ctx, e.c.rdb, t.m.Owner(), t.token, value, e.writes())
 	switch {
 	case err != nil:
@@ -163,14 +170,10 @@ func (t *Term) Proclaim(ctx context.Context, value string) error {
 func (t *Term) Resign(ctx context.Context) error {
 	const op = "resign"
 	e := t.e
-	if err := e.usable(); err != nil {
+	if err := t.begin(); err != nil {
 		return opError(op, e.name, err)
 	}
-	t.ops.Lock()
 	defer t.ops.Unlock()
-	if t.overCause() != nil {
-		return opError(op, e.name, ErrNotHeld)
-	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.c.opts.unlockTimeout)
 	defer cancel()
 	// Recorded first: the log never shows this term after the lock has

@@ -4,6 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
 	"github.com/relock-go/relock/internal/keys"
 )
 
@@ -52,14 +55,22 @@ func TestElectTakesATokenOncePerTermAndEndsTheLapsedOne(t *testing.T) {
 	}
 }
 
-func TestProclaimAndEndOnlyForTheTermTheLogShows(t *testing.T) {
+// elected returns a miniredis whose election "e" has the leader a:1, with
+// the value A, a client of it, and the term.
+func elected(t *testing.T) (*miniredis.Miniredis, *redis.Client, Term) {
+	t.Helper()
 	mr, rdb := newRedis(t)
-	ctx := context.Background()
 	mr.HSet("e", "a:1", "1")
-	term, _, err := el.Elect(ctx, rdb, "a:1", "A", writes)
+	term, _, err := el.Elect(context.Background(), rdb, "a:1", "A", writes)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return mr, rdb, term
+}
+
+func TestProclaimAndEndOnlyForTheTermTheLogShows(t *testing.T) {
+	mr, rdb, term := elected(t)
+	ctx := context.Background()
 	if n, err := el.Proclaim(ctx, rdb, "a:1", term.Token+1, "X", writes); n != TermOver || err != nil {
 		t.Fatalf("Proclaim with another token = %d, %v; want TermOver", n, err)
 	}
@@ -91,13 +102,8 @@ func TestProclaimAndEndOnlyForTheTermTheLogShows(t *testing.T) {
 }
 
 func TestStateRepairsALapsedTermAndTheLogKeepsItsLength(t *testing.T) {
-	mr, rdb := newRedis(t)
+	mr, rdb, term := elected(t)
 	ctx := context.Background()
-	mr.HSet("e", "a:1", "1")
-	term, _, err := el.Elect(ctx, rdb, "a:1", "A", writes)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, v := range []string{"B", "C", "D"} {
 		if _, err := el.Proclaim(ctx, rdb, "a:1", term.Token, v, writes); err != nil {
 			t.Fatal(err)
