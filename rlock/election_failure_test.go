@@ -80,18 +80,21 @@ func TestElectionTermLostWhenItsLockIsDeleted(t *testing.T) {
 	}
 	mustResign(t, next)
 
+	// The loss is reported once Lost has closed: wait for it.
 	var elected, lost bool
-	for len(evs) > 0 {
-		e := <-evs
-		switch e.Type {
-		case EventElected:
-			elected = e.Token == term.Token() && e.Owner == term.Owner()
-		case EventTermLost:
-			lost = e.Token == term.Token() && errors.Is(e.Err, ErrLost) && e.Held > 0
+	timeout := time.After(5 * time.Second)
+	for !elected || !lost {
+		select {
+		case e := <-evs:
+			switch e.Type {
+			case EventElected:
+				elected = elected || e.Token == term.Token() && e.Owner == term.Owner()
+			case EventTermLost:
+				lost = lost || e.Token == term.Token() && errors.Is(e.Err, ErrLost) && e.Held > 0
+			}
+		case <-timeout:
+			t.Fatalf("events: elected %v, term lost %v; want both, of token %d", elected, lost, term.Token())
 		}
-	}
-	if !elected || !lost {
-		t.Fatalf("events: elected %v, term lost %v; want both, of token %d", elected, lost, term.Token())
 	}
 }
 
