@@ -69,9 +69,10 @@ func (l Leader) same(m Leader) bool {
 // release script.
 //
 // Every change (a term begins, its leader proclaims a new value, it
-// resigns or ends) is recorded in the election's log, a Redis stream, and
-// announced on the election's channel: Leader reads the current leader,
-// Observe follows the changes. See docs/election.md.
+// resigns or ends) is recorded in the election's record (a hash: the
+// current state) and log (a stream of the changes), and announced on the
+// election's channel: Leader reads the current leader, Observe follows the
+// changes. See docs/election.md.
 //
 // One Election runs one campaign or term at a time: a Campaign while
 // another Campaign of the same *Election waits to be elected, or its term
@@ -163,29 +164,31 @@ func (e *Election) Campaign(ctx context.Context, value string) (*Term, error) {
 	case <-e.c.ctx.Done():
 		return nil, opError(op, e.name, ErrClosed)
 	}
+	var t *Term // keeps the turn until it ends
+	defer func() {
+		if t == nil {
+			<-e.turn
+		}
+	}()
 	e.c.elections.use(e.name, 1, 0)
 	defer e.c.elections.use(e.name, -1, 0)
 	if _, err := e.c.pubsub(ctx); err != nil { // so that writes() knows
-		<-e.turn
 		return nil, opError(op, e.name, err)
 	}
-	for {
+	for t == nil {
 		m := e.c.NewFairMutex(e.name)
 		m.kindOf = KindElection
 		if err := m.Lock(ctx); err != nil {
-			<-e.turn
 			return nil, opError(op, e.name, err)
 		}
-		t, err := e.elect(ctx, m, value, start)
-		if err != nil {
-			<-e.turn
+		var err error
+		if t, err = e.elect(ctx, m, value, start); err != nil {
 			return nil, opError(op, e.name, err)
 		}
-		if t != nil {
-			return t, nil
-		}
-		// The lock was lost before the term could begin: campaign again.
+		// A nil term: the lock was lost before the term could begin;
+		// campaign again.
 	}
+	return t, nil
 }
 
 // elect begins the term of m, which holds the lock: nil (and no error)
@@ -217,8 +220,8 @@ func (e *Election) elect(ctx context.Context, m *FairMutex, value string, start 
 // within its lease.
 func (e *Election) giveBack(ctx context.Context, m *FairMutex) { _ = m.Unlock(ctx) }
 
-// Leader returns the election's leader: the term the log shows, if its
-// owner holds the lock; an error wrapping ErrNoLeader when there is none
+// Leader returns the election's leader: the term its record shows, if
+// that term's owner holds the lock; an error wrapping ErrNoLeader when there is none
 // (a term whose lock expired without a word is no longer the leader). It
 // changes nothing in Redis and takes one round trip.
 func (e *Election) Leader(ctx context.Context) (Leader, error) {
