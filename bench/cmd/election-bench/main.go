@@ -29,6 +29,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/relock-go/relock/bench/internal/harness"
 )
 
@@ -76,8 +78,16 @@ func main() {
 // run runs the rounds, each the resignations then the kills, and prints
 // both distributions; self is the program to start as a killable leader.
 func run(ctx context.Context, out io.Writer, addr, self string, c config) error {
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	defer rdb.Close()
 	var resigns, kills []time.Duration
+	var rtts []float64 // each round's PING p50, ms
 	for r := range c.rounds {
+		rtt, err := harness.PingRTT(ctx, rdb, 200)
+		if err != nil {
+			return err
+		}
+		rtts = append(rtts, rtt.P50)
 		ds, err := resignations(ctx, addr, fmt.Sprintf("bench:election:resign:%d", r), c)
 		if err != nil {
 			return fmt.Errorf("round %d, resignations: %w", r, err)
@@ -93,6 +103,12 @@ func run(ctx context.Context, out io.Writer, addr, self string, c config) error 
 	fmt.Fprintf(out, "%d rounds; %d candidates taking turns at Resign; lease %v (renewed every %v)\n", c.rounds, c.candidates, c.lease, c.lease/3)
 	fmt.Fprintf(out, "%-22s %6s %10s %10s %10s %10s\n", "hand-over after", "n", "p50", "p90", "p99", "max")
 	line(out, "Resign", resigns)
+	if len(resigns) > 0 {
+		slices.Sort(rtts)
+		rtt := time.Duration(rtts[len(rtts)/2] * float64(time.Millisecond))
+		fmt.Fprintf(out, "Resign hand-overs in round trips (PING p50 %v): p50 %.1f, p90 %.1f\n", round(rtt),
+			ratio(harness.Quantile(resigns, 0.5), rtt), ratio(harness.Quantile(resigns, 0.9), rtt))
+	}
 	line(out, fmt.Sprintf("kill -9 (lease %v)", c.lease), kills)
 	if len(kills) > 0 {
 		slices.Sort(kills)
