@@ -82,6 +82,10 @@ func TestKilledLeaderIsReplacedWithinItsLease(t *testing.T) {
 	if l, err := watcher.Leader(ctx); err != nil || l.Owner != owner || l.Token != token {
 		t.Fatalf("Leader = %+v, %v; want the process's term %s/%d", l, err, owner, token)
 	}
+	observed := watcher.Observe(ctx)
+	if l := <-observed; l.Token != token {
+		t.Fatalf("observer's first delivery %+v, want the process's term %d", l, token)
+	}
 
 	proc.kill(t)
 	killed := time.Now()
@@ -104,6 +108,17 @@ func TestKilledLeaderIsReplacedWithinItsLease(t *testing.T) {
 	}
 	if l, err := watcher.Leader(ctx); err != nil || l.Token != next.term.Token() {
 		t.Fatalf("Leader = %+v, %v; want the new term", l, err)
+	}
+	// The observer saw the dead term end, then the new one, in order.
+	for _, want := range []int64{0, next.term.Token()} {
+		select {
+		case l := <-observed:
+			if l.Token != want {
+				t.Fatalf("observer delivered %+v, want token %d", l, want)
+			}
+		case <-time.After(within):
+			t.Fatalf("observer delivered nothing within %v, want token %d", within, want)
+		}
 	}
 	select {
 	case r := <-results:
