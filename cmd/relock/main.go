@@ -13,9 +13,10 @@
 //	relock unlock --force orders:42      # asks first, unless --yes
 //	relock version                       # rlock.Version and Go's
 //
-// Flags go after the command, before or after its arguments: "relock
-// inspect --json orders:42" and "relock inspect orders:42 --json" are the
-// same. A lock name that starts with "-" follows "--". The server is
+// Flags go before or after the command and its arguments: "relock --json
+// inspect orders:42", "relock inspect --json orders:42" and "relock
+// inspect orders:42 --json" are the same (a command's own flags, such as
+// --kind, follow it). A lock name that starts with "-" follows "--". The server is
 // --addr, else $REDIS_ADDR, else localhost:6379; a comma-separated list of
 // addresses is a Redis Cluster's nodes with --cluster, or Sentinels with
 // --sentinel-master. The password is --password, else $REDIS_PASSWORD.
@@ -32,7 +33,7 @@
 // channel, where a listener would make a dead waiter look alive.
 //
 // "relock version" prints the library's version (rlock.Version) and the Go
-// release the command was built with.
+// release the command was built with (with --json, as an object).
 //
 // Exit status: 0 on success, also when the lock named is not there; 1 on
 // an error, and when an unlock was refused at its prompt or the lock
@@ -177,19 +178,32 @@ func run(ctx context.Context, args []string, e *env) int {
 		fmt.Fprint(e.stderr, usage)
 		return exitUsage
 	}
+	global, args, err := splitGlobal(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(e.stdout, usage)
+		return exitOK
+	case err != nil:
+		fmt.Fprintf(e.stderr, "relock: %s\n(relock help shows the flags)\n", dashes(err.Error()))
+		return exitUsage
+	case len(args) == 0:
+		fmt.Fprintf(e.stderr, "relock: no command after the flags\n\n%s", usage)
+		return exitUsage
+	}
 	name, args := args[0], args[1:]
 	switch name {
 	case "help", "-h", "-help", "--help":
 		return help(args, e)
 	case "version", "--version":
-		return version(args, e)
+		return version(append(global, args...), e)
 	}
+	args = append(global, args...)
 	cmd := lookup(name)
 	if cmd == nil {
 		fmt.Fprintf(e.stderr, "relock: unknown command %q\n\n%s", name, usage)
 		return exitUsage
 	}
-	err := cmd.exec(ctx, args, e)
+	err = cmd.exec(ctx, args, e)
 	var ue usageError
 	switch {
 	case err == nil:
@@ -220,14 +234,41 @@ func lookup(name string) *command {
 
 // flagSet returns the command's flags, common and own, bound to o.
 func (c *command) flagSet(o *options) *flag.FlagSet {
-	fs := flag.NewFlagSet("relock "+c.name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // run reports parse errors, once
-	o.conn.register(fs)
-	fs.BoolVar(&o.json, "json", false, "print JSON")
+	fs := commonFlags("relock "+c.name, o)
 	if c.flags != nil {
 		c.flags(fs, o)
 	}
 	return fs
+}
+
+// commonFlags returns a flag set called name with the flags of every
+// command, bound to o.
+func commonFlags(name string, o *options) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // run reports parse errors, once
+	o.conn.register(fs)
+	fs.BoolVar(&o.json, "json", false, "print JSON")
+	return fs
+}
+
+// splitGlobal splits the flags before the command ("relock --addr H:P
+// inspect NAME") from the rest of args, which begins with the command.
+// Only the flags of every command may come first; the command parses
+// them again, as if they followed it.
+func splitGlobal(args []string) (global, rest []string, err error) {
+	if !strings.HasPrefix(args[0], "-") || slices.Contains([]string{"-h", "-help", "--help", "--version"}, args[0]) {
+		return nil, args, nil
+	}
+	fs := commonFlags("relock", &options{})
+	if err := fs.Parse(args); err != nil {
+		return nil, nil, err
+	}
+	rest = fs.Args()
+	global = slices.Clone(args[:len(args)-len(rest)])
+	if len(global) > 0 && global[len(global)-1] == "--" {
+		global = global[:len(global)-1]
+	}
+	return global, rest, nil
 }
 
 // exec parses args, connects to Redis and runs the command.
