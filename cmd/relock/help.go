@@ -15,8 +15,10 @@ import (
 const usage = `relock shows and manages rlock (and Redisson) locks in Redis.
 
 Usage:
-  relock inspect [flags] NAME          who holds the lock NAME, who waits for it
-  relock list [flags] [PATTERN]        the locks whose names match PATTERN (default *)
+  relock inspect [flags] NAME          who holds the lock NAME, who waits for it;
+                                       a semaphore's permits, a latch's count
+  relock list [flags] [PATTERN]        the locks, semaphores and latches whose
+                                       names match PATTERN (default *)
   relock watch [flags] NAME            NAME redrawn at every release and grant
   relock unlock --force [flags] NAME   delete the lock NAME, whoever holds it
   relock help [COMMAND]                this text, or one command's flags
@@ -47,6 +49,11 @@ Output (every command):
   --json                JSON: an object (an array for list; one object per
                         line for watch); durations in ms, times RFC 3339
 
+inspect, watch:
+  --kind KIND           NAME is a semaphore, permit-semaphore or
+                        count-down-latch (Redis keeps a semaphore's and a
+                        latch's count alike)
+
 watch:
   --count N             stop after N redraws after the first view (default 0: no limit)
   --for DURATION        stop after DURATION (default 0: until Ctrl-C)
@@ -64,6 +71,7 @@ Examples:
   relock --addr localhost:6379 inspect orders:42
   relock inspect --json orders:42 | jq .queue
   relock list 'orders:*'
+  relock inspect --kind semaphore jobs
   relock list --addr 10.0.0.1:7000,10.0.0.2:7000 --cluster
   relock list --addr 10.0.0.5:26379,10.0.0.6:26379 --sentinel-master main
   relock watch orders:42

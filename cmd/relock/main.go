@@ -47,8 +47,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -89,7 +87,7 @@ type options struct {
 
 	count  int           // watch: redraws after the first view
 	period time.Duration // watch: --for
-	kind   string        // inspect: the kind of a semaphore or latch
+	kind   string        // inspect, watch: the kind of a semaphore or latch
 	force  bool          // unlock
 	yes    bool          // unlock
 }
@@ -114,26 +112,20 @@ var commands = []*command{
 	{
 		name: "inspect", synopsis: "[flags] NAME", minArgs: 1, maxArgs: 1,
 		summary: "Inspect prints what Redis holds of the lock NAME: its kind, holders and\nTTL, its fair queue in order, its subscribers and fencing token; of a\nsemaphore or a count-down latch, its count, leased permits and subscribers.\nRedis keeps a semaphore's and a latch's count alike: --kind tells which.",
-		flags: func(fs *flag.FlagSet, o *options) {
-			fs.StringVar(&o.kind, "kind", "", "the `KIND` of NAME: semaphore, permit-semaphore or count-down-latch")
-		},
-		check: func(o *options) error {
-			if o.kind != "" && !slices.Contains(countingKinds, rlock.Kind(o.kind)) {
-				return usageError{fmt.Sprintf("--kind %q: want semaphore, permit-semaphore or count-down-latch", o.kind)}
-			}
-			return nil
-		},
-		run: runInspect,
+		flags:   kindFlag,
+		check:   checkKind,
+		run:     runInspect,
 	},
 	{
 		name: "list", synopsis: "[flags] [PATTERN]", minArgs: 0, maxArgs: 1,
-		summary: "List prints one line per lock whose name matches PATTERN (SCAN's glob,\ndefault *), sorted: its kind, number of holders, TTL and queue length.\nKeys that are not locks are left out.",
+		summary: "List prints one line per lock, semaphore and latch whose name matches\nPATTERN (SCAN's glob, default *), sorted: its kind, number of holders, TTL,\nqueue length and count. A string of an integer is listed as a count (a\nsemaphore's permits or a latch's count: inspect --kind tells which); a\nsemaphore with leased permits as a permit-semaphore. Other keys are left\nout.",
 		run:     runList,
 	},
 	{
 		name: "watch", synopsis: "[flags] NAME", minArgs: 1, maxArgs: 1,
-		summary: "Watch prints the lock NAME as inspect does, then again at every release\nor grant announced on its channels, and when the TTL shown runs out. It\nstops at Ctrl-C, after --count redraws or after --for.",
+		summary: "Watch prints the lock, semaphore or latch NAME as inspect does, then\nagain at every release, grant or count announced on its channels, and\nwhen the TTL shown runs out. It stops at Ctrl-C, after --count redraws or\nafter --for.",
 		flags: func(fs *flag.FlagSet, o *options) {
+			kindFlag(fs, o)
 			fs.IntVar(&o.count, "count", 0, "stop after `N` redraws after the first view (0: no limit)")
 			fs.DurationVar(&o.period, "for", 0, "stop after `DURATION` (0: until Ctrl-C)")
 		},
@@ -141,7 +133,7 @@ var commands = []*command{
 			if o.count < 0 || o.period < 0 {
 				return usageError{"--count and --for cannot be negative"}
 			}
-			return nil
+			return checkKind(o)
 		},
 		run: runWatch,
 	},
@@ -241,36 +233,6 @@ func (c *command) flagSet(o *options) *flag.FlagSet {
 	return fs
 }
 
-// commonFlags returns a flag set called name with the flags of every
-// command, bound to o.
-func commonFlags(name string, o *options) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // run reports parse errors, once
-	o.conn.register(fs)
-	fs.BoolVar(&o.json, "json", false, "print JSON")
-	return fs
-}
-
-// splitGlobal splits the flags before the command ("relock --addr H:P
-// inspect NAME") from the rest of args, which begins with the command.
-// Only the flags of every command may come first; the command parses
-// them again, as if they followed it.
-func splitGlobal(args []string) (global, rest []string, err error) {
-	if !strings.HasPrefix(args[0], "-") || slices.Contains([]string{"-h", "-help", "--help", "--version"}, args[0]) {
-		return nil, args, nil
-	}
-	fs := commonFlags("relock", &options{})
-	if err := fs.Parse(args); err != nil {
-		return nil, nil, err
-	}
-	rest = fs.Args()
-	global = slices.Clone(args[:len(args)-len(rest)])
-	if len(global) > 0 && global[len(global)-1] == "--" {
-		global = global[:len(global)-1]
-	}
-	return global, rest, nil
-}
-
 // exec parses args, connects to Redis and runs the command.
 func (c *command) exec(ctx context.Context, args []string, e *env) error {
 	var o options
@@ -301,26 +263,6 @@ func (c *command) exec(ctx context.Context, args []string, e *env) error {
 	return c.run(ctx, s, pos)
 }
 
-// parseInterspersed parses the flags in args wherever they are among the
-// arguments, which it returns: package flag alone stops at the first
-// argument. After "--" everything is an argument.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		pos, args = append(pos, rest[0]), rest[1:]
-	}
-}
-
 // isTerminal reports whether f is a terminal (a character device), so
 // that watch clears the screen between views.
 func isTerminal(f *os.File) bool {
@@ -340,17 +282,4 @@ func errorLine(cmd string, err error) string {
 		return fmt.Sprintf("relock %s: %v", cmd, re.Err)
 	}
 	return fmt.Sprintf("relock %s: %v", cmd, err)
-}
-
-// dashFlag finds a flag named with one dash in package flag's messages.
-var dashFlag = regexp.MustCompile(`(^| )-[a-z]`)
-
-// dashes writes the flags named in a message of package flag with two
-// dashes, as relock's help names them: "flag provided but not defined:
-// --bogus".
-func dashes(msg string) string {
-	return dashFlag.ReplaceAllStringFunc(msg, func(m string) string {
-		i := strings.LastIndexByte(m, '-')
-		return m[:i] + "-" + m[i:]
-	})
 }
