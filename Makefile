@@ -115,6 +115,15 @@ redis-server: ## install redis-server when missing (Debian/Ubuntu, as root)
 soak: redis-server ## many Clients under switching faults, every critical section checked (SOAKFLAGS)
 	$(GO) run ./internal/cmd/soak $(SOAKFLAGS)
 
+# The server matrix: the integration tests of rlock, pubsub, cmd/relock,
+# the test servers' set-ups and the interop suite on Debian's redis-server
+# (7.0), Valkey 8.0.1 and Redis 6.2.16 (from RELOCK_SERVERS_DIR, default
+# ../shared/servers beside the checkout), one package at a time; a table
+# of server × package at the end. MATRIX_PKGS narrows it.
+.PHONY: matrix
+matrix: redis-server ## the integration tests on Redis 7.0, Valkey 8.0.1 and Redis 6.2.16, as a table
+	@GO=$(GO) ./.ci/matrix
+
 # Proves the modules can be published at the version the nested modules
 # require of the library: a program outside the repository gets
 # rlock/relockotel at that version, with the library at the same version

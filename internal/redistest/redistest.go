@@ -64,6 +64,25 @@ func Binary() (string, error) {
 	return bin, nil
 }
 
+// before7 reports whether the server binary is a Redis release before 7.0
+// (from its --version: "Redis server v=6.2.16 ..."), which lacks options
+// that the Cluster and replication set up here use on later ones
+// (--cluster-port, --shutdown-on-sigint). Valkey counts as Redis 7.2.
+func before7() bool {
+	bin, err := Binary()
+	if err != nil {
+		return false
+	}
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		return false
+	}
+	_, v, ok := strings.Cut(string(out), " v=")
+	major, _, _ := strings.Cut(v, ".")
+	n, err := strconv.Atoi(major)
+	return ok && err == nil && strings.HasPrefix(string(out), "Redis ") && n < 7
+}
+
 // Version is the server's name and version, "redis 7.0.15" or "valkey
 // 8.0.1", from INFO server.
 func (s *Server) Version() string { return s.version }
@@ -96,9 +115,17 @@ func Start(extra ...string) (*Server, error) {
 // first argument, the only place it accepts one (a Sentinel needs one it
 // can rewrite).
 func start(conf string, extra []string) (*Server, error) {
+	return startOn(conf, extra, freePort)
+}
+
+// startOn is start on a port that pick chooses.
+func startOn(conf string, extra []string, pick func() (int, error)) (*Server, error) {
 	bin, err := Binary()
 	if err != nil {
 		return nil, err
+	}
+	if before7() {
+		extra = legacyArgs(extra)
 	}
 	dir, err := os.MkdirTemp("", "relock-redis-")
 	if err != nil {
@@ -115,7 +142,7 @@ func start(conf string, extra []string) (*Server, error) {
 	// A port can be taken between probing and binding; try a few.
 	var lastErr error
 	for range 5 {
-		port, err := freePort()
+		port, err := pick()
 		if err != nil {
 			lastErr = err
 			continue
