@@ -163,6 +163,7 @@ func TestLocksWorkUnderRestrictedACLUserOnCluster(t *testing.T) {
 	admin := cluster.Client(t)
 	for _, sharded := range []bool{true, false} {
 		t.Run(fmt.Sprintf("sharded=%v", sharded), func(t *testing.T) {
+			skipUnlessSharded(t, sharded)
 			var cs [2]*Client
 			for i := range cs {
 				rdb := redis.NewClusterClient(user)

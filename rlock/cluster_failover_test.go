@@ -13,6 +13,7 @@ import (
 func TestClusterWaiterFollowsAFailoverOfItsMaster(t *testing.T) {
 	for _, sharded := range []bool{true, false} {
 		t.Run(fmt.Sprintf("sharded=%v", sharded), func(t *testing.T) {
+			skipUnlessSharded(t, sharded)
 			c, err := redistest.StartCluster(3, 1)
 			if err != nil {
 				t.Fatal(err)

@@ -52,6 +52,7 @@ func TestClusterEveryLockKindWakesWaitersOnEverySlot(t *testing.T) {
 	cluster, rdb := startCluster(t)
 	for _, sharded := range []bool{false, true} {
 		t.Run(fmt.Sprintf("sharded=%v", sharded), func(t *testing.T) {
+			skipUnlessSharded(t, sharded)
 			testClusterWakeUps(t, cluster, rdb, sharded)
 		})
 	}

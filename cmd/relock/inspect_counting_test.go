@@ -65,3 +65,22 @@ func TestInspectCountKind(t *testing.T) {
 	relock(t, "", "inspect", "--kind", "count-down-latch", "jobs:ready").want(t, 0, []string{"kind         count-down-latch\n", "count        2\n"}, nil)
 	relock(t, "", "inspect", "--kind", "mutex", "jobs:sem").want(t, exitUsage, nil, []string{`--kind "mutex": want semaphore`})
 }
+
+// A semaphore nobody gave permits to says so, as text and as JSON.
+func TestInspectSemaphoreWithoutPermits(t *testing.T) {
+	fresh(t)
+	relock(t, "", "inspect", "--kind", "semaphore", "jobs:none").want(t, 0, []string{"kind         semaphore\n", "available    0: no permits set"}, nil)
+	r := relock(t, "", "inspect", "--kind", "semaphore", "--json", "jobs:none")
+	var v lockView
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
+		t.Fatalf("%v:\n%s", err, r.stdout)
+	}
+	if v.CountSet == nil || *v.CountSet || v.Count == nil || *v.Count != 0 {
+		t.Errorf("inspect --json of a semaphore without permits = %s", r.stdout)
+	}
+	ctx := redistest.Context(t, 10*time.Second)
+	if _, err := fresh(t).client().NewSemaphore("jobs:none").TrySetPermits(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	relock(t, "", "inspect", "--kind", "semaphore", "jobs:none").want(t, 0, []string{"available    0\n"}, nil)
+}

@@ -35,6 +35,11 @@ type lockView struct {
 	// for a lock; Permits a permit-expirable semaphore's leases.
 	Count   *int64       `json:"count,omitempty"`
 	Permits []permitView `json:"permits,omitempty"`
+	// CountSet says whether a semaphore's or a latch's count is in Redis
+	// at all: false for a semaphore nobody gave permits to (its count
+	// reads 0, and Acquire waits until TrySetPermits or AddPermits gives
+	// some); absent for a lock.
+	CountSet *bool `json:"count_set,omitempty"`
 }
 
 // holderView is rlock.Holder as relock prints it.

@@ -166,3 +166,25 @@ func TestWatchKeepsNoDeadWaiterAlive(t *testing.T) {
 	}
 	drain(frames, &out)
 }
+
+// TestWatchSemaphore redraws a semaphore at every release announced on
+// its channel, with its count.
+func TestWatchSemaphore(t *testing.T) {
+	ctx := redistest.Context(t, 10*time.Second)
+	sem := fresh(t).client().NewSemaphore("pool")
+	if _, err := sem.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	out := start(t, relockCmd(t, "watch", "--addr", srv.Addr, "--kind", "semaphore", "--json", "--count", "1", "pool"))
+	var seen strings.Builder
+	first := nextLine(t, out, `"redraw":0`, &seen)
+	if !strings.Contains(first, `"count":1`) {
+		t.Fatalf("first view %s, want the count 1", first)
+	}
+	if err := sem.Release(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if next := nextLine(t, out, `"redraw":1`, &seen); !strings.Contains(next, `"reason":"message"`) || !strings.Contains(next, `"count":3`) {
+		t.Errorf("redraw after a release: %s, want a message and the count 3", next)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"strconv"
 	"strings"
@@ -119,7 +120,11 @@ func (c *Cluster) start(ctx context.Context) error {
 	// Node 0 meets every other node; gossip introduces the rest.
 	for i, s := range c.nodes[1:] {
 		host, port, _ := net.SplitHostPort(s.Addr)
-		if err := admins[0].Do(ctx, "cluster", "meet", host, port, c.busPorts[i+1]).Err(); err != nil {
+		meet := []any{"cluster", "meet", host, port, c.busPorts[i+1]}
+		if before7() { // no bus port argument: it is port+10000
+			meet = meet[:4]
+		}
+		if err := admins[0].Do(ctx, meet...).Err(); err != nil {
 			return fmt.Errorf("%s: cluster meet %s: %w", c.nodes[0].Addr, s.Addr, err)
 		}
 	}
@@ -171,6 +176,9 @@ func (c *Cluster) start(ctx context.Context) error {
 // from the ephemeral range; if it was taken meanwhile, the node cannot
 // start, so a few are tried.
 func startClusterNode() (*Server, int, error) {
+	if before7() {
+		return startLegacyClusterNode()
+	}
 	var lastErr error
 	for range 3 {
 		bus, err := freePort()
@@ -191,6 +199,61 @@ func startClusterNode() (*Server, int, error) {
 		lastErr = err
 	}
 	return nil, 0, lastErr
+}
+
+// legacyBusOffset is where a Redis before 7.0 puts its cluster bus: its
+// port plus 10000, as it has no --cluster-port.
+const legacyBusOffset = 10000
+
+// startLegacyClusterNode is startClusterNode for a Redis before 7.0: its
+// port is picked below 65536-legacyBusOffset, with the bus port above it
+// free too.
+func startLegacyClusterNode() (*Server, int, error) {
+	args := []string{
+		"--cluster-enabled", "yes",
+		"--cluster-announce-ip", "127.0.0.1",
+		"--cluster-node-timeout", strconv.FormatInt(ClusterNodeTimeout.Milliseconds(), 10),
+	}
+	args = append(args, replicationArgs...)
+	s, err := startOn("", args, func() (int, error) {
+		for range 50 {
+			port := 20000 + rand.IntN(65535-legacyBusOffset-20000)
+			if portFree(port) && portFree(port+legacyBusOffset) {
+				return port, nil
+			}
+		}
+		return 0, errors.New("no free port with a free cluster bus port beside it")
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	_, port, _ := net.SplitHostPort(s.Addr)
+	p, _ := strconv.Atoi(port)
+	return s, p + legacyBusOffset, nil
+}
+
+// legacyArgs are args without the options a Redis before 7.0 lacks
+// (before7), each with its value: startOn drops them there.
+func legacyArgs(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--shutdown-on-sigint" || args[i] == "--cluster-port" {
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
+}
+
+// portFree reports whether a listener can bind port on 127.0.0.1 now.
+func portFree(port int) bool {
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return false
+	}
+	_ = l.Close()
+	return true
 }
 
 // Addrs returns the host:port of every node: the masters, in slot order,

@@ -72,9 +72,13 @@ type SlotRange struct {
 }
 
 // shardRanges reads rdb's view of the cluster (CLUSTER SHARDS) as slot
-// ranges; nodes that rdb sees failed are left out.
+// ranges; nodes that rdb sees failed are left out. A Redis before 7.0,
+// which has no CLUSTER SHARDS, is read with CLUSTER SLOTS.
 func shardRanges(ctx context.Context, rdb *redis.Client) ([]SlotRange, error) {
 	shards, err := rdb.ClusterShards(ctx).Result()
+	if err != nil && strings.Contains(err.Error(), "Unknown subcommand") {
+		return slotsRanges(ctx, rdb)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -97,6 +101,28 @@ func shardRanges(ctx context.Context, rdb *redis.Client) ([]SlotRange, error) {
 				out = append(out, SlotRange{Start: int(sr.Start), End: int(sr.End), Master: r.Master, Replicas: r.Replicas})
 			}
 		}
+	}
+	return out, nil
+}
+
+// slotsRanges is shardRanges from CLUSTER SLOTS, which lists a range's
+// master first, then its replicas.
+func slotsRanges(ctx context.Context, rdb *redis.Client) ([]SlotRange, error) {
+	//lint:ignore SA1019 Redis 6.2 has no CLUSTER SHARDS, which ClusterSlots's deprecation names
+	slots, err := rdb.ClusterSlots(ctx).Result()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SlotRange, 0, len(slots))
+	for _, s := range slots {
+		if len(s.Nodes) == 0 {
+			continue
+		}
+		r := SlotRange{Start: s.Start, End: s.End, Master: s.Nodes[0].Addr}
+		for _, n := range s.Nodes[1:] {
+			r.Replicas = append(r.Replicas, n.Addr)
+		}
+		out = append(out, r)
 	}
 	return out, nil
 }

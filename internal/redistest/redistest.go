@@ -5,6 +5,12 @@
 // working directory, and stops it when the package's tests end. A missing
 // redis-server binary fails the package with a one-line instruction rather
 // than skipping it: integration tests must run wherever the suite runs.
+//
+// The binary is redis-server from the PATH, or the one that the
+// environment variable RELOCK_REDIS_SERVER names (ServerEnv): another
+// Redis release, or Valkey, which takes the same command line. Single
+// servers, Cluster nodes and Sentinels all run it, and Main says on
+// stderr which server the package's tests ran on.
 package redistest
 
 import (
@@ -32,6 +38,69 @@ type Server struct {
 	cmd  *exec.Cmd
 	dir  string
 	exit chan error
+	// version is the server's name and version, as INFO server gives them
+	// when it first answers.
+	version string
+}
+
+// ServerEnv is the environment variable that names the server binary the
+// tests run, instead of redis-server from the PATH.
+const ServerEnv = "RELOCK_REDIS_SERVER"
+
+// Binary returns the path of the server binary the tests run: that
+// ServerEnv names, else redis-server from the PATH.
+func Binary() (string, error) {
+	if bin := os.Getenv(ServerEnv); bin != "" {
+		path, err := exec.LookPath(bin)
+		if err != nil {
+			return "", fmt.Errorf("%s=%s: %w", ServerEnv, bin, err)
+		}
+		return path, nil
+	}
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		return "", errors.New("redis-server not found: install it (Debian: apt-get install -y redis-server) or run `make test`, which does")
+	}
+	return bin, nil
+}
+
+// before7 reports whether the server binary is a Redis release before 7.0
+// (from its --version: "Redis server v=6.2.16 ..."), which lacks options
+// that the Cluster and replication set up here use on later ones
+// (--cluster-port, --shutdown-on-sigint). Valkey counts as Redis 7.2.
+func before7() bool {
+	bin, err := Binary()
+	if err != nil {
+		return false
+	}
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		return false
+	}
+	_, v, ok := strings.Cut(string(out), " v=")
+	major, _, _ := strings.Cut(v, ".")
+	n, err := strconv.Atoi(major)
+	return ok && err == nil && strings.HasPrefix(string(out), "Redis ") && n < 7
+}
+
+// Version is the server's name and version, "redis 7.0.15" or "valkey
+// 8.0.1", from INFO server.
+func (s *Server) Version() string { return s.version }
+
+// serverVersion reads the name and version from an INFO server reply:
+// Valkey gives server_name and valkey_version (and a redis_version for
+// clients that check it), Redis only redis_version.
+func serverVersion(info string) string {
+	fields := map[string]string{}
+	for _, line := range strings.Split(info, "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), ":"); ok {
+			fields[k] = v
+		}
+	}
+	if v := fields["valkey_version"]; v != "" {
+		return "valkey " + v
+	}
+	return "redis " + fields["redis_version"]
 }
 
 // Start launches redis-server on a free loopback port and returns once the
@@ -46,9 +115,17 @@ func Start(extra ...string) (*Server, error) {
 // first argument, the only place it accepts one (a Sentinel needs one it
 // can rewrite).
 func start(conf string, extra []string) (*Server, error) {
-	bin, err := exec.LookPath("redis-server")
+	return startOn(conf, extra, freePort)
+}
+
+// startOn is start on a port that pick chooses.
+func startOn(conf string, extra []string, pick func() (int, error)) (*Server, error) {
+	bin, err := Binary()
 	if err != nil {
-		return nil, errors.New("redis-server not found: install it (Debian: apt-get install -y redis-server) or run `make test`, which does")
+		return nil, err
+	}
+	if before7() {
+		extra = legacyArgs(extra)
 	}
 	dir, err := os.MkdirTemp("", "relock-redis-")
 	if err != nil {
@@ -65,7 +142,7 @@ func start(conf string, extra []string) (*Server, error) {
 	// A port can be taken between probing and binding; try a few.
 	var lastErr error
 	for range 5 {
-		port, err := freePort()
+		port, err := pick()
 		if err != nil {
 			lastErr = err
 			continue
@@ -114,6 +191,7 @@ func launch(bin, conf, dir string, port int, extra []string) (*Server, error) {
 		cancel()
 		if err == nil {
 			if strings.Contains(info, ours) {
+				s.version = serverVersion(info)
 				return s, nil
 			}
 			err = fmt.Errorf("another server answers on %s", s.Addr)
@@ -196,6 +274,7 @@ func Main(m *testing.M, srv **Server) int {
 		return 1
 	}
 	*srv = s
+	fmt.Fprintf(os.Stderr, "redistest: the tests run on %s (%s)\n", s.Version(), s.cmd.Path)
 	code := m.Run()
 	if err := s.Close(); err != nil && code == 0 {
 		fmt.Fprintln(os.Stderr, "redistest: stop:", err)

@@ -31,7 +31,7 @@ const libPath = "github.com/relock-go/relock"
 
 // nested are the modules beside the library, by directory; the first is
 // the published one a consumer gets.
-var nested = []string{"rlock/relockotel", "examples/demo", "bench"}
+var nested = []string{"rlock/relockotel", "examples/demo", "examples/scheduler", "bench"}
 
 func main() {
 	strict := flag.Bool("strict", false, "also require rlock.Version and a CHANGELOG.md heading to name the version (run before tagging)")
