@@ -34,8 +34,10 @@ const expirySlack = 5 * time.Millisecond
 // the log keeps (WithElectionHistory) gets the current leader instead of
 // the changes it missed. The channel is unbuffered, and closed when ctx
 // ends or the Client closes (at once when the Election cannot be used);
-// the observer's goroutine ends with it. While Redis cannot be reached
-// the observer retries, and misses no change that the log still keeps.
+// the observer's goroutine ends with it; closed too when the name holds a
+// value that is not a lock (Leader's ErrWrongType says so). While Redis
+// cannot be reached the observer retries, and misses no change that the
+// log still keeps.
 func (e *Election) Observe(ctx context.Context) <-chan Leader {
 	ch := make(chan Leader)
 	if e.usable() != nil {
@@ -89,6 +91,9 @@ func (o *observation) run(ctx context.Context) {
 		var s scripts.ElectionState
 		if err == nil {
 			s, err = e.el.State(ctx, e.c.rdb, o.seen, true, e.writes())
+		}
+		if isWrongType(err) {
+			return // the name holds something else: Leader tells what
 		}
 		if err != nil {
 			if !pause(ctx, backoff.Exponential(10*time.Millisecond, time.Second, failures)) {

@@ -28,7 +28,9 @@ var (
 	electionElect    = redis.NewScript(electionCommonSrc + electionElectSrc)
 	electionProclaim = redis.NewScript(electionCommonSrc + electionProclaimSrc)
 	electionEnd      = redis.NewScript(electionCommonSrc + electionEndSrc)
-	electionState    = redis.NewScript(electionCommonSrc + electionStateSrc)
+	// The state is read by observers of any name: it checks that the
+	// name holds a lock (hold.lua's not_a_lock) before it reads.
+	electionState = redis.NewScript(takeSrc + electionCommonSrc + electionStateSrc)
 )
 
 // The kinds of change an election's log records (Change.Kind).

@@ -1,5 +1,6 @@
 -- Helpers of the leader election scripts (scripts.Election). Every script
--- is this file followed by its own text.
+-- is this file followed by its own text (the state's after hold.lua's
+-- helpers).
 --
 -- An election keeps its current state in its record, a hash, and every
 -- change in its log, a stream whose entries are the states the changes
@@ -18,6 +19,34 @@
 local function now_ms()
   local t = redis.call('time')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- The error a script returns when the record or the log holds a value
+-- that is not an election's; its WRONGTYPE prefix is Redis's own.
+local NOT_AN_ELECTION = 'WRONGTYPE it is not a leader election\'s record and log'
+
+local function type_of(key)
+  local t = redis.call('type', key)
+  if type(t) == 'table' then
+    t = t.ok
+  end
+  return t
+end
+
+-- Whether record or log holds a value that is not an election's: a key of
+-- another type, or a record without a change number or with an unknown
+-- kind. Every script checks it before it reads or writes them.
+local function not_an_election(record, log)
+  local rt, lt = type_of(record), type_of(log)
+  if (rt ~= 'none' and rt ~= 'hash') or (lt ~= 'none' and lt ~= 'stream') then
+    return true
+  end
+  if rt == 'hash' then
+    local seq, kind = unpack(redis.call('hmget', record, 'seq', 'kind'))
+    local known = {elected = true, proclaimed = true, resigned = true, ended = true}
+    return not (seq and string.match(seq, '^[1-9]%d*$') and known[kind])
+  end
+  return false
 end
 
 -- The election's record, {n = its number, f = its fields, raw = as read},
