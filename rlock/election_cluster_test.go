@@ -10,6 +10,7 @@ func TestElectionOnCluster(t *testing.T) {
 	cluster, rdb := startCluster(t)
 	for _, sharded := range []bool{false, true} {
 		t.Run(fmt.Sprintf("sharded=%v", sharded), func(t *testing.T) {
+			skipUnlessSharded(t, sharded)
 			ctx := ctxT(t)
 			for _, name := range namesOnEveryMaster(t, cluster) {
 				name = fmt.Sprintf("%s:%v", name, sharded)
