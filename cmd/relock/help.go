@@ -48,7 +48,8 @@ Connection (every command):
 
 Output (every command):
   --json                JSON: an object (an array for list; one object per
-                        line for watch); durations in ms, times RFC 3339
+                        line for watch and leader --watch); durations in
+                        ms, times RFC 3339
 
 inspect, watch:
   --kind KIND           NAME is a semaphore, permit-semaphore or

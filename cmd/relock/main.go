@@ -22,7 +22,8 @@
 // addresses is a Redis Cluster's nodes with --cluster, or Sentinels with
 // --sentinel-master. The password is --password, else $REDIS_PASSWORD.
 // With --json every command prints JSON: one object (an array for list),
-// and one object per line for watch. "relock help" lists every flag.
+// and one object per line for watch and leader --watch. "relock help"
+// lists every flag.
 //
 // watch does not poll: it subscribes to the lock's own channels
 // (SUBSCRIBE, or SSUBSCRIBE with sharded pub/sub on a Redis 7 cluster),
