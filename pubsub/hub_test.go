@@ -10,7 +10,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/test/redistest"
 )
 
 func newHub(t *testing.T) (*Hub, *miniredis.Miniredis, *redis.Client) {

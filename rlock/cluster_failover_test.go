@@ -7,7 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/test/redistest"
 )
 
 func TestClusterWaiterFollowsAFailoverOfItsMaster(t *testing.T) {

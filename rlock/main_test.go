@@ -8,10 +8,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/internal/redistest"
-	"github.com/relock-go/relock/internal/testenv"
 	"github.com/relock-go/relock/pubsub"
 	"github.com/relock-go/relock/scripts"
+	"github.com/relock-go/relock/test/redistest"
+	"github.com/relock-go/relock/test/testenv"
 )
 
 // srv is the real redis-server shared by this package's integration tests.

@@ -11,8 +11,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/relock-go/relock/internal/faultproxy"
 	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/test/faultproxy"
 )
 
 // masters returns go-redis clients of three independent redis-servers: the

@@ -9,8 +9,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/internal/faultproxy"
 	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/test/faultproxy"
 )
 
 // held is one kind of lock, as the Unlock tests drive it.

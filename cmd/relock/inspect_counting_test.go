@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/test/redistest"
 )
 
 // A permit-expirable semaphore shows its available permits and its leased

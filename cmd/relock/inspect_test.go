@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/relock-go/relock/internal/redistest"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/redistest"
 )
 
 // TestInspectReentrantMutex inspects a mutex held twice by one owner, as

@@ -17,9 +17,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/keys"
-	"github.com/relock-go/relock/internal/redistest"
-	"github.com/relock-go/relock/internal/testenv"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/redistest"
+	"github.com/relock-go/relock/test/testenv"
 )
 
 var (

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/relock-go/relock/internal/keys"
-	"github.com/relock-go/relock/internal/redistest"
 	"github.com/relock-go/relock/queue"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/redistest"
 )
 
 // TestWatchFairHandoff watches a fair lock with two waiters while its

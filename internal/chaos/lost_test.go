@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/relock-go/relock/internal/eventlog"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/eventlog"
 )
 
 // timerSlack is how late a timer may fire on a loaded machine under the

@@ -8,11 +8,11 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/internal/faultproxy"
 	"github.com/relock-go/relock/internal/leakcheck"
-	"github.com/relock-go/relock/internal/redistest"
-	"github.com/relock-go/relock/internal/testenv"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/faultproxy"
+	"github.com/relock-go/relock/test/redistest"
+	"github.com/relock-go/relock/test/testenv"
 )
 
 // srv is this package's own redis-server: tests may restart it.

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/relock-go/relock/internal/faultproxy"
 	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/faultproxy"
 )
 
 // retrying returns an owner of name of kind k behind p, and the proxy's

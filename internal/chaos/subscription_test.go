@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/relock-go/relock/internal/faultproxy"
-	"github.com/relock-go/relock/internal/redistest"
 	"github.com/relock-go/relock/pubsub"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/faultproxy"
+	"github.com/relock-go/relock/test/redistest"
 )
 
 // handoffBound is the longest a waiter may take to acquire a released lock

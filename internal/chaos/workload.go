@@ -12,8 +12,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/internal/faultproxy"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/faultproxy"
 )
 
 // Config describes a Run: Clients rlock Clients, each behind its own

@@ -12,8 +12,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/keys"
-	"github.com/relock-go/relock/internal/redistest"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/redistest"
 )
 
 // lease is the watchdog timeout of the contention tests: short, so that a

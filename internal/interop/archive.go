@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/test/redistest"
 )
 
 // A peer's JVM spends most of its start-up loading and verifying the

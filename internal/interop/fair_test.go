@@ -12,9 +12,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/keys"
-	"github.com/relock-go/relock/internal/redistest"
 	"github.com/relock-go/relock/queue"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/redistest"
 )
 
 // awaitQueueLen waits until the fair lock's queue holds n waiters.

@@ -11,10 +11,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/internal/faultproxy"
 	"github.com/relock-go/relock/internal/keys"
-	"github.com/relock-go/relock/internal/redistest"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/faultproxy"
+	"github.com/relock-go/relock/test/redistest"
 )
 
 // linkedPeer is a Java fair waiter, started and warmed up but not yet

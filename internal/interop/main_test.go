@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/relock-go/relock/internal/testenv"
+	"github.com/relock-go/relock/test/testenv"
 )
 
 func TestMain(m *testing.M) {

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/relock-go/relock/internal/testenv"
+	"github.com/relock-go/relock/test/testenv"
 )
 
 // Peer is a running Redisson test peer.

@@ -10,8 +10,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/keys"
-	"github.com/relock-go/relock/internal/redistest"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/redistest"
 )
 
 // overlap counts the holders inside a critical section as the peer's

@@ -7,8 +7,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/internal/redistest"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/redistest"
 )
 
 // setup starts a redis-server of the test's own, and returns a go-redis

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/relock-go/relock/internal/faultproxy"
-	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/test/faultproxy"
+	"github.com/relock-go/relock/test/redistest"
 )
 
 func TestMain(m *testing.M) { os.Exit(Main(m.Run)) }
@@ -32,7 +32,7 @@ func startProxy(t *testing.T) *faultproxy.Proxy {
 
 // proxyGoroutine is in the stack of the proxy's accept loop, whether or
 // not it has started running.
-const proxyGoroutine = "created by github.com/relock-go/relock/internal/faultproxy.Start"
+const proxyGoroutine = "created by github.com/relock-go/relock/test/faultproxy.Start"
 
 // recorder is a testing.TB that records what Check does with it instead
 // of failing the real test.
@@ -154,7 +154,7 @@ created by github.com/relock-go/relock/pubsub.New in goroutine 6
 		{"started by library code, running a dependency", `goroutine 9 [IO wait]:
 github.com/redis/go-redis/v9/internal/pool.(*ConnPool).reaper(0xc000130000)
 	/go/pkg/mod/github.com/redis/go-redis/v9@v9.22.0/internal/pool/pool.go:500 +0x55
-created by github.com/relock-go/relock/internal/redistest.launch in goroutine 1
+created by github.com/relock-go/relock/test/redistest.launch in goroutine 1
 	/src/relock/internal/redistest/redistest.go:104 +0x2b`, true},
 		{"test code calling library code", `goroutine 12 [chan receive]:
 github.com/relock-go/relock/rlock.(*owner).acquireWith(0xc000140000)
@@ -176,7 +176,7 @@ main.main()
 		{"the main goroutine in a TestMain of library code", `goroutine 1 [chan receive]:
 testing.(*M).Run(0xc000170000)
 	/usr/local/go/src/testing/testing.go:2443 +0x6ac
-github.com/relock-go/relock/internal/redistest.Main(0xc000170000, 0x8d0000)
+github.com/relock-go/relock/test/redistest.Main(0xc000170000, 0x8d0000)
 	/src/relock/internal/redistest/redistest.go:222 +0x85
 github.com/relock-go/relock/internal/leakcheck.Main(...)
 	/src/relock/internal/leakcheck/leakcheck.go:53

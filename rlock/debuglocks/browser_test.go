@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/relock-go/relock/internal/testenv"
 	"github.com/relock-go/relock/rlock/debuglocks"
+	"github.com/relock-go/relock/test/testenv"
 )
 
 // chromium returns the path of a Chromium binary, or skips the test.

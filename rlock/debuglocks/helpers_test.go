@@ -17,9 +17,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/keys"
-	"github.com/relock-go/relock/internal/redistest"
 	"github.com/relock-go/relock/rlock"
 	"github.com/relock-go/relock/rlock/debuglocks"
+	"github.com/relock-go/relock/test/redistest"
 )
 
 // mountPath is where the tests mount the page.

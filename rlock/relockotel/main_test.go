@@ -16,9 +16,9 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	semconv "go.opentelemetry.io/otel/semconv/v1.39.0"
 
-	"github.com/relock-go/relock/internal/eventlog"
-	"github.com/relock-go/relock/internal/testenv"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/eventlog"
+	"github.com/relock-go/relock/test/testenv"
 )
 
 // TestMain fails the package if a goroutine of the library outlives the

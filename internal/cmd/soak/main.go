@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/relock-go/relock/internal/chaos"
-	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/test/redistest"
 )
 
 func main() {

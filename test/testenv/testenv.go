@@ -25,6 +25,9 @@
 // which make test sums up at its end. Under CI (CI set, and neither "false"
 // nor "0") the test fails instead: CI installs what the tests need and must
 // run them all.
+//
+// Like every package under test/, it exists for relock's own tests and
+// makes no compatibility promise: its API changes as the tests need.
 package testenv
 
 import (

@@ -1,5 +1,8 @@
 // Package eventlog keeps the events an observer is given, for tests that
 // wait for one of them instead of sleeping.
+//
+// Like every package under test/, it exists for relock's own tests and
+// makes no compatibility promise: its API changes as the tests need.
 package eventlog
 
 import (

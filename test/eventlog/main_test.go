@@ -1,10 +1,10 @@
-package redistest
+package eventlog
 
 import (
 	"os"
 	"testing"
 
-	"github.com/relock-go/relock/internal/testenv"
+	"github.com/relock-go/relock/test/testenv"
 )
 
 // TestMain fails the package if a goroutine of the module outlives its tests.

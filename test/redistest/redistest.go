@@ -5,6 +5,9 @@
 // working directory, and stops it when the package's tests end. A missing
 // redis-server binary fails the package with a one-line instruction rather
 // than skipping it: integration tests must run wherever the suite runs.
+//
+// Like every package under test/, it exists for relock's own tests and
+// makes no compatibility promise: its API changes as the tests need.
 package redistest
 
 import (

@@ -13,7 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/leakcheck"
-	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/test/redistest"
 )
 
 // replyTimeout bounds the commands that are expected to get no reply: short,
@@ -113,7 +113,7 @@ func proxyStacks(stacks []string) []string {
 	var ours []string
 	for _, g := range stacks {
 		for _, line := range strings.Split(g, "\n") {
-			if strings.Contains(line, "/internal/faultproxy/") && !strings.Contains(line, "_test.go:") {
+			if strings.Contains(line, "/test/faultproxy/") && !strings.Contains(line, "_test.go:") {
 				ours = append(ours, g)
 				break
 			}

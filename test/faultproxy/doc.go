@@ -77,4 +77,7 @@
 // direction queues at most 64 chunks; a full queue stops its reader until
 // the writer catches up, so a peer that reads slowly slows the other side
 // down as it would over a direct connection.
+//
+// Like every package under test/, it exists for relock's own tests and
+// makes no compatibility promise: its API changes as the tests need.
 package faultproxy
