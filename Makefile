@@ -58,12 +58,12 @@ TEST_TIMEOUT ?= 270s
 # redis-servers on free ports.
 TEST_PARALLEL ?= 4
 
-# The real-Redisson interop tests (internal/interop): they need Java 17 and
+# The real-Redisson interop tests (test/interop): they need Java 17 and
 # the Redisson peer's jar, RELOCK_REDISSON_PEER or ../shared/interop beside
 # the checkout, and fail rather than skip when either is missing.
 RELOCK_REDISSON_PEER ?= $(abspath $(CURDIR)/../shared/interop/redisson-peer.jar)
 interop: redis-server
-	CI=true RELOCK_REDISSON_PEER=$(RELOCK_REDISSON_PEER) $(GO) test -race -count=1 -timeout 270s -v ./internal/interop/
+	CI=true RELOCK_REDISSON_PEER=$(RELOCK_REDISSON_PEER) $(GO) test -race -count=1 -timeout 270s -v ./test/interop/
 
 # The /debug/locks page rendered in a real headless Chromium; fails rather
 # than skips when chromium is missing.

@@ -22,7 +22,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/relock-go/relock/internal/chaos"
+	"github.com/relock-go/relock/test/chaos"
 	"github.com/relock-go/relock/test/redistest"
 )
 

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/relock-go/relock/internal/chaos"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/chaos"
 )
 
 // workload is contention on a few fenced locks: every owner goroutine

@@ -35,4 +35,7 @@
 // keeping the lock's writes: a restart without persistence, or a failover
 // that loses writes, voids it (and resets the token counter), so Run never
 // injects those.
+//
+// Like every package under test/, it exists for relock's own tests and
+// makes no compatibility promise: its API changes as the tests need.
 package chaos

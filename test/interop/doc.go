@@ -19,4 +19,7 @@
 // first (--await-stdin, two JVMs at a time), then its trials run together,
 // each on its own lock and proxy, while no JVM starts, so that a peer that
 // must answer within a grace is not starved of the CPU.
+//
+// Like every package under test/, it exists for relock's own tests and
+// makes no compatibility promise: its API changes as the tests need.
 package interop

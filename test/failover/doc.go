@@ -37,4 +37,7 @@
 //
 // The tests assert what the library promises and log what they measure;
 // none of them asserts a duration that depends on the machine's speed.
+//
+// Like every package under test/, it exists for relock's own tests and
+// makes no compatibility promise: its API changes as the tests need.
 package failover
