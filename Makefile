@@ -113,7 +113,7 @@ redis-server:
 # checked; bounded in time (SOAKFLAGS="-duration 10m -clients 16").
 .PHONY: soak
 soak: redis-server
-	$(GO) run ./internal/cmd/soak $(SOAKFLAGS)
+	$(GO) run ./test/cmd/soak $(SOAKFLAGS)
 
 # Proves the modules can be published at the version the nested modules
 # require of the library: a program outside the repository gets
@@ -123,4 +123,4 @@ soak: redis-server
 # requires rlock.Version and CHANGELOG.md to name the version
 # (docs/releasing.md).
 release-check:
-	$(GO) run ./internal/cmd/releasecheck $(RELEASEFLAGS)
+	$(GO) run ./test/cmd/releasecheck $(RELEASEFLAGS)

@@ -4,7 +4,7 @@
 // holders": a lease-based lock cannot stop a holder that lost its lease
 // from running on, but it must tell it so. The package's tests inject one
 // fault at a time; Run drives a long, mixed workload for the tests and for
-// the soak command (internal/cmd/soak).
+// the soak command (test/cmd/soak).
 //
 // # What the checker proves
 //

@@ -11,8 +11,8 @@
 // with GOWORK=off and GONOSUMDB for the modules not yet published. It is
 // `make release-check`; docs/releasing.md gives the tagging order.
 //
-//	go run ./internal/cmd/releasecheck            # the version relockotel requires
-//	go run ./internal/cmd/releasecheck -strict    # also: rlock.Version and CHANGELOG.md name it
+//	go run ./test/cmd/releasecheck            # the version relockotel requires
+//	go run ./test/cmd/releasecheck -strict    # also: rlock.Version and CHANGELOG.md name it
 package main
 
 import (

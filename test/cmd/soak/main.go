@@ -5,7 +5,7 @@
 // checker of package chaos. It prints acquisitions, lost-lock signals,
 // faults and violations, and exits with status 1 on any violation.
 //
-//	go run ./internal/cmd/soak -duration 2m -clients 8
+//	go run ./test/cmd/soak -duration 2m -clients 8
 //
 // Without -redis it starts its own redis-server on a free loopback port
 // (redis-server must be on the PATH; `make soak` installs it when missing).
