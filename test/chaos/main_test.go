@@ -8,7 +8,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/internal/leakcheck"
 	"github.com/relock-go/relock/rlock"
 	"github.com/relock-go/relock/test/faultproxy"
 	"github.com/relock-go/relock/test/redistest"
@@ -36,7 +35,7 @@ const cmdTimeout = time.Second
 // that no goroutine of the module outlives the test.
 func fresh(t *testing.T) {
 	t.Helper()
-	leakcheck.Check(t)
+	testenv.CheckLeaks(t)
 	srv.Reset(t)
 }
 

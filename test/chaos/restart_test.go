@@ -15,7 +15,7 @@ func TestRedisRestartWithoutPersistence(t *testing.T) {
 	const lease = 600 * time.Millisecond
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
-			// No per-test leakcheck: the restarted server's process is
+			// No per-test leak check: the restarted server's process is
 			// watched by a new goroutine of redistest that lives on. The
 			// package's own check (TestMain) still covers this test.
 			srv.Reset(t)

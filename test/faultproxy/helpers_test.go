@@ -12,8 +12,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/internal/leakcheck"
 	"github.com/relock-go/relock/test/redistest"
+	"github.com/relock-go/relock/test/testenv"
 )
 
 // replyTimeout bounds the commands that are expected to get no reply: short,
@@ -100,11 +100,11 @@ func isReset(err error) bool {
 // check gives those a moment to finish.
 func checkNoProxyGoroutines(t *testing.T) {
 	t.Helper()
-	if blocked := proxyStacks(leakcheck.Blocked()); len(blocked) > 0 {
+	if blocked := proxyStacks(testenv.Blocked()); len(blocked) > 0 {
 		t.Fatalf("proxy goroutine still blocked after Close:\n%s", blocked[0])
 	}
 	redistest.Eventually(t, within, "no proxy goroutine left after Close", func() bool {
-		return len(proxyStacks(leakcheck.Goroutines())) == 0
+		return len(proxyStacks(testenv.Goroutines())) == 0
 	})
 }
 

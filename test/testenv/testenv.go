@@ -13,9 +13,9 @@
 //
 // Main silences go-redis's own logger, whose lines (a refused dial of a
 // server a test stopped on purpose, a pool's reconnection) would otherwise
-// be mixed into the tests' output, then runs the tests under
-// leakcheck.Main: a package whose goroutines of the module outlive its
-// tests fails.
+// be mixed into the tests' output, then runs the tests and checks, with
+// go.uber.org/goleak, that no goroutine outlives them: a package whose
+// tests leave one running fails. CheckLeaks does the same for one test.
 //
 // A test that needs a program or file the machine may not have (a real
 // Redisson peer and Java, a headless Chromium) calls Unavailable when it is
@@ -37,8 +37,6 @@ import (
 	"testing"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/relock-go/relock/internal/leakcheck"
 )
 
 // SkipLogEnv names the environment variable that holds the file to which
@@ -46,11 +44,14 @@ import (
 const SkipLogEnv = "RELOCK_SKIP_LOG"
 
 // Main silences go-redis's logger, runs the tests with run (m.Run, or a
-// wrapper of it) and returns its exit code, that of leakcheck.Main: a
-// package whose tests passed fails when goroutines of the module are left.
+// wrapper of it) and returns its exit code. When the tests passed, it then
+// fails the package (exit code 1, the leaked stacks on stderr) if
+// goroutines other than the caller's are still running after Grace (see
+// Leaks). After failed tests it reports nothing more: their leftovers are
+// usually a consequence of the failure.
 func Main(run func() int) int {
 	redis.SetLogger(silent{})
-	return leakcheck.Main(run)
+	return mainWith(run, os.Stderr, Grace)
 }
 
 // silent drops go-redis's log lines: a test that makes go-redis fail says
