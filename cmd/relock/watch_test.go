@@ -12,7 +12,7 @@ import (
 	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/queue"
 	"github.com/relock-go/relock/rlock"
-	"github.com/relock-go/relock/test/redistest"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // TestWatchFairHandoff watches a fair lock with two waiters while its
@@ -144,7 +144,7 @@ func TestWatchExpiry(t *testing.T) {
 // watch listens on the lock's own channel and not on the waiter's.
 func TestWatchKeepsNoDeadWaiterAlive(t *testing.T) {
 	s := fresh(t)
-	ctx := redistest.Context(t, 10*time.Second)
+	ctx := testkit.Ctx(t, 10*time.Second)
 	holder := s.client().NewFairMutex("dead")
 	lock(t, holder)
 	dead := queue.New(s.rdb, "dead", rlock.DefaultFairWaitTimeout, func() string { return "publish" }).Waiter("dead:1")

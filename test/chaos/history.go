@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // History records the critical sections of a run. It is safe for
@@ -67,7 +68,7 @@ type Hold struct {
 func (h *History) Begin(name, owner string, token int64, lost <-chan struct{}, store *Store) *Hold {
 	x := &Hold{h: h, lost: lost, store: store, s: Section{Name: name, Owner: owner, Token: token}}
 	x.s.Start = h.clock.Add(1)
-	if closed(lost) {
+	if testkit.Closed(lost) {
 		x.s.Lost = true
 	} else {
 		x.s.Valid = x.s.Start
@@ -83,7 +84,7 @@ func (x *Hold) Step() bool {
 		return false
 	}
 	stamp := x.h.clock.Add(1)
-	if closed(x.lost) {
+	if testkit.Closed(x.lost) {
 		x.s.Lost = true
 		return false
 	}
@@ -91,7 +92,7 @@ func (x *Hold) Step() bool {
 	x.s.Steps++
 	if !x.store.Write(x.s.Token) {
 		x.s.Rejected++
-		if !closed(x.lost) {
+		if !testkit.Closed(x.lost) {
 			x.s.RejectedWhileHeld++
 		}
 	}
@@ -101,7 +102,7 @@ func (x *Hold) Step() bool {
 // Stop ends the section's work, before its Unlock.
 func (x *Hold) Stop() {
 	x.s.End = x.h.clock.Add(1)
-	if closed(x.lost) {
+	if testkit.Closed(x.lost) {
 		x.s.Lost = true
 	}
 }
@@ -114,7 +115,7 @@ func (x *Hold) Finish(unlockErr error) {
 		x.s.Unlock = Released
 	case errors.Is(unlockErr, rlock.ErrNotHeld):
 		x.s.Unlock = NotHeld
-		x.s.NotHeldWithoutLost = !closed(x.lost)
+		x.s.NotHeldWithoutLost = !testkit.Closed(x.lost)
 	default:
 		x.s.Unlock = UnlockFailed
 	}
@@ -128,15 +129,6 @@ func (h *History) Sections() []Section {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return slices.Clone(h.sections)
-}
-
-func closed(c <-chan struct{}) bool {
-	select {
-	case <-c:
-		return true
-	default:
-		return false
-	}
 }
 
 // Report is the outcome of Check.

@@ -14,6 +14,8 @@ import (
 
 	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/testkit"
+	"github.com/relock-go/relock/test/testkit/lockkit"
 )
 
 // holderBin is the holder command, built once per run of the package.
@@ -104,14 +106,14 @@ func (p *process) kill(t *testing.T) {
 
 func TestKilledHolderReleasesWithinItsLease(t *testing.T) {
 	fresh(t)
-	ctx := ctxT(t)
+	ctx := testkit.Ctx(t, within)
 	const lease = time.Second
 	const name = "killed-holder"
 	proc := startHolder(t, "-name", name, "-mode", "hold", "-lease", lease.String())
 	if line := proc.next(t); line != "held" {
 		t.Fatalf("holder printed %q, want held", line)
 	}
-	m := newClient(t, direct(t)).NewMutex(name)
+	m := lockkit.NewClient(t, direct(t)).NewMutex(name)
 	if ok, err := m.TryLock(ctx, 0, 0); ok || err != nil {
 		t.Fatalf("TryLock of the live holder's lock = %v, %v; want false", ok, err)
 	}
@@ -133,11 +135,11 @@ func TestKilledHolderReleasesWithinItsLease(t *testing.T) {
 
 func TestKilledFairWaiterLeavesTheQueue(t *testing.T) {
 	fresh(t)
-	ctx := ctxT(t)
+	ctx := testkit.Ctx(t, within)
 	const fairWait = 600 * time.Millisecond
 	const name = "killed-waiter"
 	opts := []rlock.Option{rlock.WithFairWaitTimeout(fairWait)}
-	holder := newClient(t, direct(t), opts...).NewFairMutex(name)
+	holder := lockkit.NewClient(t, direct(t), opts...).NewFairMutex(name)
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -151,11 +153,11 @@ func TestKilledFairWaiterLeavesTheQueue(t *testing.T) {
 	}
 	// The process queues first, a live waiter behind it.
 	proc := startHolder(t, "-name", name, "-mode", "queue", "-fair-wait", fairWait.String())
-	eventually(t, within, "the process queued", func() bool { return slices.Contains(queue(), proc.owner) })
-	live := newClient(t, direct(t), opts...).NewFairMutex(name)
+	testkit.Eventually(t, within, "the process queued", func() bool { return slices.Contains(queue(), proc.owner) })
+	live := lockkit.NewClient(t, direct(t), opts...).NewFairMutex(name)
 	done := make(chan error, 1)
 	go func() { done <- live.Lock(ctx) }()
-	eventually(t, within, "the live waiter queued behind the process", func() bool {
+	testkit.Eventually(t, within, "the live waiter queued behind the process", func() bool {
 		return slices.Equal(queue(), []string{proc.owner, live.Owner()})
 	})
 

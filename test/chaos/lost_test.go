@@ -9,6 +9,8 @@ import (
 
 	"github.com/relock-go/relock/rlock"
 	"github.com/relock-go/relock/test/eventlog"
+	"github.com/relock-go/relock/test/testkit"
+	"github.com/relock-go/relock/test/testkit/lockkit"
 )
 
 // timerSlack is how late a timer may fire on a loaded machine under the
@@ -48,11 +50,11 @@ func TestHolderCutOffFromRedisIsToldByLeaseEnd(t *testing.T) {
 // It reports false, having proven nothing, when a's hold lapsed while
 // Redis was still reachable.
 func cutOff(t *testing.T, k kind, lease time.Duration, name string) bool {
-	ctx := ctxT(t)
-	p := startProxy(t)
+	ctx := testkit.Ctx(t, within)
+	p := testkit.StartProxy(t, srv.Addr)
 	events := eventlog.New[rlock.Event]()
-	a := k.new(newClient(t, proxied(t, p, 0), rlock.WithWatchdogTimeout(lease), rlock.WithObserver(rlock.ObserverFunc(events.Add))), name)
-	b := k.new(newClient(t, direct(t), rlock.WithWatchdogTimeout(lease)), name)
+	a := k.new(lockkit.NewClient(t, proxied(t, p, 0), rlock.WithWatchdogTimeout(lease), rlock.WithObserver(rlock.ObserverFunc(events.Add))), name)
+	b := k.new(lockkit.NewClient(t, direct(t), rlock.WithWatchdogTimeout(lease)), name)
 	if err := a.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -113,11 +115,11 @@ func TestFixedLeaseLostBeforeAnotherOwnerAcquires(t *testing.T) {
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
 			fresh(t)
-			ctx := ctxT(t)
-			p := startProxy(t)
+			ctx := testkit.Ctx(t, within)
+			p := testkit.StartProxy(t, srv.Addr)
 			const name = "fixed-lease"
-			a := k.new(newClient(t, patient(t, p)), name)
-			b := k.new(newClient(t, direct(t)), name)
+			a := k.new(lockkit.NewClient(t, patient(t, p)), name)
+			b := k.new(lockkit.NewClient(t, direct(t)), name)
 			p.SetLatency(latency)
 			if err := a.LockWithLease(ctx, lease); err != nil {
 				t.Fatal(err)
@@ -126,7 +128,7 @@ func TestFixedLeaseLostBeforeAnotherOwnerAcquires(t *testing.T) {
 			if err := b.Lock(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if !closed(lost) {
+			if !testkit.Closed(lost) {
 				t.Fatalf("another owner acquired the lock while the fixed-lease holder's Lost was still open")
 			}
 			lostWithin(t, lost, within, "fixed lease ran out")

@@ -1,14 +1,12 @@
 package chaos
 
 import (
-	"context"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/rlock"
 	"github.com/relock-go/relock/test/faultproxy"
 	"github.com/relock-go/relock/test/redistest"
 	"github.com/relock-go/relock/test/testenv"
@@ -37,17 +35,6 @@ func fresh(t *testing.T) {
 	t.Helper()
 	testenv.CheckLeaks(t)
 	srv.Reset(t)
-}
-
-// startProxy starts a proxy to the server, closed when the test ends.
-func startProxy(t *testing.T) *faultproxy.Proxy {
-	t.Helper()
-	p, err := faultproxy.Start(srv.Addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Close() })
-	return p
 }
 
 // proxied returns a go-redis client that goes through p, with short
@@ -87,26 +74,6 @@ func patient(t *testing.T, p *faultproxy.Proxy) *redis.Client {
 func direct(t *testing.T) *redis.Client {
 	t.Helper()
 	return srv.Client(t)
-}
-
-// newClient returns an rlock Client on rdb, closed when the test ends.
-func newClient(t *testing.T, rdb redis.UniversalClient, opts ...rlock.Option) *rlock.Client {
-	t.Helper()
-	c, err := rlock.New(rdb, opts...)
-	if err != nil {
-		t.Fatalf("rlock.New: %v", err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
-
-// ctxT returns a context that ends after within, or with the test.
-func ctxT(t *testing.T) context.Context { return redistest.Context(t, within) }
-
-// eventually is redistest.Eventually.
-func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	redistest.Eventually(t, d, what, cond)
 }
 
 // lostWithin fails the test unless lost closes within d.

@@ -5,20 +5,22 @@ import (
 	"time"
 
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/testkit"
+	"github.com/relock-go/relock/test/testkit/lockkit"
 )
 
 func TestReentryDoesNotWaitBehindWaitersOfItsClient(t *testing.T) {
 	fresh(t)
-	ctx := ctxT(t)
+	ctx := testkit.Ctx(t, within)
 	const lease = 2 * time.Second
-	c := newClient(t, direct(t), rlock.WithWatchdogTimeout(lease))
+	c := lockkit.NewClient(t, direct(t), rlock.WithWatchdogTimeout(lease))
 	holder, waiter := c.NewMutex("reentry"), c.NewMutex("reentry")
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
 	waiting := acquireAsync(ctx, waiter)
 	admin := direct(t)
-	eventually(t, within, "the other owner waits", func() bool {
+	testkit.Eventually(t, within, "the other owner waits", func() bool {
 		n, err := admin.PubSubNumSub(ctx, "redisson_lock__channel:{reentry}").Result()
 		return err == nil && n["redisson_lock__channel:{reentry}"] == 1
 	})

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/testkit"
+	"github.com/relock-go/relock/test/testkit/lockkit"
 )
 
 func TestRedisRestartWithoutPersistence(t *testing.T) {
@@ -19,11 +21,11 @@ func TestRedisRestartWithoutPersistence(t *testing.T) {
 			// watched by a new goroutine of redistest that lives on. The
 			// package's own check (TestMain) still covers this test.
 			srv.Reset(t)
-			ctx := ctxT(t)
-			p := startProxy(t)
+			ctx := testkit.Ctx(t, within)
+			p := testkit.StartProxy(t, srv.Addr)
 			const name = "restarted"
 			opts := []rlock.Option{rlock.WithWatchdogTimeout(lease), rlock.WithHealthCheck(lease / 3), rlock.WithFairWaitTimeout(lease)}
-			holder := k.new(newClient(t, proxied(t, p, 0), opts...), name)
+			holder := k.new(lockkit.NewClient(t, proxied(t, p, 0), opts...), name)
 			if err := holder.Lock(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -33,7 +35,7 @@ func TestRedisRestartWithoutPersistence(t *testing.T) {
 			done := make(chan int, n)
 			errs := make(chan error, n)
 			for i := range waiters {
-				waiters[i] = k.new(newClient(t, proxied(t, p, 0), opts...), name)
+				waiters[i] = k.new(lockkit.NewClient(t, proxied(t, p, 0), opts...), name)
 				go func() {
 					if err := waiters[i].Lock(ctx); err != nil {
 						errs <- err
@@ -43,7 +45,7 @@ func TestRedisRestartWithoutPersistence(t *testing.T) {
 				}()
 			}
 			admin := direct(t)
-			eventually(t, within, "every waiter subscribed", func() bool {
+			testkit.Eventually(t, within, "every waiter subscribed", func() bool {
 				chans, err := admin.PubSubChannels(ctx, "*").Result()
 				if err != nil || len(chans) == 0 {
 					return false

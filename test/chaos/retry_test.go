@@ -9,6 +9,8 @@ import (
 	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/rlock"
 	"github.com/relock-go/relock/test/faultproxy"
+	"github.com/relock-go/relock/test/testkit"
+	"github.com/relock-go/relock/test/testkit/lockkit"
 )
 
 // retrying returns an owner of name of kind k behind p, and the proxy's
@@ -25,9 +27,9 @@ func retrying(t *testing.T, k kind, p *faultproxy.Proxy, name string, noRetries 
 	if noRetries {
 		retries = -1
 	}
-	c := newClient(t, proxied(t, p, retries), rlock.WithSpin(rlock.ConstantBackoff(5*time.Millisecond)))
+	c := lockkit.NewClient(t, proxied(t, p, retries), rlock.WithSpin(rlock.ConstantBackoff(5*time.Millisecond)))
 	warm := k.new(c, name+":warm-up")
-	ctx := ctxT(t)
+	ctx := testkit.Ctx(t, within)
 	for _, op := range []func(context.Context) error{warm.Lock, warm.Reenter, warm.Unlock, warm.Unlock} {
 		if err := op(ctx); err != nil {
 			t.Fatalf("warm-up: %v", err)
@@ -39,7 +41,7 @@ func retrying(t *testing.T, k kind, p *faultproxy.Proxy, name string, noRetries 
 // holdCount is h's hold count as Redis has it.
 func holdCount(t *testing.T, h handle) int {
 	t.Helper()
-	n, err := h.HoldCount(ctxT(t))
+	n, err := h.HoldCount(testkit.Ctx(t, within))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,8 +67,8 @@ func TestUnlockWhoseReplyIsLostIsAppliedOnce(t *testing.T) {
 	for _, k := range kinds {
 		t.Run(k.name+"/go-redis retries an inner unlock", func(t *testing.T) {
 			fresh(t)
-			ctx := ctxT(t)
-			p := startProxy(t)
+			ctx := testkit.Ctx(t, within)
+			p := testkit.StartProxy(t, srv.Addr)
 			a := retrying(t, k, p, "latch", false)
 			if err := a.Lock(ctx); err != nil {
 				t.Fatal(err)
@@ -90,10 +92,10 @@ func TestUnlockWhoseReplyIsLostIsAppliedOnce(t *testing.T) {
 
 		t.Run(k.name+"/go-redis retries the last unlock after another owner took over", func(t *testing.T) {
 			fresh(t)
-			ctx := ctxT(t)
-			p := startProxy(t)
+			ctx := testkit.Ctx(t, within)
+			p := testkit.StartProxy(t, srv.Addr)
 			a := retrying(t, k, p, "latch", false)
-			b := k.new(newClient(t, direct(t)), "latch")
+			b := k.new(lockkit.NewClient(t, direct(t)), "latch")
 			if err := a.Lock(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -115,10 +117,10 @@ func TestUnlockWhoseReplyIsLostIsAppliedOnce(t *testing.T) {
 			// repetition finds the lock another's and must still succeed,
 			// releasing nothing of the new owner's.
 			fresh(t)
-			ctx := ctxT(t)
-			p := startProxy(t)
+			ctx := testkit.Ctx(t, within)
+			p := testkit.StartProxy(t, srv.Addr)
 			a := retrying(t, k, p, "latch", true)
-			b := k.new(newClient(t, direct(t)), "latch")
+			b := k.new(lockkit.NewClient(t, direct(t)), "latch")
 			if err := a.Lock(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -139,8 +141,8 @@ func TestUnlockWhoseReplyIsLostIsAppliedOnce(t *testing.T) {
 
 		t.Run(k.name+"/caller retries a failed inner unlock", func(t *testing.T) {
 			fresh(t)
-			ctx := ctxT(t)
-			p := startProxy(t)
+			ctx := testkit.Ctx(t, within)
+			p := testkit.StartProxy(t, srv.Addr)
 			a := retrying(t, k, p, "latch", true)
 			if err := a.Lock(ctx); err != nil {
 				t.Fatal(err)
@@ -176,8 +178,8 @@ func TestAcquireWhoseReplyIsLostIsCountedOnce(t *testing.T) {
 		} {
 			t.Run(k.name+"/"+tc.name, func(t *testing.T) {
 				fresh(t)
-				ctx := ctxT(t)
-				p := startProxy(t)
+				ctx := testkit.Ctx(t, within)
+				p := testkit.StartProxy(t, srv.Addr)
 				a := retrying(t, k, p, "counted", tc.noRetries)
 				acquire := a.Lock
 				for range tc.before {

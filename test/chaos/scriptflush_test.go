@@ -12,14 +12,16 @@ import (
 
 	"github.com/relock-go/relock/rlock"
 	"github.com/relock-go/relock/test/redistest"
+	"github.com/relock-go/relock/test/testkit"
+	"github.com/relock-go/relock/test/testkit/lockkit"
 )
 
 func TestScriptFlushAtRandomPointsDuringContention(t *testing.T) {
 	fresh(t)
 	// 480 acquisitions and releases among 12 owners: a loaded machine may
 	// need far more than a single wait's bound.
-	ctx := redistest.Context(t, 6*within)
-	p := startProxy(t)
+	ctx := testkit.Ctx(t, 6*within)
+	p := testkit.StartProxy(t, srv.Addr)
 	admin := direct(t)
 	// A short lease, so that watchdog renewals run (and meet flushed
 	// scripts) too; not so short that a renewal delayed by the load (it
@@ -52,7 +54,7 @@ func TestScriptFlushAtRandomPointsDuringContention(t *testing.T) {
 	for c := range 2 {
 		for _, k := range kinds {
 			for w := range 2 {
-				locks := newClient(t, proxied(t, p, 0), rlock.WithWatchdogTimeout(lease))
+				locks := lockkit.NewClient(t, proxied(t, p, 0), rlock.WithWatchdogTimeout(lease))
 				h := k.new(locks, "flushed:"+k.name)
 				g.Go(func() error {
 					for i := range rounds {
@@ -68,7 +70,7 @@ func TestScriptFlushAtRandomPointsDuringContention(t *testing.T) {
 								return fmt.Errorf("%s client %d owner %d round %d: Unlock: %w", k.name, c, w, i, err)
 							}
 						}
-						if closed(lost) {
+						if testkit.Closed(lost) {
 							return fmt.Errorf("%s client %d owner %d round %d: Lost fired with nothing but script flushes", k.name, c, w, i)
 						}
 					}

@@ -1,6 +1,8 @@
 package chaos
 
-import "sync"
+import (
+	"sync"
+)
 
 // Store stands for the resource a fenced lock guards: it accepts a write
 // only if its fencing token is at least the highest it has accepted, so a

@@ -9,6 +9,8 @@ import (
 	"github.com/relock-go/relock/rlock"
 	"github.com/relock-go/relock/test/faultproxy"
 	"github.com/relock-go/relock/test/redistest"
+	"github.com/relock-go/relock/test/testkit"
+	"github.com/relock-go/relock/test/testkit/lockkit"
 )
 
 // handoffBound is the longest a waiter may take to acquire a released lock
@@ -43,13 +45,13 @@ func TestWaitersAcquireSoonAfterTheirSubscriptionFails(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fresh(t)
-			ctx := ctxT(t)
-			p := startProxy(t)
+			ctx := testkit.Ctx(t, within)
+			p := testkit.StartProxy(t, srv.Addr)
 			const name = "resubscribe"
 			// The holder talks to Redis directly; each waiter has its own
 			// Client behind the proxy, so that each makes its own
 			// attempts and the server's counters tell when all sleep.
-			holder := newClient(t, direct(t)).NewMutex(name)
+			holder := lockkit.NewClient(t, direct(t)).NewMutex(name)
 			if err := holder.Lock(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -63,7 +65,7 @@ func TestWaitersAcquireSoonAfterTheirSubscriptionFails(t *testing.T) {
 			acquired := make(chan int, n)
 			errs := make(chan error, n)
 			for i := range waiters {
-				clients[i] = newClient(t, proxied(t, p, 0), rlock.WithHealthCheck(healthCheck))
+				clients[i] = lockkit.NewClient(t, proxied(t, p, 0), rlock.WithHealthCheck(healthCheck))
 				waiters[i] = clients[i].NewMutex(name)
 				go func() {
 					if err := waiters[i].Lock(ctx); err != nil {
@@ -81,10 +83,10 @@ func TestWaitersAcquireSoonAfterTheirSubscriptionFails(t *testing.T) {
 				}
 				return calls["evalsha"]
 			}
-			eventually(t, within, "every waiter asleep after two attempts", func() bool { return attempts() >= 2*n })
+			testkit.Eventually(t, within, "every waiter asleep after two attempts", func() bool { return attempts() >= 2*n })
 			// And each has its second reply: a fault now cuts no attempt
 			// short.
-			eventually(t, within, "every waiter's second reply read", func() bool {
+			testkit.Eventually(t, within, "every waiter's second reply read", func() bool {
 				for _, c := range clients {
 					if w := c.Activity().Waiters; len(w) != 1 || w[0].Attempts < 2 {
 						return false
@@ -95,7 +97,7 @@ func TestWaitersAcquireSoonAfterTheirSubscriptionFails(t *testing.T) {
 
 			tc.fail(t, p)
 			if tc.settle {
-				eventually(t, within, "every waiter retried after resubscribing", func() bool { return attempts() >= 3*n })
+				testkit.Eventually(t, within, "every waiter retried after resubscribing", func() bool { return attempts() >= 3*n })
 			}
 
 			released := time.Now()
@@ -124,8 +126,8 @@ func TestWaitersAcquireSoonAfterTheirSubscriptionFails(t *testing.T) {
 
 func TestSubscribeCompletesWhenItsConfirmationIsLost(t *testing.T) {
 	fresh(t)
-	ctx := ctxT(t)
-	p := startProxy(t)
+	ctx := testkit.Ctx(t, within)
+	p := testkit.StartProxy(t, srv.Addr)
 	const healthCheck = 300 * time.Millisecond
 	hub := pubsub.New(proxied(t, p, 0), pubsub.Options{HealthCheck: healthCheck})
 	t.Cleanup(func() { _ = hub.Close() })

@@ -14,6 +14,7 @@ import (
 
 	"github.com/relock-go/relock/rlock"
 	"github.com/relock-go/relock/test/faultproxy"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // Config describes a Run: Clients rlock Clients, each behind its own
@@ -241,7 +242,7 @@ func (w *workers) run(ctx context.Context, m *rlock.FencedMutex, store *Store) {
 				return
 			}
 			w.lockErrors.Add(1)
-			pause(ctx, 10*time.Millisecond)
+			testkit.Pause(ctx, 10*time.Millisecond)
 			continue
 		}
 		x := w.hist.Begin(m.Name(), m.Owner(), token, m.Lost(), store)
@@ -254,7 +255,7 @@ func (w *workers) run(ctx context.Context, m *rlock.FencedMutex, store *Store) {
 				break
 			}
 			if gap > 0 {
-				pause(ctx, gap) // the work itself
+				testkit.Pause(ctx, gap) // the work itself
 			} else {
 				runtime.Gosched()
 			}
@@ -300,15 +301,5 @@ func (w *workers) progress(ctx context.Context, hist *History) {
 			w.cfg.Logf("acquisitions %d, lost %d, lock errors %d, violations %d",
 				r.Sections, r.Lost, w.lockErrors.Load(), r.Violations())
 		}
-	}
-}
-
-// pause sleeps d or until ctx ends: a retry's backoff.
-func pause(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
 	}
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/testkit"
+	"github.com/relock-go/relock/test/testkit/lockkit"
 )
 
 // owner is what these tests need of every kind of lock handle.
@@ -44,9 +46,9 @@ var kinds = []struct {
 func TestLocksWorkThroughFailoverClient(t *testing.T) {
 	t.Parallel()
 	s := startGroup(t, 1)
-	ctx := ctxT(t)
-	holders := newClient(t, s.FailoverClient(t))
-	waiters := newClient(t, s.FailoverClient(t))
+	ctx := testkit.Ctx(t, within)
+	holders := lockkit.NewClient(t, s.FailoverClient(t))
+	waiters := lockkit.NewClient(t, s.FailoverClient(t))
 	view := s.FailoverClient(t)
 
 	for _, k := range kinds {
@@ -60,8 +62,8 @@ func TestLocksWorkThroughFailoverClient(t *testing.T) {
 			go func() { got <- waiter.Lock(ctx) }()
 
 			channel := k.channel(name, waiter.Owner())
-			eventually(t, 10*time.Second, "waiter subscribed to "+channel, func() bool {
-				return subscribers(ctx, view, channel) == 1
+			testkit.Eventually(t, 10*time.Second, "waiter subscribed to "+channel, func() bool {
+				return testkit.Subscribers(ctx, view, channel) == 1
 			})
 			select {
 			case err := <-got:
@@ -90,8 +92,8 @@ func TestLocksWorkThroughFailoverClient(t *testing.T) {
 			if err := waiter.Unlock(ctx); err != nil {
 				t.Fatalf("waiter Unlock: %v", err)
 			}
-			eventually(t, 10*time.Second, "waiter unsubscribed from "+channel, func() bool {
-				return subscribers(ctx, view, channel) == 0
+			testkit.Eventually(t, 10*time.Second, "waiter unsubscribed from "+channel, func() bool {
+				return testkit.Subscribers(ctx, view, channel) == 0
 			})
 		})
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/rlock"
 	"github.com/relock-go/relock/test/redistest"
+	"github.com/relock-go/relock/test/testkit"
+	"github.com/relock-go/relock/test/testkit/lockkit"
 )
 
 // lease is the watchdog timeout of the contention tests: short, so that a
@@ -97,11 +99,11 @@ func TestFailoverDuringContention(t *testing.T) {
 
 func runFailover(t *testing.T, fc failoverCase) {
 	s := startGroup(t, fc.replicas)
-	ctx := ctxT(t)
+	ctx := testkit.Ctx(t, within)
 	opts := append([]rlock.Option{rlock.WithWatchdogTimeout(lease)}, fc.opts...)
 	clients := make([]*rlock.Client, workClients)
 	for i := range clients {
-		clients[i] = newClient(t, s.FailoverClient(t), opts...)
+		clients[i] = lockkit.NewClient(t, s.FailoverClient(t), opts...)
 	}
 	names := []string{"contended:a", "contended:b"}
 	started := time.Now()
@@ -151,7 +153,7 @@ func runFailover(t *testing.T, fc failoverCase) {
 	if err != nil {
 		t.Fatalf("HEXISTS on the new master: %v", err)
 	}
-	acrossLost := closed(across.Lost())
+	acrossLost := testkit.Closed(across.Lost())
 
 	select {
 	case <-w.resumed:
@@ -273,7 +275,7 @@ func awaitReplicated(ctx context.Context, t *testing.T, s *redistest.Sentinel) {
 		t.Fatal(err)
 	}
 	master := direct(t, addr)
-	eventually(t, 10*time.Second, "replicas caught up", func() bool {
+	testkit.Eventually(t, 10*time.Second, "replicas caught up", func() bool {
 		info, err := master.Info(ctx, "replication").Result()
 		if err != nil {
 			return false
@@ -318,9 +320,9 @@ func listeners(ctx context.Context, t *testing.T, names []string, fresh *redis.C
 	var out string
 	for _, n := range names {
 		ch := keys.Channel(n)
-		out += fmt.Sprintf("%s %d", n, subscribers(ctx, fresh, ch))
+		out += fmt.Sprintf("%s %d", n, testkit.Subscribers(ctx, fresh, ch))
 		if former != nil {
-			out += fmt.Sprintf("/%d", subscribers(ctx, former, ch))
+			out += fmt.Sprintf("/%d", testkit.Subscribers(ctx, former, ch))
 		}
 		out += "; "
 	}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/testkit"
+	"github.com/relock-go/relock/test/testkit/lockkit"
 )
 
 // The price of WithReplicaAck on loopback: uncontended Lock+Unlock with
@@ -16,10 +18,10 @@ import (
 // parallel: the package's other tests wait until it is done.
 func TestReplicaAckLatency(t *testing.T) {
 	s := startGroup(t, 1)
-	ctx := ctxT(t)
+	ctx := testkit.Ctx(t, within)
 	rdb := s.FailoverClient(t)
-	plain := newClient(t, rdb).NewMutex("latency:plain")
-	acked := newClient(t, rdb, rlock.WithReplicaAck(1, time.Second)).NewMutex("latency:acked")
+	plain := lockkit.NewClient(t, rdb).NewMutex("latency:plain")
+	acked := lockkit.NewClient(t, rdb, rlock.WithReplicaAck(1, time.Second)).NewMutex("latency:acked")
 
 	lockUnlock := func(m *rlock.Mutex) func() error {
 		return func() error {

@@ -1,14 +1,12 @@
 package failover
 
 import (
-	"context"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/rlock"
 	"github.com/relock-go/relock/test/redistest"
 	"github.com/relock-go/relock/test/testenv"
 )
@@ -40,17 +38,6 @@ func startGroup(t *testing.T, replicas int) *redistest.Sentinel {
 	return s
 }
 
-// newClient returns an rlock Client on rdb, closed when the test ends.
-func newClient(t *testing.T, rdb redis.UniversalClient, opts ...rlock.Option) *rlock.Client {
-	t.Helper()
-	c, err := rlock.New(rdb, opts...)
-	if err != nil {
-		t.Fatalf("rlock.New: %v", err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
-
 // direct returns a plain go-redis client of the server at addr, closed when
 // the test ends: the test's own view of one server, whatever its role.
 func direct(t *testing.T, addr string) *redis.Client {
@@ -58,23 +45,4 @@ func direct(t *testing.T, addr string) *redis.Client {
 	rdb := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
 	t.Cleanup(func() { _ = rdb.Close() })
 	return rdb
-}
-
-// ctxT returns a context that ends after within, or with the test.
-func ctxT(t *testing.T) context.Context { return redistest.Context(t, within) }
-
-// eventually is redistest.Eventually.
-func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	redistest.Eventually(t, d, what, cond)
-}
-
-// subscribers is how many connections the server behind rdb has subscribed
-// to channel; -1 when it cannot tell.
-func subscribers(ctx context.Context, rdb *redis.Client, channel string) int64 {
-	n, err := rdb.PubSubNumSub(ctx, channel).Result()
-	if err != nil {
-		return -1
-	}
-	return n[channel]
 }

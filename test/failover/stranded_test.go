@@ -6,6 +6,8 @@ import (
 
 	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/testkit"
+	"github.com/relock-go/relock/test/testkit/lockkit"
 )
 
 // After a planned failover, a waiter must be woken by the next release, on
@@ -22,9 +24,9 @@ func TestWaiterWokenByReleaseAfterPlannedFailover(t *testing.T) {
 	t.Parallel()
 	const healthCheck = 500 * time.Millisecond
 	s := startGroup(t, 1)
-	ctx := ctxT(t)
-	holder := newClient(t, s.FailoverClient(t)).NewMutex("stranded")
-	waiter := newClient(t, s.FailoverClient(t), rlock.WithHealthCheck(healthCheck)).NewMutex("stranded")
+	ctx := testkit.Ctx(t, within)
+	holder := lockkit.NewClient(t, s.FailoverClient(t)).NewMutex("stranded")
+	waiter := lockkit.NewClient(t, s.FailoverClient(t), rlock.WithHealthCheck(healthCheck)).NewMutex("stranded")
 	view := s.FailoverClient(t)
 
 	if err := holder.Lock(ctx); err != nil {
@@ -32,8 +34,8 @@ func TestWaiterWokenByReleaseAfterPlannedFailover(t *testing.T) {
 	}
 	got := make(chan error, 1)
 	go func() { got <- waiter.Lock(ctx) }()
-	eventually(t, 10*time.Second, "waiter subscribed", func() bool {
-		return subscribers(ctx, view, keys.Channel("stranded")) == 1
+	testkit.Eventually(t, 10*time.Second, "waiter subscribed", func() bool {
+		return testkit.Subscribers(ctx, view, keys.Channel("stranded")) == 1
 	})
 	old, now, err := plannedFailover(ctx, s)
 	if err != nil {
@@ -53,7 +55,7 @@ func TestWaiterWokenByReleaseAfterPlannedFailover(t *testing.T) {
 		t.Logf("waiter took the lock %v after the release", time.Since(released).Round(time.Millisecond))
 	case <-time.After(2*healthCheck + 2*time.Second):
 		t.Errorf("waiter not woken within two health checks of a release after the failover %s → %s; subscribers on the new master %d, on the former master %d",
-			old, now, subscribers(ctx, direct(t, now), keys.Channel("stranded")), subscribers(ctx, direct(t, old), keys.Channel("stranded")))
+			old, now, testkit.Subscribers(ctx, direct(t, now), keys.Channel("stranded")), testkit.Subscribers(ctx, direct(t, old), keys.Channel("stranded")))
 		err := <-got // the lease (30 s), or the former master's demotion, ends the wait
 		t.Logf("waiter took the lock %v after the release (%v)", time.Since(released).Round(time.Millisecond), err)
 	}

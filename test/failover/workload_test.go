@@ -11,6 +11,7 @@ import (
 
 	"github.com/relock-go/relock/rlock"
 	"github.com/relock-go/relock/test/chaos"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // workload is contention on a few fenced locks: every owner goroutine
@@ -130,7 +131,7 @@ func (w *workload) own(ctx context.Context, m *rlock.FencedMutex) {
 				return
 			}
 			w.failed(err)
-			pause(ctx, workRetryPause)
+			testkit.Pause(ctx, workRetryPause)
 			continue
 		}
 		h := &holding{name: name, owner: m.Owner(), token: token, lost: m.Lost(), at: time.Now()}
@@ -140,7 +141,7 @@ func (w *workload) own(ctx context.Context, m *rlock.FencedMutex) {
 			if !x.Step() {
 				break
 			}
-			pause(ctx, workStepGap)
+			testkit.Pause(ctx, workStepGap)
 		}
 		x.Stop()
 
@@ -148,7 +149,7 @@ func (w *workload) own(ctx context.Context, m *rlock.FencedMutex) {
 		w.mu.Lock()
 		delete(w.held, h)
 		w.mu.Unlock()
-		h.lostBeforeUnlock = closed(h.lost)
+		h.lostBeforeUnlock = testkit.Closed(h.lost)
 		h.unlockErr = w.unlock(m)
 		w.freeze.RUnlock()
 		x.Finish(h.unlockErr)
@@ -168,7 +169,7 @@ func (w *workload) unlock(m *rlock.FencedMutex) error {
 		if err == nil || errors.Is(err, rlock.ErrNotHeld) || errors.Is(err, rlock.ErrClosed) || time.Now().After(patience) {
 			return err
 		}
-		pause(context.Background(), workRetryPause)
+		testkit.Pause(context.Background(), workRetryPause)
 	}
 }
 
@@ -275,23 +276,4 @@ func (w *workload) lockErrors() map[string]int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return maps.Clone(w.lockErr)
-}
-
-// pause sleeps d or until ctx ends: a retry's backoff, or an owner's work.
-func pause(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
-}
-
-func closed(c <-chan struct{}) bool {
-	select {
-	case <-c:
-		return true
-	default:
-		return false
-	}
 }

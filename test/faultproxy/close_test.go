@@ -1,4 +1,4 @@
-package faultproxy
+package faultproxy_test
 
 import (
 	"bufio"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/relock-go/relock/test/faultproxy"
 )
 
 func TestCloseEndsEveryGoroutine(t *testing.T) {
@@ -15,7 +17,7 @@ func TestCloseEndsEveryGoroutine(t *testing.T) {
 	if err := srv.Client(t).Set(ctx, "big", strings.Repeat("x", 1<<20), 0).Err(); err != nil {
 		t.Fatal(err)
 	}
-	p, err := Start(srv.Addr)
+	p, err := faultproxy.Start(srv.Addr)
 	if err != nil {
 		t.Fatal(err)
 	}

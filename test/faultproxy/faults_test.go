@@ -1,4 +1,4 @@
-package faultproxy
+package faultproxy_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 )
 
 func TestBlackHole(t *testing.T) {
-	p := startProxy(t)
+	p := checkedProxy(t)
 	rdb := client(t, p.Addr())
 	ctx := context.Background()
 	before := clientID(t, rdb)
@@ -39,7 +39,7 @@ func TestBlackHole(t *testing.T) {
 }
 
 func TestDropRepliesLosesReplyNotCommand(t *testing.T) {
-	p := startProxy(t)
+	p := checkedProxy(t)
 	rdb := client(t, p.Addr())
 	ctx := context.Background()
 	if err := rdb.Ping(ctx).Err(); err != nil { // handshake replies pass first
@@ -62,7 +62,7 @@ func TestResetAll(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("pooled client moves to a new connection", func(t *testing.T) {
-		p := startProxy(t)
+		p := checkedProxy(t)
 		rdb := client(t, p.Addr())
 		before := clientID(t, rdb)
 		p.ResetAll()
@@ -81,7 +81,7 @@ func TestResetAll(t *testing.T) {
 	})
 
 	t.Run("dedicated connection fails", func(t *testing.T) {
-		p := startProxy(t)
+		p := checkedProxy(t)
 		conn := client(t, p.Addr()).Conn()
 		t.Cleanup(func() { _ = conn.Close() })
 		if err := conn.Ping(ctx).Err(); err != nil {
@@ -94,7 +94,7 @@ func TestResetAll(t *testing.T) {
 	})
 
 	t.Run("pub/sub Receive returns the error", func(t *testing.T) {
-		p := startProxy(t)
+		p := checkedProxy(t)
 		ps := client(t, p.Addr()).Subscribe(ctx, "ch")
 		t.Cleanup(func() { _ = ps.Close() })
 		if _, err := ps.ReceiveTimeout(ctx, within); err != nil {
@@ -123,7 +123,7 @@ func TestResetAll(t *testing.T) {
 }
 
 func TestRefuseNew(t *testing.T) {
-	p := startProxy(t)
+	p := checkedProxy(t)
 	ctx := context.Background()
 	open := client(t, p.Addr())
 	if err := open.Ping(ctx).Err(); err != nil {

@@ -1,4 +1,4 @@
-package faultproxy
+package faultproxy_test
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ import (
 )
 
 func TestPassThrough(t *testing.T) {
-	p := startProxy(t)
+	p := checkedProxy(t)
 	rdb := client(t, p.Addr())
 	ctx := context.Background()
 
@@ -45,7 +45,7 @@ func TestPassThrough(t *testing.T) {
 }
 
 func TestLatencyDelaysEachDirection(t *testing.T) {
-	p := startProxy(t)
+	p := checkedProxy(t)
 	rdb := client(t, p.Addr())
 	ctx := context.Background()
 	if err := rdb.Ping(ctx).Err(); err != nil {
@@ -64,7 +64,7 @@ func TestLatencyDelaysEachDirection(t *testing.T) {
 }
 
 func TestLatencyKeepsOrderWhenLowered(t *testing.T) {
-	p := startProxy(t)
+	p := checkedProxy(t)
 	c := rawConn(t, p.Addr())
 
 	// Switch between 100ms and no latency before each command: a command

@@ -1,4 +1,4 @@
-package faultproxy
+package faultproxy_test
 
 import (
 	"context"
@@ -12,8 +12,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/test/redistest"
+	"github.com/relock-go/relock/test/faultproxy"
 	"github.com/relock-go/relock/test/testenv"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // replyTimeout bounds the commands that are expected to get no reply: short,
@@ -24,13 +25,13 @@ const replyTimeout = 200 * time.Millisecond
 // never fails a test that is merely slow.
 const within = 5 * time.Second
 
-// startProxy starts a proxy to the test server on a flushed database; when
+// checkedProxy starts a proxy to the test server on a flushed database; when
 // the test ends it closes the proxy and checks that none of its goroutines
 // is left.
-func startProxy(t *testing.T) *Proxy {
+func checkedProxy(t *testing.T) *faultproxy.Proxy {
 	t.Helper()
 	srv.Reset(t)
-	p, err := Start(srv.Addr)
+	p, err := faultproxy.Start(srv.Addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func checkNoProxyGoroutines(t *testing.T) {
 	if blocked := proxyStacks(testenv.Blocked()); len(blocked) > 0 {
 		t.Fatalf("proxy goroutine still blocked after Close:\n%s", blocked[0])
 	}
-	redistest.Eventually(t, within, "no proxy goroutine left after Close", func() bool {
+	testkit.Eventually(t, within, "no proxy goroutine left after Close", func() bool {
 		return len(proxyStacks(testenv.Goroutines())) == 0
 	})
 }

@@ -1,4 +1,4 @@
-package faultproxy
+package faultproxy_test
 
 import (
 	"os"

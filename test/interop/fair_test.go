@@ -14,13 +14,13 @@ import (
 	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/queue"
 	"github.com/relock-go/relock/rlock"
-	"github.com/relock-go/relock/test/redistest"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // awaitQueueLen waits until the fair lock's queue holds n waiters.
 func awaitQueueLen(t *testing.T, rdb *redis.Client, name string, n int64) {
 	t.Helper()
-	redistest.Eventually(t, 30*time.Second, fmt.Sprintf("%d waiters queued", n), func() bool {
+	testkit.Eventually(t, 30*time.Second, fmt.Sprintf("%d waiters queued", n), func() bool {
 		return rdb.LLen(context.Background(), keys.Queue(name)).Val() == n
 	})
 }
@@ -37,7 +37,7 @@ type grant struct {
 func TestFairOrderMixedWithDefaults(t *testing.T) {
 	t.Parallel()
 	rdb, c := setup(t)
-	ctx := redistest.Context(t, 2*time.Minute)
+	ctx := testkit.Ctx(t, 2*time.Minute)
 	const name = "fair-mixed"
 	holder := c.NewFairMutex(name)
 	if err := holder.Lock(ctx); err != nil {
@@ -117,7 +117,7 @@ func TestFairExclusionMixed(t *testing.T) {
 func TestFairWakeUpBothWays(t *testing.T) {
 	t.Parallel()
 	rdb, c := setup(t)
-	ctx := redistest.Context(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	java := Start(t, peerArgs(rdb, "hold", "fair", "fair-wake", "--hold", "100", "--waitsubs", "1")...)
 	java.Await(t, "locked", 30*time.Second)
 	waiter := c.NewFairMutex("fair-wake")
@@ -147,7 +147,7 @@ func TestFairWakeUpBothWays(t *testing.T) {
 func TestFairJavaWaiterBehindDeadGoWaiter(t *testing.T) {
 	t.Parallel()
 	rdb, c := setup(t)
-	ctx := redistest.Context(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	const name = "fair-dead-go"
 	holder := c.NewFairMutex(name)
 	if err := holder.Lock(ctx); err != nil {
@@ -177,7 +177,7 @@ func TestFairJavaWaiterBehindDeadGoWaiter(t *testing.T) {
 func TestFairGoWaiterBehindDeadJavaWaiter(t *testing.T) {
 	t.Parallel()
 	rdb, c := setup(t)
-	ctx := redistest.Context(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	const name = "fair-dead-java"
 	holder := c.NewFairMutex(name)
 	if err := holder.Lock(ctx); err != nil {
@@ -188,7 +188,7 @@ func TestFairGoWaiterBehindDeadJavaWaiter(t *testing.T) {
 	awaitQueueLen(t, rdb, name, 1)
 	java.Kill(t)
 	channel := keys.WaiterChannel(name, rdb.LIndex(ctx, keys.Queue(name), 0).Val())
-	redistest.Eventually(t, 10*time.Second, "the dead Java waiter's subscription gone", func() bool {
+	testkit.Eventually(t, 10*time.Second, "the dead Java waiter's subscription gone", func() bool {
 		return rdb.PubSubNumSub(ctx, channel).Val()[channel] == 0
 	})
 	waiter := c.NewFairMutex(name)

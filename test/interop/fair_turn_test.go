@@ -14,7 +14,7 @@ import (
 	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/rlock"
 	"github.com/relock-go/relock/test/faultproxy"
-	"github.com/relock-go/relock/test/redistest"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // linkedPeer is a Java fair waiter, started and warmed up but not yet
@@ -31,11 +31,7 @@ type linkedPeer struct {
 // JVM start and warm-up are out of the trial that follows.
 func startLinkedWaiter(t testing.TB, rdb *redis.Client, name string) linkedPeer {
 	t.Helper()
-	p, err := faultproxy.Start(rdb.Options().Addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Close() })
+	p := testkit.StartProxy(t, rdb.Options().Addr)
 	w := linkedPeer{Start(t, "wait", "--addr", p.Addr(), "--name", name, "--kind", "fair", "--await-stdin"), p, name}
 	w.Await(t, "ready", time.Minute)
 	return w
@@ -50,20 +46,16 @@ func linkedTrials(t *testing.T, rdb *redis.Client, prefix string, n int, trial f
 	}, func(t testing.TB, _ int, p linkedPeer) { trial(t, p) })
 }
 
-// queueOf waits until the fair lock's queue holds n waiters and returns it.
-func queueOf(t testing.TB, rdb *redis.Client, name string, n int) []string {
+// queuedAtLeast waits until the fair lock's queue holds at least n waiters
+// and returns it.
+func queuedAtLeast(t testing.TB, rdb *redis.Client, name string, n int) []string {
 	t.Helper()
 	var q []string
-	redistest.Eventually(t, 30*time.Second, fmt.Sprintf("%d waiters queued on %s", n, name), func() bool {
+	testkit.Eventually(t, 30*time.Second, fmt.Sprintf("%d waiters queued on %s", n, name), func() bool {
 		q = rdb.LRange(context.Background(), keys.Queue(name), 0, -1).Val()
 		return len(q) >= n
 	})
 	return q
-}
-
-// subscribers is the count of connections subscribed to channel.
-func subscribers(rdb *redis.Client, channel string) int64 {
-	return rdb.PubSubNumSub(context.Background(), channel).Val()[channel]
 }
 
 // fairTrial holds the fair lock p.name from Go, lets the Java waiter p
@@ -73,13 +65,13 @@ func subscribers(rdb *redis.Client, channel string) int64 {
 // release the Go waiter got it.
 func fairTrial(t testing.TB, c *rlock.Client, rdb *redis.Client, p linkedPeer, before func(javaOwner string)) (javaFirst bool, goWait time.Duration) {
 	t.Helper()
-	ctx := redistest.Context(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	holder := c.NewFairMutex(p.name)
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
 	p.Go(t)
-	java := queueOf(t, rdb, p.name, 1)[0]
+	java := queuedAtLeast(t, rdb, p.name, 1)[0]
 	goWaiter := c.NewFairMutex(p.name)
 	gotGo := make(chan time.Time, 1)
 	go func() {
@@ -91,7 +83,7 @@ func fairTrial(t testing.TB, c *rlock.Client, rdb *redis.Client, p linkedPeer, b
 		gotGo <- time.Now()
 		_ = goWaiter.Unlock(ctx)
 	}()
-	queueOf(t, rdb, p.name, 2)
+	queuedAtLeast(t, rdb, p.name, 2)
 	before(java)
 	released := time.Now()
 	if err := holder.Unlock(ctx); err != nil {
@@ -117,7 +109,7 @@ func TestFairLateSubscribingJavaHeadKeepsItsTurn(t *testing.T) {
 	linkedTrials(t, rdb, "fair-late", trials, func(t testing.TB, p linkedPeer) {
 		p.proxy.SetLatency(50 * time.Millisecond)
 		javaFirst, _ := fairTrial(t, c, rdb, p, func(java string) {
-			if subscribers(rdb, keys.WaiterChannel(p.name, java)) == 0 {
+			if testkit.Subscribers(context.Background(), rdb, keys.WaiterChannel(p.name, java)) == 0 {
 				unheard.Add(1)
 			}
 		})
@@ -145,7 +137,7 @@ func TestFairJavaHeadKeepsItsTurnOverAReconnect(t *testing.T) {
 	linkedTrials(t, rdb, "fair-reconnect", trials, func(t testing.TB, p linkedPeer) {
 		javaFirst, goWait := fairTrial(t, c, rdb, p, func(java string) {
 			ch := keys.WaiterChannel(p.name, java)
-			redistest.Eventually(t, 30*time.Second, "the Java waiter subscribed", func() bool { return subscribers(rdb, ch) == 1 })
+			testkit.Eventually(t, 30*time.Second, "the Java waiter subscribed", func() bool { return testkit.Subscribers(context.Background(), rdb, ch) == 1 })
 			// Redisson retries its acquisition right after subscribing,
 			// and fails lock() (a response timeout; it does not resend
 			// a script) if the reset cuts that command off: that is not
@@ -157,7 +149,7 @@ func TestFairJavaHeadKeepsItsTurnOverAReconnect(t *testing.T) {
 			// unheard.
 			p.proxy.RefuseNew(true)
 			p.proxy.ResetAll()
-			redistest.Eventually(t, 10*time.Second, "the Java subscription dropped", func() bool { return subscribers(rdb, ch) == 0 })
+			testkit.Eventually(t, 10*time.Second, "the Java subscription dropped", func() bool { return testkit.Subscribers(context.Background(), rdb, ch) == 0 })
 			time.AfterFunc(50*time.Millisecond, func() { p.proxy.RefuseNew(false) })
 		})
 		t.Logf("Java head first: %v; Go waiter granted %v after the release", javaFirst, goWait)
@@ -180,21 +172,21 @@ func TestFairDeadJavaHeadCostsSeconds(t *testing.T) {
 	rdb, c := setup(t)
 	p := startLinkedWaiter(t, rdb, "fair-dead")
 	p.proxy.SetLatency(50 * time.Millisecond)
-	ctx := redistest.Context(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	holder := c.NewFairMutex(p.name)
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
 	p.Go(t)
-	java := queueOf(t, rdb, p.name, 1)[0]
+	java := queuedAtLeast(t, rdb, p.name, 1)[0]
 	p.proxy.BlackHole(true) // its SUBSCRIBE never arrives
-	if n := subscribers(rdb, keys.WaiterChannel(p.name, java)); n != 0 {
+	if n := testkit.Subscribers(context.Background(), rdb, keys.WaiterChannel(p.name, java)); n != 0 {
 		t.Skipf("the Java waiter subscribed before its link went dead (%d): nothing to test", n)
 	}
 	goWaiter := c.NewFairMutex(p.name)
 	got := make(chan error, 1)
 	go func() { got <- goWaiter.Lock(ctx) }()
-	queueOf(t, rdb, p.name, 2)
+	queuedAtLeast(t, rdb, p.name, 2)
 	released := time.Now()
 	if err := holder.Unlock(ctx); err != nil {
 		t.Fatal(err)
@@ -220,7 +212,7 @@ func TestFairDeadJavaHeadCostsSeconds(t *testing.T) {
 func TestFairLockPublishesOnlyNumbersOnRedissonChannels(t *testing.T) {
 	t.Parallel()
 	rdb, c := setup(t)
-	ctx := redistest.Context(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	const name = "fair-numbers"
 	ps := rdb.PSubscribe(ctx, "redisson_*")
 	defer ps.Close()
@@ -233,7 +225,7 @@ func TestFairLockPublishesOnlyNumbersOnRedissonChannels(t *testing.T) {
 	}
 	java := Start(t, peerArgs(rdb, "wait", "lock", name)...)
 	java.Await(t, "wait-start", 30*time.Second)
-	redistest.Eventually(t, 30*time.Second, "the Java waiter subscribed", func() bool { return subscribers(rdb, keys.Channel(name)) > 0 })
+	testkit.Eventually(t, 30*time.Second, "the Java waiter subscribed", func() bool { return testkit.Subscribers(context.Background(), rdb, keys.Channel(name)) > 0 })
 	done := make(chan struct{})
 	for i := range 3 {
 		go func() {
@@ -247,7 +239,7 @@ func TestFairLockPublishesOnlyNumbersOnRedissonChannels(t *testing.T) {
 			_ = f.Unlock(ctx)
 		}()
 	}
-	queueOf(t, rdb, name, 3)
+	queuedAtLeast(t, rdb, name, 3)
 	if err := holder.Unlock(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/rlock"
-	"github.com/relock-go/relock/test/redistest"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // shareRound is one measurement of Go and Java contending for a plain
@@ -70,7 +70,7 @@ func TestMutexMixedShare(t *testing.T) {
 // goroutines goroutines of c, on the lock name, and measures the round.
 func mixedRound(t *testing.T, rdb *redis.Client, c *rlock.Client, name string, goroutines int) shareRound {
 	t.Helper()
-	ctx := redistest.Context(t, 3*time.Minute)
+	ctx := testkit.Ctx(t, 3*time.Minute)
 	counter := name + ":counter"
 	const javaWorkers, javaIters = 2, 60
 	java := Start(t, peerArgs(rdb, "worker", "lock", name, "--workers", strconv.Itoa(javaWorkers),

@@ -10,14 +10,14 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/keys"
-	"github.com/relock-go/relock/test/redistest"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // A Java reader and a Go reader hold the lock at once, in one hash.
 func TestJavaAndGoReadersTogether(t *testing.T) {
 	t.Parallel()
 	rdb, c := setup(t)
-	ctx := redistest.Context(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	java := Start(t, peerArgs(rdb, "hold", "rwread", "rw", "--hold", "60s")...)
 	locked := java.Await(t, "locked", 30*time.Second)
 	rw := c.NewRWMutex("rw")
@@ -44,7 +44,7 @@ func TestJavaAndGoReadersTogether(t *testing.T) {
 func TestJavaWriterExcludesAndWakesGoReaders(t *testing.T) {
 	t.Parallel()
 	rdb, c := setup(t)
-	ctx := redistest.Context(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	java := Start(t, peerArgs(rdb, "hold", "rwwrite", "rw", "--hold", "100", "--waitsubs", "1")...)
 	java.Await(t, "locked", 30*time.Second)
 	if ok, _ := c.NewRWMutex("rw").TryRLock(ctx, 0, 0); ok {
@@ -83,7 +83,7 @@ func TestJavaWriterExcludesAndWakesGoReaders(t *testing.T) {
 func TestGoWriterExcludesAndWakesJavaReader(t *testing.T) {
 	t.Parallel()
 	rdb, c := setup(t)
-	ctx := redistest.Context(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	rw := c.NewRWMutex("rw")
 	if err := rw.Lock(ctx); err != nil {
 		t.Fatal(err)
@@ -96,7 +96,7 @@ func TestGoWriterExcludesAndWakesJavaReader(t *testing.T) {
 	waiter := Start(t, peerArgs(rdb, "wait", "rwread", "rw")...)
 	waiter.Await(t, "wait-start", 30*time.Second)
 	channel := keys.RWChannel("rw")
-	redistest.Eventually(t, 10*time.Second, "the Java reader subscribed", func() bool {
+	testkit.Eventually(t, 10*time.Second, "the Java reader subscribed", func() bool {
 		return rdb.PubSubNumSub(ctx, channel).Val()[channel] == 1
 	})
 	released := time.Now()
@@ -125,7 +125,7 @@ func TestJavaAndGoWritersExclude(t *testing.T) {
 // counter came out exact with never two workers inside.
 func mixedWorkers(t *testing.T, rdb *redis.Client, kind, name string, newLock func() (lock, unlock func(context.Context) error)) {
 	t.Helper()
-	ctx := redistest.Context(t, 2*time.Minute)
+	ctx := testkit.Ctx(t, 2*time.Minute)
 	const javaWorkers, goWorkers, iters = 2, 2, 20
 	java := Start(t, peerArgs(rdb, "worker", kind, name, "--workers", strconv.Itoa(javaWorkers),
 		"--iters", strconv.Itoa(iters), "--counter", "counter", "--sleep", "1")...)

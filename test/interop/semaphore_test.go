@@ -11,7 +11,7 @@ import (
 
 	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/rlock"
-	"github.com/relock-go/relock/test/redistest"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // overlap counts the holders inside a critical section as the peer's
@@ -25,7 +25,7 @@ return v`)
 // waiter listens).
 func subscribed(t *testing.T, rdb *redis.Client, channel string) {
 	t.Helper()
-	redistest.Eventually(t, 30*time.Second, "a subscriber of "+channel, func() bool {
+	testkit.Eventually(t, 30*time.Second, "a subscriber of "+channel, func() bool {
 		return rdb.PubSubNumSub(context.Background(), channel).Val()[channel] > 0
 	})
 }
@@ -35,7 +35,7 @@ func subscribed(t *testing.T, rdb *redis.Client, channel string) {
 func TestMixedSemaphoreFourPermits(t *testing.T) {
 	t.Parallel()
 	rdb, c := setup(t)
-	ctx := redistest.Context(t, 2*time.Minute)
+	ctx := testkit.Ctx(t, 2*time.Minute)
 	const name, counter = "sem", "semctr"
 	s := c.NewSemaphore(name)
 	if ok, err := s.TrySetPermits(ctx, 4); !ok || err != nil {
@@ -85,7 +85,7 @@ func TestMixedSemaphoreFourPermits(t *testing.T) {
 func TestJavaSemaphoreReleaseWakesGo(t *testing.T) {
 	t.Parallel()
 	rdb, c := setup(t)
-	ctx := redistest.Context(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	java := Start(t, peerArgs(rdb, "hold", "semaphore", "semw", "--permits", "1", "--hold", "100", "--waitsubs", "1")...)
 	java.Await(t, "locked", 30*time.Second)
 	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
@@ -100,7 +100,7 @@ func TestJavaSemaphoreReleaseWakesGo(t *testing.T) {
 func TestGoSemaphoreReleaseWakesJava(t *testing.T) {
 	t.Parallel()
 	rdb, c := setup(t)
-	ctx := redistest.Context(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	s := c.NewSemaphore("semj")
 	if ok, err := s.TrySetPermits(ctx, 1); !ok || err != nil {
 		t.Fatalf("TrySetPermits = %v, %v; want it set", ok, err)
@@ -122,7 +122,7 @@ func TestGoSemaphoreReleaseWakesJava(t *testing.T) {
 func TestPermitExpirySeenByBoth(t *testing.T) {
 	t.Parallel()
 	rdb, c := setup(t)
-	ctx := redistest.Context(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	s := c.NewPermitExpirableSemaphore("pes")
 	if ok, err := s.TrySetPermits(ctx, 1); !ok || err != nil {
 		t.Fatalf("TrySetPermits = %v, %v; want it set", ok, err)
@@ -162,7 +162,7 @@ func TestPermitExpirySeenByBoth(t *testing.T) {
 func TestLatchAwaitedInBoth(t *testing.T) {
 	t.Parallel()
 	rdb, c := setup(t)
-	ctx := redistest.Context(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	java := Start(t, peerArgs(rdb, "hold", "latch", "lat", "--count", "2", "--hold", "100", "--waitsubs", "1")...)
 	java.Await(t, "locked", 30*time.Second)
 	if n, err := c.NewCountDownLatch("lat").Count(ctx); n != 2 || err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/relock-go/relock/rlock"
 	"github.com/relock-go/relock/test/redistest"
+	"github.com/relock-go/relock/test/testkit/lockkit"
 )
 
 // setup starts a redis-server of the test's own, and returns a go-redis
@@ -22,12 +23,7 @@ func setup(t *testing.T) (*redis.Client, *rlock.Client) {
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	rdb := s.Client(t)
-	c, err := rlock.New(rdb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	return rdb, c
+	return rdb, lockkit.NewClient(t, rdb)
 }
 
 // peerArgs are a peer's mode and flags on rdb's server.

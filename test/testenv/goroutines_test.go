@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/relock-go/relock/test/redistest"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 func TestGoroutinesCountsCodeOfTheModuleOnly(t *testing.T) {
@@ -67,8 +67,8 @@ created by github.com/alicebob/miniredis/v2/server.NewServer in goroutine 19
 
 func TestGoroutinesSeesLiveGoroutinesButNotTheCaller(t *testing.T) {
 	// An earlier test's proxy may still be returning from its last function.
-	redistest.Eventually(t, 5*time.Second, "no goroutine of the module before any started", func() bool { return len(Goroutines()) == 0 })
-	p := startProxy(t)
+	testkit.Eventually(t, 5*time.Second, "no goroutine of the module before any started", func() bool { return len(Goroutines()) == 0 })
+	p := idleProxy(t)
 	gs := Goroutines()
 	if len(gs) != 1 || !strings.Contains(gs[0], proxyGoroutine) {
 		t.Fatalf("got %d goroutines, want the proxy's accept loop:\n%s", len(gs), strings.Join(gs, "\n\n"))
@@ -77,14 +77,14 @@ func TestGoroutinesSeesLiveGoroutinesButNotTheCaller(t *testing.T) {
 }
 
 func TestBlockedSeesAWaitingGoroutine(t *testing.T) {
-	p := startProxy(t)
+	p := idleProxy(t)
 	// The proxy's accept loop waits for connections: blocked, not running.
-	redistest.Eventually(t, 5*time.Second, "accept loop blocked", func() bool {
+	testkit.Eventually(t, 5*time.Second, "accept loop blocked", func() bool {
 		gs := Blocked()
 		return len(gs) == 1 && strings.Contains(gs[0], proxyGoroutine)
 	})
 	_ = p.Close()
-	redistest.Eventually(t, 5*time.Second, "no goroutine after Close", func() bool { return len(Goroutines()) == 0 })
+	testkit.Eventually(t, 5*time.Second, "no goroutine after Close", func() bool { return len(Goroutines()) == 0 })
 	if gs := Blocked(); len(gs) != 0 {
 		t.Fatalf("blocked goroutines after Close:\n%s", strings.Join(gs, "\n\n"))
 	}

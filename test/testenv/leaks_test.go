@@ -2,34 +2,24 @@ package testenv
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
-	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
 
 	"github.com/relock-go/relock/pubsub"
 	"github.com/relock-go/relock/test/faultproxy"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // shortGrace keeps the tests that expect a report fast.
 const shortGrace = 50 * time.Millisecond
 
-// startProxy starts a faultproxy, whose accept loop is a goroutine of the
+// idleProxy starts a faultproxy, whose accept loop is a goroutine of the
 // module blocked in its code until Close: a real leak when not closed. The
 // target is never dialled, since no client connects.
-func startProxy(t *testing.T) *faultproxy.Proxy {
-	t.Helper()
-	p, err := faultproxy.Start("127.0.0.1:1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Close() })
-	return p
-}
+func idleProxy(t *testing.T) *faultproxy.Proxy { return testkit.StartProxy(t, "127.0.0.1:1") }
 
 // proxyGoroutine is in the stack of the proxy's accept loop, whether or
 // not it has started running.
@@ -40,8 +30,7 @@ const proxyGoroutine = "created by github.com/relock-go/relock/test/faultproxy.S
 // once it is closed, the check passes.
 func TestLeaksReportsALibraryGoroutineLeftRunning(t *testing.T) {
 	before := goleak.IgnoreCurrent()
-	mr := miniredis.RunT(t)
-	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	mr, rdb := testkit.Miniredis(t)
 	hub := pubsub.New(rdb, pubsub.Options{})
 	err := Leaks(shortGrace, before)
 	if err == nil || !strings.Contains(err.Error(), "github.com/relock-go/relock/pubsub.(*shard).readLoop") {
@@ -57,47 +46,26 @@ func TestLeaksReportsALibraryGoroutineLeftRunning(t *testing.T) {
 	}
 }
 
-// leakRecorder is a testing.TB that records what CheckLeaks does with it
-// instead of failing the real test.
-type leakRecorder struct {
-	testing.TB
-	cleanups []func()
-	errors   []string
-}
-
-func (r *leakRecorder) Helper()          {}
-func (r *leakRecorder) Cleanup(f func()) { r.cleanups = append(r.cleanups, f) }
-func (r *leakRecorder) Errorf(format string, args ...any) {
-	r.errors = append(r.errors, fmt.Sprintf(format, args...))
-}
-
-// end runs the recorded cleanups as the testing package does: last first.
-func (r *leakRecorder) end() {
-	for i := len(r.cleanups) - 1; i >= 0; i-- {
-		r.cleanups[i]()
-	}
-}
-
 func TestCheckLeaksReportsGoroutineLeftRunning(t *testing.T) {
-	rec := &leakRecorder{}
+	rec := testkit.NewRecorder(t)
 	checkLeaksWith(rec, shortGrace)
-	p := startProxy(t)
-	rec.end()
-	if len(rec.errors) != 1 || !strings.Contains(rec.errors[0], proxyGoroutine) {
-		t.Fatalf("got reports %q, want one with the proxy's accept loop", rec.errors)
+	p := idleProxy(t)
+	rec.End()
+	if len(rec.Errors) != 1 || !strings.Contains(rec.Errors[0], proxyGoroutine) {
+		t.Fatalf("got reports %q, want one with the proxy's accept loop", rec.Errors)
 	}
 	_ = p.Close()
 }
 
 func TestCheckLeaksPassesWhenGoroutinesStop(t *testing.T) {
-	rec := &leakRecorder{}
+	rec := testkit.NewRecorder(t)
 	checkLeaksWith(rec, Grace)
-	p := startProxy(t)
-	rec.cleanups = append(rec.cleanups, func() { _ = p.Close() })
+	p := idleProxy(t)
+	rec.Cleanups = append(rec.Cleanups, func() { _ = p.Close() })
 	start := time.Now()
-	rec.end()
-	if len(rec.errors) != 0 {
-		t.Fatalf("reports after Close: %q", rec.errors)
+	rec.End()
+	if len(rec.Errors) != 0 {
+		t.Fatalf("reports after Close: %q", rec.Errors)
 	}
 	if d := time.Since(start); d > Grace/2 {
 		t.Errorf("a clean check took %v: it should end as soon as the goroutines are gone", d)
@@ -105,12 +73,12 @@ func TestCheckLeaksPassesWhenGoroutinesStop(t *testing.T) {
 }
 
 func TestCheckLeaksIgnoresGoroutinesThatExistedBefore(t *testing.T) {
-	startProxy(t) // closed at the end of this test, after the check
-	rec := &leakRecorder{}
+	idleProxy(t) // closed at the end of this test, after the check
+	rec := testkit.NewRecorder(t)
 	checkLeaksWith(rec, shortGrace)
-	rec.end()
-	if len(rec.errors) != 0 {
-		t.Fatalf("reports for a goroutine started before CheckLeaks: %q", rec.errors)
+	rec.End()
+	if len(rec.Errors) != 0 {
+		t.Fatalf("reports for a goroutine started before CheckLeaks: %q", rec.Errors)
 	}
 }
 
@@ -149,7 +117,7 @@ func TestMainPassesCleanPackage(t *testing.T) {
 }
 
 func TestMainKeepsFailureCodeWithoutChecking(t *testing.T) {
-	p := startProxy(t)
+	p := idleProxy(t)
 	var out bytes.Buffer
 	if code := mainWith(func() int { return 3 }, &out, shortGrace); code != 3 || out.Len() != 0 {
 		t.Fatalf("exit code %d, output %q; want 3 and none", code, out.String())
