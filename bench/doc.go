@@ -12,7 +12,7 @@
 // contention, readwrite (90% reads on one hot lock, RWMutex against
 // Mutex), many, watchdog and cluster. Both start their own
 // redis-server on a free loopback port (with the main module's
-// internal/redistest) unless REDIS_ADDR names one; relock-bench's cluster
+// test/redistest) unless REDIS_ADDR names one; relock-bench's cluster
 // scenario likewise starts a 3-master Redis Cluster unless
 // REDIS_CLUSTER_ADDRS names seed nodes of one.
 package bench
