@@ -58,12 +58,12 @@ TEST_TIMEOUT ?= 270s
 # redis-servers on free ports.
 TEST_PARALLEL ?= 4
 
-# The real-Redisson interop tests (internal/interop): they need Java 17 and
+# The real-Redisson interop tests (test/interop): they need Java 17 and
 # the Redisson peer's jar, RELOCK_REDISSON_PEER or ../shared/interop beside
 # the checkout, and fail rather than skip when either is missing.
 RELOCK_REDISSON_PEER ?= $(abspath $(CURDIR)/../shared/interop/redisson-peer.jar)
 interop: redis-server ## the tests against the real Redisson (Java 17 and the Redisson peer's jar)
-	CI=true RELOCK_REDISSON_PEER=$(RELOCK_REDISSON_PEER) $(GO) test -race -count=1 -timeout 270s -v ./internal/interop/
+	CI=true RELOCK_REDISSON_PEER=$(RELOCK_REDISSON_PEER) $(GO) test -race -count=1 -timeout 270s -v ./test/interop/
 
 # The /debug/locks page rendered in a real headless Chromium; fails rather
 # than skips when chromium is missing.
@@ -113,7 +113,7 @@ redis-server: ## install redis-server when missing (Debian/Ubuntu, as root)
 # checked; bounded in time (SOAKFLAGS="-duration 10m -clients 16").
 .PHONY: soak
 soak: redis-server ## many Clients under switching faults, every critical section checked (SOAKFLAGS)
-	$(GO) run ./internal/cmd/soak $(SOAKFLAGS)
+	$(GO) run ./test/cmd/soak $(SOAKFLAGS)
 
 # The server matrix: the integration tests of rlock, pubsub, cmd/relock,
 # the test servers' set-ups and the interop suite on Debian's redis-server
@@ -132,7 +132,7 @@ matrix: redis-server ## the integration tests on Redis 7.0, Valkey 8.0.1 and Red
 # requires rlock.Version and CHANGELOG.md to name the version
 # (docs/releasing.md).
 release-check: ## the modules resolve and install as published (RELEASEFLAGS=-strict before tagging)
-	$(GO) run ./internal/cmd/releasecheck $(RELEASEFLAGS)
+	$(GO) run ./test/cmd/releasecheck $(RELEASEFLAGS)
 
 # The targets, each with the line after its "##".
 help: ## this list

@@ -7,7 +7,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/test/redistest"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 func TestClusterWaiterFollowsAFailoverOfItsMaster(t *testing.T) {
@@ -57,7 +58,7 @@ func TestClusterWaiterFollowsAFailoverOfItsMaster(t *testing.T) {
 			eventually(t, 10*time.Second, "replica promoted", func() bool { return c.MasterOf(name) == replica })
 
 			released := time.Now()
-			redistest.Eventually(t, 10*time.Second, "holder unlocks on the new master", func() bool {
+			testkit.Eventually(t, 10*time.Second, "holder unlocks on the new master", func() bool {
 				return holder.Unlock(ctx) == nil
 			})
 			select {

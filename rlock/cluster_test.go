@@ -11,9 +11,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/keys"
-	"github.com/relock-go/relock/internal/redistest"
 	"github.com/relock-go/relock/pubsub"
 	"github.com/relock-go/relock/scripts"
+	"github.com/relock-go/relock/test/redistest"
 )
 
 // startCluster starts a 3-master Redis Cluster for the test and returns it

@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 var (
@@ -16,7 +17,7 @@ var (
 )
 
 func TestElectTakesATokenOncePerTermAndEndsTheLapsedOne(t *testing.T) {
-	mr, rdb := newRedis(t)
+	mr, rdb := testkit.Miniredis(t)
 	ctx := context.Background()
 	if _, ok, err := el.Elect(ctx, rdb, "a:1", "A", writes); ok || err != nil {
 		t.Fatalf("Elect without the lock = %v, %v; want false", ok, err)
@@ -59,7 +60,7 @@ func TestElectTakesATokenOncePerTermAndEndsTheLapsedOne(t *testing.T) {
 // the value A, a client of it, and the term.
 func elected(t *testing.T) (*miniredis.Miniredis, *redis.Client, Term) {
 	t.Helper()
-	mr, rdb := newRedis(t)
+	mr, rdb := testkit.Miniredis(t)
 	mr.HSet("e", "a:1", "1")
 	term, _, err := el.Elect(context.Background(), rdb, "a:1", "A", writes)
 	if err != nil {

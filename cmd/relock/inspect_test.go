@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/relock-go/relock/internal/redistest"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // TestInspectReentrantMutex inspects a mutex held twice by one owner, as
@@ -57,7 +57,7 @@ func TestInspectReentrantMutex(t *testing.T) {
 func TestInspectShowsLabels(t *testing.T) {
 	s := fresh(t)
 	c := s.client(rlock.WithClientName("billing-worker"))
-	redistest.Eventually(t, 5*time.Second, "the label", func() bool {
+	testkit.Eventually(t, 5*time.Second, "the label", func() bool {
 		return s.rdb.Exists(context.Background(), "relock_client:{"+c.ID()+"}").Val() == 1
 	})
 	m := c.NewMutex("labelled")

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/relock-go/relock/internal/keys"
-	"github.com/relock-go/relock/internal/redistest"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // TestLeaderShowsTheLeaderAndCandidates prints an election led by a named
@@ -18,7 +18,7 @@ import (
 // its leader too.
 func TestLeaderShowsTheLeaderAndCandidates(t *testing.T) {
 	s := fresh(t)
-	ctx := redistest.Context(t, 10*time.Second)
+	ctx := testkit.Ctx(t, 10*time.Second)
 	leader := s.client(rlock.WithClientName("scheduler"))
 	term, err := leader.NewElection("jobs:nightly").Campaign(ctx, "host-a:8080")
 	if err != nil {
@@ -35,11 +35,11 @@ func TestLeaderShowsTheLeaderAndCandidates(t *testing.T) {
 		cancel()
 		<-done
 	})
-	redistest.Eventually(t, 5*time.Second, "the candidate queued", func() bool {
+	testkit.Eventually(t, 5*time.Second, "the candidate queued", func() bool {
 		n, err := s.rdb.LLen(ctx, keys.Queue("jobs:nightly")).Result()
 		return err == nil && n == 1
 	})
-	redistest.Eventually(t, 5*time.Second, "the label", func() bool {
+	testkit.Eventually(t, 5*time.Second, "the label", func() bool {
 		info, err := leader.Inspect(ctx, "jobs:nightly")
 		return err == nil && len(info.Holders) == 1 && info.Holders[0].Label != nil
 	})
@@ -66,7 +66,7 @@ func TestLeaderShowsTheLeaderAndCandidates(t *testing.T) {
 	if err := term.Resign(ctx); err != nil {
 		t.Fatal(err)
 	}
-	redistest.Eventually(t, 5*time.Second, "the candidate elected", func() bool {
+	testkit.Eventually(t, 5*time.Second, "the candidate elected", func() bool {
 		_, err := candidate.Leader(ctx)
 		return err == nil
 	})
@@ -79,7 +79,7 @@ func TestLeaderShowsTheLeaderAndCandidates(t *testing.T) {
 // proclamation and a resignation, as text and JSON.
 func TestLeaderWatchFollowsTheChanges(t *testing.T) {
 	s := fresh(t)
-	ctx := redistest.Context(t, 10*time.Second)
+	ctx := testkit.Ctx(t, 10*time.Second)
 	jsonCmd := relockCmd(t, "leader", "--watch", "--json", "--count", "3", "--addr", srv.Addr, "jobs:watched")
 	textCmd := relockCmd(t, "leader", "jobs:watched", "--watch", "--addr", srv.Addr, "--count=3")
 	var jsonOut, textOut strings.Builder

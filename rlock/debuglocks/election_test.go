@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/relock-go/relock/internal/redistest"
-	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/testkit"
+	"github.com/relock-go/relock/test/testkit/lockkit"
 )
 
 // electionJSON is an election as the JSON page lists it.
@@ -33,23 +33,19 @@ type leaderJSON struct {
 }
 
 func TestElections(t *testing.T) {
-	c, rdb := newClient(t)
-	other, err := rlock.New(rdb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = other.Close() })
-	ctx := ctxT(t)
+	c, rdb := emptyServer(t)
+	other := lockkit.NewClient(t, rdb)
+	ctx := testkit.Ctx(t, within)
 	term, err := c.NewElection("jobs:nightly").Campaign(ctx, "host-a")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = term.Resign(ctxT(t)) })
+	t.Cleanup(func() { _ = term.Resign(context.Background()) })
 	waitIn(t, func(ctx context.Context) error {
 		_, err := other.NewElection("jobs:nightly").Campaign(ctx, "host-b")
 		return err
 	})
-	redistest.Eventually(t, 10*time.Second, "the candidate queued", func() bool {
+	testkit.Eventually(t, 10*time.Second, "the candidate queued", func() bool {
 		info, err := c.Inspect(ctx, "jobs:nightly")
 		return err == nil && len(info.Queue) == 1
 	})

@@ -6,6 +6,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // A term is a relock.Campaign span when it begins and a relock.Term span
@@ -13,7 +14,7 @@ import (
 // they ended.
 func TestElectionTerms(t *testing.T) {
 	h := newHarness(t, nil)
-	ctx := ctxT(t)
+	ctx := testkit.Ctx(t, within)
 	e := h.client.NewElection("otel:election")
 	term, err := e.Campaign(ctx, "a")
 	if err != nil {
