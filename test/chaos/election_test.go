@@ -1,10 +1,8 @@
 package chaos
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -28,25 +26,12 @@ func startCandidate(t *testing.T, name string, lease time.Duration) (p *process,
 	if out, err := exec.Command("go", "build", "-o", bin, "./candidate").CombinedOutput(); err != nil {
 		t.Fatalf("go build ./candidate: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "-addr", srv.Addr, "-name", name, "-lease", lease.String(), "-value", "process")
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	p = &process{cmd: cmd, lines: bufio.NewScanner(out)}
+	p = startProcess(t, bin, "-addr", srv.Addr, "-name", name, "-lease", lease.String(), "-value", "process")
 	f := strings.Fields(p.next(t))
 	if len(f) != 3 || f[0] != "owner" {
 		t.Fatalf("candidate printed %q, want its owner and token", f)
 	}
-	token, err = strconv.ParseInt(f[2], 10, 64)
+	token, err := strconv.ParseInt(f[2], 10, 64)
 	if err != nil {
 		t.Fatal(err)
 	}
