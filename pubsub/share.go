@@ -8,11 +8,16 @@ import "time"
 // for the lock. Instead the clients take turns, longest waiting first:
 // since counts the releases heard since this client's woken waiters last
 // won one, and peers is the number of connections subscribed to the
-// channel, from PUBSUB NUMSUB, asked at most every peersMaxAge. A client
-// that has not won for peers releases retries at once; one that won more
-// recently lets the others go first, the more recently the longer
-// (yieldDelay). While every client contends, each wins in turn, whatever
-// the order of delivery, and a client that just won steps aside.
+// channel. A client that has not won for peers releases retries at once;
+// one that won more recently lets the others go first, the more recently
+// the longer (yieldDelay). While every client contends, each wins in turn,
+// whatever the order of delivery, and a client that just won steps aside.
+//
+// The counts come from the release scripts, which count the channel's
+// subscribers whenever a release is heard or passed on within a client
+// (Hub.Counted), so a client knows who listens from the first contended
+// release; and from PUBSUB NUMSUB, asked after a win when no count came
+// for peersMaxAge.
 //
 // How long it steps aside (the step) depends on who the others are. A
 // relock Client retries within a millisecond of a release: among relock
@@ -67,7 +72,7 @@ func (s *share) won() (askPeers bool) {
 		s.step = min(2*s.stepNow(), maxStep)
 	}
 	if now := time.Now(); now.Sub(s.peersAt) > peersMaxAge {
-		s.peersAt = now
+		s.peersAt = now // asked: counted sets it again
 		return true
 	}
 	return false
@@ -86,6 +91,7 @@ func (s *share) lost() {
 // adaptive step starts afresh.
 func (s *share) counted(peers, foreign int) {
 	s.peers, s.foreign = peers, foreign
+	s.peersAt = time.Now()
 	if foreign == 0 {
 		s.step = 0
 	}
@@ -99,8 +105,11 @@ func (s *share) stepNow() time.Duration {
 	return max(s.step, slowStep)
 }
 
-// slow reports whether clients other than relock's listen on the channel.
-func (s *share) slow() bool { return s.peers >= 2 && s.foreign > 0 }
+// slow reports whether clients other than relock's listen on the channel
+// and take their turns: the step has not grown to maxStep, as it does
+// when they keep coming too late (a subscriber that never takes the lock,
+// or a client too slow to come within the longest step).
+func (s *share) slow() bool { return s.peers >= 2 && s.foreign > 0 && s.stepNow() < maxStep }
 
 // others reports how long this client steps aside for other clients that
 // listen on the channel: 0 when none does.
