@@ -250,7 +250,7 @@ func (s *shard) dispatch(gen uint64, msg any) {
 			return
 		}
 		switch {
-		case m.Payload == keys.ReadUnlockMessage:
+		case m.Payload == keys.ReadUnlockMessage && !e.sharedCount():
 			e.q.releaseAll()
 		case strings.HasPrefix(m.Payload, keys.GrantPrefix):
 			// A fair waiter's own channel: it holds the lock now.
