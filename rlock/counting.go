@@ -214,17 +214,17 @@ func (n *counter) wait(ctx context.Context, wait time.Duration, permits int, att
 // lines are a Client's lines of waiters, by channel.
 type lines struct {
 	mu sync.Mutex
-	m  map[string]*list.List // of *place
+	m  map[string]*list.List // of *countPlace
 }
 
-// place is one waiter's place in a line.
-type place struct {
+// countPlace is one waiter's countPlace in a line.
+type countPlace struct {
 	l    *list.List
-	turn chan struct{} // closed when the place is the line's head
+	turn chan struct{} // closed when the countPlace is the line's head
 }
 
 // join puts a new waiter at the back of channel's line.
-func (ls *lines) join(channel string) *place {
+func (ls *lines) join(channel string) *countPlace {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	if ls.m == nil {
@@ -235,7 +235,7 @@ func (ls *lines) join(channel string) *place {
 		l = list.New()
 		ls.m[channel] = l
 	}
-	p := &place{l: l, turn: make(chan struct{})}
+	p := &countPlace{l: l, turn: make(chan struct{})}
 	l.PushBack(p)
 	if l.Len() == 1 {
 		close(p.turn)
@@ -245,7 +245,7 @@ func (ls *lines) join(channel string) *place {
 
 // leave takes p out of its line; if p was the head, the next waiter's
 // turn comes.
-func (ls *lines) leave(channel string, p *place) {
+func (ls *lines) leave(channel string, p *countPlace) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	for e := p.l.Front(); e != nil; e = e.Next() {
@@ -255,7 +255,7 @@ func (ls *lines) leave(channel string, p *place) {
 		head := e == p.l.Front()
 		p.l.Remove(e)
 		if head && p.l.Len() > 0 {
-			close(p.l.Front().Value.(*place).turn)
+			close(p.l.Front().Value.(*countPlace).turn)
 		}
 		break
 	}
@@ -265,7 +265,7 @@ func (ls *lines) leave(channel string, p *place) {
 }
 
 // head reports whether it is p's turn.
-func (p *place) head() bool {
+func (p *countPlace) head() bool {
 	select {
 	case <-p.turn:
 		return true
@@ -276,7 +276,7 @@ func (p *place) head() bool {
 
 // await waits for p's turn; false when the deadline (none when zero)
 // passed first, or with ctx.Err() or ErrClosed (closed is the Client's).
-func (p *place) await(ctx context.Context, deadline time.Time, closed <-chan struct{}) (bool, error) {
+func (p *countPlace) await(ctx context.Context, deadline time.Time, closed <-chan struct{}) (bool, error) {
 	var timeout <-chan time.Time
 	if !deadline.IsZero() {
 		t := time.NewTimer(time.Until(deadline))

@@ -22,7 +22,7 @@
 //
 // A Client is created once per process; each Client.NewMutex call is a new
 // owner. A handle behaves like sync.Mutex (an RWMutex like sync.RWMutex)
-// for the goroutines that share it: each handle has a gate (gate.go), a
+// for the goroutines that share it: each handle has a line (line.go), a
 // ctx-aware in-process lock that an acquisition passes before it goes to
 // Redis, so a goroutine waiting for a handle another holds sends nothing
 // and wakes when that one unlocks. Share one handle per critical section.

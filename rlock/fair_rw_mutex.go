@@ -37,7 +37,7 @@ func (c *Client) NewFairRWMutex(name string) *RWMutex {
 	write := keys.WriteField(id)
 	rw.w.init(c, name, id, channel, &fairRW{q: q, entry: write, renew: rwRenewal(name, id, false)}, newFairLine(c, q, write))
 	rw.r.init(c, name, id, channel, &fairRW{q: q, entry: id, renew: rwRenewal(name, id, true)}, newFairLine(c, q, id))
-	rw.shareGate()
+	rw.shareLine()
 	return rw
 }
 

@@ -9,7 +9,7 @@ import (
 )
 
 // enter is every handle's acquisition (Lock, LockWithLease, TryLock and
-// their read-side twins): it passes the handle's gate, so that goroutines
+// their read-side twins): it takes a slot of the handle's line, so that goroutines
 // sharing the handle exclude each other without a command to Redis, then
 // takes the lock in Redis with what is left of wait. The first acquisition
 // of a handle that holds nothing drops what is left in Redis of a hold
@@ -21,9 +21,9 @@ func (o *owner) enter(ctx context.Context, wait, lease time.Duration) (outcome, 
 	}
 	var start time.Time
 	if wait > 0 {
-		start = time.Now() // the gate's wait counts against wait
+		start = time.Now() // the line's wait counts against wait
 	}
-	ok, first, err := o.gate.enter(ctx, o.c.ctx.Done(), o.shared, wait)
+	ok, first, err := o.line.enter(ctx, o.shared, wait)
 	if !ok || err != nil {
 		return outcome{}, err
 	}
@@ -38,12 +38,12 @@ func (o *owner) enter(ctx context.Context, wait, lease time.Duration) (outcome, 
 		out, err = o.take(ctx, wait, lease)
 	}
 	if !out.ok {
-		o.gate.leave(o.shared)
+		o.line.leave(o.shared)
 	}
 	return out, err
 }
 
-// exit is every handle's Unlock: it releases one hold, then the gate's
+// exit is every handle's Unlock: it releases one hold, then the line's
 // slot when the handle holds fewer holds than slots (an exclusive handle:
 // none). A writer that keeps read holds keeps a read slot.
 func (o *owner) exit(ctx context.Context) error {
@@ -51,14 +51,14 @@ func (o *owner) exit(ctx context.Context) error {
 	left := o.liveHolds()
 	switch {
 	case o.shared:
-		if left < o.gate.slots(true) {
-			o.gate.leave(true)
+		if left < o.line.slots(true) {
+			o.line.leave(true)
 		}
 	case left > 0:
-	case o.reads != nil && o.reads.liveHolds() > o.gate.slots(true):
-		o.gate.downgrade()
+	case o.reads != nil && o.reads.liveHolds() > o.line.slots(true):
+		o.line.downgrade()
 	default:
-		o.gate.leave(false)
+		o.line.leave(false)
 	}
 	return err
 }
@@ -75,8 +75,8 @@ func (o *owner) liveHolds() int {
 
 // reenter adds one hold to the lock this owner holds, or, when it holds
 // none, that also holds (a writer re-entering as a reader): an error
-// wrapping ErrNotHeld when neither holds it. It passes no gate: the
-// caller holds the handle.
+// wrapping ErrNotHeld when neither holds it. It takes no slot of the
+// handle's line: the caller holds the handle.
 func (o *owner) reenter(ctx context.Context, also *owner) error {
 	if err := o.usable(); err != nil {
 		return opError("reenter", o.name, err)

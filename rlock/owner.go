@@ -30,9 +30,9 @@ type owner struct {
 	// (see handoffs). A Mutex's owners only.
 	handoff bool
 
-	// gate excludes the goroutines that share the handle (see gate): an
+	// line excludes the goroutines that share the handle (see line): an
 	// RWMutex's sides share one, where the read side's slots are shared.
-	gate   *gate
+	line   *line
 	shared bool
 	// reads is, for an RWMutex's write side, its read side: a writer
 	// that keeps read holds when it unlocks keeps a read slot.
@@ -77,7 +77,7 @@ func (o *owner) settle() {
 func (o *owner) init(c *Client, name, id, channel string, k kind, t turns) {
 	o.c, o.name, o.id, o.channel, o.kind, o.turns = c, name, id, channel, k, t
 	o.kindOf, o.mode = k.describe()
-	o.gate = &gate{}
+	o.line = &line{closed: c.ctx.Done()}
 	o.nameErr = checkName(name)
 }
 

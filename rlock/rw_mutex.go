@@ -15,7 +15,7 @@ import (
 // ErrUpgrade is the cause of a write acquisition by an owner that holds
 // the read lock in Redis: the write lock waits for every reader to leave,
 // this one included, so it would wait forever (Redisson's RReadWriteLock
-// does). An RWMutex handle that reads keeps its own writers at its gate
+// does). An RWMutex handle that reads keeps its own writers in its line
 // (they wait for its readers, as sync.RWMutex's do), so the refusal is
 // what the scripts answer should the hash say otherwise. Release the read
 // lock first; the other way round, a writer may read (RReenter).
@@ -60,7 +60,7 @@ func (c *Client) NewRWMutex(name string) *RWMutex {
 	id, channel := c.ids.Next(), keys.RWChannel(name)
 	rw.w.init(c, name, id, channel, &rwKind{rdb: c.rdb, lock: rw.lock, owner: id}, clientTurns{})
 	rw.r.init(c, name, id, channel, &rwKind{rdb: c.rdb, lock: rw.lock, owner: id, read: true}, clientTurns{shared: true})
-	rw.shareGate()
+	rw.shareLine()
 	return rw
 }
 
@@ -223,10 +223,10 @@ func (rw *RWMutex) TTL(ctx context.Context) (time.Duration, error) { return rw.w
 // every waiter; it reports whether there was a lock. Meant for operators.
 func (rw *RWMutex) ForceUnlock(ctx context.Context) (bool, error) { return rw.w.forceRelease(ctx) }
 
-// shareGate gives the two sides one gate, the read side's slots shared,
+// shareLine gives the two sides one line, the read side's slots shared,
 // as sync.RWMutex's.
-func (rw *RWMutex) shareGate() {
-	rw.r.gate, rw.r.shared, rw.w.reads = rw.w.gate, true, &rw.r.owner
+func (rw *RWMutex) shareLine() {
+	rw.r.line, rw.r.shared, rw.w.reads = rw.w.line, true, &rw.r.owner
 }
 
 // Reenter adds one hold to the write lock this handle holds, released by
