@@ -33,8 +33,8 @@ type Client struct {
 	waiters waitList
 	// handoffs lists the waiters an Unlock may pass its lock to.
 	handoffs handoffs
-	// lines are the waiters of semaphores and latches, in arrival order.
-	lines lines
+	// countLines are the lines of the semaphores' and latches' waiters.
+	countLines countLines
 	// requests number the requests that change their counts.
 	requests requests
 	// latchTTL is how long a release outcome is kept for retries of its

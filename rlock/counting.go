@@ -1,7 +1,6 @@
 package rlock
 
 import (
-	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -144,17 +143,19 @@ func (n *counter) wait(ctx context.Context, wait time.Duration, permits int, att
 	if wait > 0 {
 		deadline = start.Add(wait)
 	}
-	line := n.c.lines.join(n.channel)
-	defer n.c.lines.leave(n.channel, line)
-	if wait == 0 && !line.head() {
+	line := n.c.countLines.join(n.channel, n.c.ctx.Done())
+	defer n.c.countLines.leave(n.channel, line)
+	ok, _, err = line.enter(ctx, false, 0)
+	if !ok && wait == 0 {
 		return false, nil // others of this Client wait already
 	}
-	if !line.head() {
+	if !ok {
 		waiting()
-		if ok, err := line.await(ctx, deadline, n.c.ctx.Done()); !ok || err != nil {
+		if ok, _, err := line.enter(ctx, false, waitUntil(deadline)); !ok || err != nil {
 			return false, err
 		}
 	}
+	defer line.leave(false)
 	attempts++
 	if w != nil {
 		w.attempts.Store(int64(attempts))
@@ -211,86 +212,45 @@ func (n *counter) wait(ctx context.Context, wait time.Duration, permits int, att
 	}
 }
 
-// lines are a Client's lines of waiters, by channel.
-type lines struct {
+// countLines are the lines of a Client's counting objects, by channel:
+// the acquisitions of one object in the Client take the exclusive slot of
+// its line to attempt, so that only the oldest attempts. A line is kept
+// while an acquisition uses it.
+type countLines struct {
 	mu sync.Mutex
-	m  map[string]*list.List // of *countPlace
+	m  map[string]*countLine
 }
 
-// countPlace is one waiter's countPlace in a line.
-type countPlace struct {
-	l    *list.List
-	turn chan struct{} // closed when the countPlace is the line's head
+// countLine is one object's line, with its users: the acquisitions that
+// joined it and have not left.
+type countLine struct {
+	line
+	users int
 }
 
-// join puts a new waiter at the back of channel's line.
-func (ls *lines) join(channel string) *countPlace {
+// join returns channel's line for a new acquisition; closed is the
+// Client's Close.
+func (ls *countLines) join(channel string, closed <-chan struct{}) *countLine {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	if ls.m == nil {
-		ls.m = make(map[string]*list.List)
+		ls.m = make(map[string]*countLine)
 	}
 	l := ls.m[channel]
 	if l == nil {
-		l = list.New()
+		l = &countLine{line: line{closed: closed}}
 		ls.m[channel] = l
 	}
-	p := &countPlace{l: l, turn: make(chan struct{})}
-	l.PushBack(p)
-	if l.Len() == 1 {
-		close(p.turn)
-	}
-	return p
+	l.users++
+	return l
 }
 
-// leave takes p out of its line; if p was the head, the next waiter's
-// turn comes.
-func (ls *lines) leave(channel string, p *countPlace) {
+// leave tells channel's line l that an acquisition that joined it is
+// done with it (its slot left), and drops the line once nobody uses it.
+func (ls *countLines) leave(channel string, l *countLine) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	for e := p.l.Front(); e != nil; e = e.Next() {
-		if e.Value != p {
-			continue
-		}
-		head := e == p.l.Front()
-		p.l.Remove(e)
-		if head && p.l.Len() > 0 {
-			close(p.l.Front().Value.(*countPlace).turn)
-		}
-		break
-	}
-	if p.l.Len() == 0 && ls.m[channel] == p.l {
+	if l.users--; l.users == 0 && ls.m[channel] == l {
 		delete(ls.m, channel)
-	}
-}
-
-// head reports whether it is p's turn.
-func (p *countPlace) head() bool {
-	select {
-	case <-p.turn:
-		return true
-	default:
-		return false
-	}
-}
-
-// await waits for p's turn; false when the deadline (none when zero)
-// passed first, or with ctx.Err() or ErrClosed (closed is the Client's).
-func (p *countPlace) await(ctx context.Context, deadline time.Time, closed <-chan struct{}) (bool, error) {
-	var timeout <-chan time.Time
-	if !deadline.IsZero() {
-		t := time.NewTimer(time.Until(deadline))
-		defer t.Stop()
-		timeout = t.C
-	}
-	select {
-	case <-p.turn:
-		return true, nil
-	case <-timeout:
-		return false, nil
-	case <-ctx.Done():
-		return false, ctx.Err()
-	case <-closed:
-		return false, ErrClosed
 	}
 }

@@ -9,12 +9,17 @@ import (
 // line is where goroutines of this process wait for a slot, in arrival
 // order, as sync.RWMutex's waiters do, but with waits that honour a ctx, a
 // wait limit and the Client's Close. A slot is exclusive (one at a time,
-// and no shared one beside it) or shared (any number together). It is a
-// lock handle's line (owner.line): the goroutines sharing a handle take an
-// exclusive slot (a reader of an RWMutex a shared one) before they go to
-// Redis, and keep it while they hold the lock, so that they exclude each
-// other as they exclude other processes, and none sends a command while
-// it waits.
+// and no shared one beside it) or shared (any number together). It serves
+// two places:
+//
+//   - a lock handle's line (owner.line): the goroutines sharing a handle
+//     take an exclusive slot (a reader of an RWMutex a shared one) before
+//     they go to Redis, and keep it while they hold the lock, so that they
+//     exclude each other as they exclude other processes, and none sends a
+//     command while it waits;
+//   - a counting object's line (countLines): the acquisitions of one
+//     semaphore or latch in a Client take its exclusive slot for their
+//     attempts, so that only the oldest attempts.
 //
 // Each waiter waits on its own channel, as in golang.org/x/sync/semaphore.
 // The invariants, kept by every method under mu:

@@ -10,12 +10,13 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// lineLen is how many waiters of channel c's line holds now.
+// lineLen is how many acquisitions use channel's line in c now: the one
+// attempting and those waiting behind it.
 func lineLen(c *Client, channel string) int {
-	c.lines.mu.Lock()
-	defer c.lines.mu.Unlock()
-	if l := c.lines.m[channel]; l != nil {
-		return l.Len()
+	c.countLines.mu.Lock()
+	defer c.countLines.mu.Unlock()
+	if l := c.countLines.m[channel]; l != nil {
+		return l.users
 	}
 	return 0
 }
