@@ -142,7 +142,7 @@
 //	kind.go          kind: the scripts of a kind of lock; the reentrant kind
 //	acquire.go       the one wait loop (owner.take) and one attempt
 //	turn.go          turn policies; clientTurns: waiters of a Client in turn
-//	fair_turn.go     fairLine: an owner's place in a fair lock's line in Redis
+//	fair_turn.go     fairTurns: an owner's place in a fair lock's queue in Redis
 //	sleeper.go       sleepers: on a pub/sub subscription, or spinning
 //	hold.go          hold: one holding, its lease and its transitions
 //	watchdog.go      renewal of holds, in batches over ten turns of the period

@@ -60,7 +60,7 @@ type FairMutex struct {
 func (c *Client) NewFairMutex(name string) *FairMutex {
 	f := &FairMutex{q: queue.New(c.rdb, name, c.opts.fairWaitTimeout, c.queuePublish)}
 	id := c.ids.Next()
-	f.init(c, name, id, keys.Channel(name), &fair{q: f.q, held: scripts.Held{Key: name, Owner: id}}, newFairLine(c, f.q, id))
+	f.init(c, name, id, keys.Channel(name), &fair{q: f.q, held: scripts.Held{Key: name, Owner: id}}, newFairTurns(c, f.q, id))
 	return f
 }
 

@@ -35,8 +35,8 @@ func (c *Client) NewFairRWMutex(name string) *RWMutex {
 	q := queue.NewRW(c.rdb, name, c.opts.fairWaitTimeout, c.queuePublish)
 	id, channel := c.ids.Next(), keys.RWChannel(name)
 	write := keys.WriteField(id)
-	rw.w.init(c, name, id, channel, &fairRW{q: q, entry: write, renew: rwRenewal(name, id, false)}, newFairLine(c, q, write))
-	rw.r.init(c, name, id, channel, &fairRW{q: q, entry: id, renew: rwRenewal(name, id, true)}, newFairLine(c, q, id))
+	rw.w.init(c, name, id, channel, &fairRW{q: q, entry: write, renew: rwRenewal(name, id, false)}, newFairTurns(c, q, write))
+	rw.r.init(c, name, id, channel, &fairRW{q: q, entry: id, renew: rwRenewal(name, id, true)}, newFairTurns(c, q, id))
 	rw.shareLine()
 	return rw
 }
