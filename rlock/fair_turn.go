@@ -46,8 +46,8 @@ func newFairTurns(c *Client, q fairQueue, entry string) *fairTurns {
 	return &fairTurns{c: c, q: q, entry: entry, line: line{closed: c.ctx.Done()}}
 }
 
-func (l *fairTurns) start(o *owner, deadline time.Time, _ time.Duration) turn {
-	return &fairTurn{listening: listening{o: o, channel: l.q.Channel(l.entry), deadline: deadline}, l: l}
+func (ts *fairTurns) start(o *owner, lease time.Duration) turn {
+	return &fairTurn{lockTurn: lockTurn{listening: listening{c: o.c, channel: ts.q.Channel(ts.entry)}, o: o, lease: lease}, turns: ts}
 }
 
 // fairTurn is one acquisition of a fair lock. Its first attempt never
@@ -55,13 +55,15 @@ func (l *fairTurns) start(o *owner, deadline time.Time, _ time.Duration) turn {
 // attempt queues the owner or keeps its place, until it gets the lock or
 // gives up, and then leaves the queue.
 type fairTurn struct {
-	listening
-	l      *fairTurns
+	lockTurn
+	turns  *fairTurns
 	qw     *queue.Waiter // nil until listening: the owner's place in the queue
 	holder bool          // holds the slot of the owner's line
 }
 
-func (t *fairTurn) attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error) {
+func (t *fairTurn) attempt(ctx context.Context) (outcome, error) { return t.o.attempt(ctx, t.lease, t) }
+
+func (t *fairTurn) send(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error) {
 	if t.qw == nil {
 		return t.o.kind.attempt(ctx, rdb, lease, holds)
 	}
@@ -73,7 +75,7 @@ func (t *fairTurn) attempt(ctx context.Context, rdb redis.Scripter, lease time.D
 	// else, and when another goroutine of the owner took the lock first or
 	// replicas must acknowledge the acquisition, the attempt claims it.
 	// (Called with the owner's mu held.)
-	if holds == 0 && t.o.c.opts.replicas == 0 && time.Since(t.o.lastSent) < lease/2 && t.s.granted(t.qw.Grant()) {
+	if holds == 0 && t.c.opts.replicas == 0 && time.Since(t.o.lastSent) < lease/2 && t.s.granted(t.qw.Grant()) {
 		return outcome{ok: true, pos: -1, granted: true}, nil
 	}
 	a, err := t.qw.Attempt(ctx, rdb, lease, holds)
@@ -83,21 +85,25 @@ func (t *fairTurn) attempt(ctx context.Context, rdb redis.Scripter, lease time.D
 // claim confirms a grant this turn heard of, re-arming the lease, and
 // reports whether the owner still holds the lock.
 func (t *fairTurn) claim(ctx context.Context, lease time.Duration) (bool, error) {
-	a, err := t.qw.Claim(ctx, t.o.c.rdb, lease)
+	a, err := t.qw.Claim(ctx, t.c.rdb, lease)
 	return a.Acquired, err
 }
 
 // enter joins the queue at once, without a first attempt, when a
 // subscription of a recent wait is still kept (the joining attempt takes a
 // free lock nobody waits for, as the first attempt would).
-func (t *fairTurn) enter(ctx context.Context) (time.Duration, bool) {
-	if !t.l.hasLinger() {
-		return 0, false
+func (t *fairTurn) enter(ctx context.Context, deadline time.Time, single bool, queued func()) (time.Duration, bool, error) {
+	t.deadline = deadline
+	if !t.queues(single) || !t.turns.hasLinger() {
+		return 0, false, nil
 	}
-	_, ok, _ := t.join(ctx)
-	// A failed join leaves no sleeper: the first attempt runs, and listen
-	// reports why the wait ends.
-	return 0, ok
+	if _, ok, _ := t.join(ctx); !ok {
+		// A failed join leaves no sleeper: the first attempt runs, and
+		// listen reports why the wait ends.
+		return 0, false, nil
+	}
+	queued()
+	return 0, true, nil
 }
 
 func (t *fairTurn) listen(ctx context.Context, _ outcome) (time.Duration, bool, error) {
@@ -111,18 +117,18 @@ func (t *fairTurn) listen(ctx context.Context, _ outcome) (time.Duration, bool, 
 // if it cannot.
 func (t *fairTurn) join(ctx context.Context) (time.Duration, bool, error) {
 	if !t.holder {
-		ok, _, err := t.l.line.enter(ctx, false, waitUntil(t.deadline))
+		ok, _, err := t.turns.line.enter(ctx, false, waitUntil(t.deadline))
 		if !ok {
 			return 0, false, err
 		}
 		t.holder = true
 	}
-	if t.s = t.l.takeLinger(); t.s == nil {
+	if t.s = t.turns.takeLinger(); t.s == nil {
 		if ok, err := t.listening.listen(ctx); !ok {
 			return 0, false, err
 		}
 	}
-	t.qw = t.l.q.Waiter(t.l.entry)
+	t.qw = t.turns.q.Waiter(t.turns.entry)
 	return 0, true, nil
 }
 
@@ -140,19 +146,19 @@ func (t *fairTurn) pause(out outcome) time.Duration {
 // while (lingerTime), and leaves the owner's line to the next goroutine.
 func (t *fairTurn) done(ctx context.Context, ok bool) {
 	if t.qw != nil && !ok {
-		_, _ = persist(t.o.c, ctx, func(ctx context.Context) (struct{}, error) {
+		_, _ = persist(t.c, ctx, func(ctx context.Context) (struct{}, error) {
 			return struct{}{}, t.qw.Leave(ctx)
 		})
 	}
 	switch {
 	case t.s == nil:
 	case ok:
-		t.l.keepLinger(t.s)
+		t.turns.keepLinger(t.s)
 	default:
 		t.s.close()
 	}
 	if t.holder {
-		t.l.line.leave(false)
+		t.turns.line.leave(false)
 	}
 }
 
@@ -162,48 +168,48 @@ func fairOutcome(a queue.Attempt) outcome {
 }
 
 // hasLinger reports whether a subscription of a recent wait is kept.
-func (l *fairTurns) hasLinger() bool {
-	l.lingerMu.Lock()
-	defer l.lingerMu.Unlock()
-	return l.linger != nil
+func (ts *fairTurns) hasLinger() bool {
+	ts.lingerMu.Lock()
+	defer ts.lingerMu.Unlock()
+	return ts.linger != nil
 }
 
 // takeLinger hands over the kept subscription, if any, to a new wait.
-func (l *fairTurns) takeLinger() sleeper {
-	l.lingerMu.Lock()
-	defer l.lingerMu.Unlock()
-	s := l.linger
-	l.linger = nil
-	if l.lingerTimer != nil {
-		l.lingerTimer.Stop()
+func (ts *fairTurns) takeLinger() sleeper {
+	ts.lingerMu.Lock()
+	defer ts.lingerMu.Unlock()
+	s := ts.linger
+	ts.linger = nil
+	if ts.lingerTimer != nil {
+		ts.lingerTimer.Stop()
 	}
 	return s
 }
 
 // lingerTime is how long the subscription of a wait that got the lock is
 // kept for the owner's next wait: a heartbeat, at most a second.
-func (l *fairTurns) lingerTime() time.Duration { return min(l.q.Heartbeat(), time.Second) }
+func (ts *fairTurns) lingerTime() time.Duration { return min(ts.q.Heartbeat(), time.Second) }
 
 // keepLinger keeps s, the subscription of a wait that got the lock, for
 // lingerTime.
-func (l *fairTurns) keepLinger(s sleeper) {
-	l.lingerMu.Lock()
-	defer l.lingerMu.Unlock()
-	if l.linger != nil || l.c.closed() {
+func (ts *fairTurns) keepLinger(s sleeper) {
+	ts.lingerMu.Lock()
+	defer ts.lingerMu.Unlock()
+	if ts.linger != nil || ts.c.closed() {
 		s.close()
 		return
 	}
-	l.linger = s
-	if l.lingerTimer == nil {
-		l.lingerTimer = time.AfterFunc(l.lingerTime(), l.dropLinger)
+	ts.linger = s
+	if ts.lingerTimer == nil {
+		ts.lingerTimer = time.AfterFunc(ts.lingerTime(), ts.dropLinger)
 	} else {
-		l.lingerTimer.Reset(l.lingerTime())
+		ts.lingerTimer.Reset(ts.lingerTime())
 	}
 }
 
 // dropLinger closes the kept subscription, unused for lingerTime.
-func (l *fairTurns) dropLinger() {
-	if s := l.takeLinger(); s != nil {
+func (ts *fairTurns) dropLinger() {
+	if s := ts.takeLinger(); s != nil {
 		s.close()
 	}
 }

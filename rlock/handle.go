@@ -35,7 +35,7 @@ func (o *owner) enter(ctx context.Context, wait, lease time.Duration) (outcome, 
 	}
 	var out outcome
 	if err == nil {
-		out, err = o.take(ctx, wait, lease)
+		out, err = o.c.take(ctx, o.turns.start(o, lease), wait)
 	}
 	if !out.ok {
 		o.line.leave(o.shared)
@@ -88,7 +88,7 @@ func (o *owner) reenter(ctx context.Context, also *owner) error {
 	if h == nil && (also == nil || also.liveHolds() == 0) {
 		return opError("reenter", o.name, ErrNotHeld)
 	}
-	out, err := o.take(ctx, 0, 0)
+	out, err := o.c.take(ctx, o.turns.start(o, 0), 0)
 	switch {
 	case err != nil:
 		return opError("reenter", o.name, err)

@@ -5,7 +5,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/scripts"
 )
 
 // Mutex is one owner of a distributed reentrant lock, which behaves like a
@@ -102,3 +105,42 @@ func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) { return m.forceR
 // unreachable, Unlock of a lock not held), as sync.Mutex does on an unlock
 // of an unlocked mutex. Prefer the Mutex methods wherever errors can be handled.
 func (m *Mutex) Locker() sync.Locker { return locker{m.Lock, m.Unlock} }
+
+// reentrant is Redisson's RLock (Mutex) and, fenced, its RFencedLock
+// (FencedMutex): one field of the lock's hash per owner.
+type reentrant struct {
+	rdb    redis.UniversalClient
+	lock   *scripts.Lock
+	held   scripts.Held
+	fenced bool
+}
+
+func newReentrant(c *Client, name, id string, fenced bool) *reentrant {
+	return &reentrant{rdb: c.rdb, lock: scripts.NewLock(name), held: scripts.Held{Key: name, Owner: id}, fenced: fenced}
+}
+
+func (k *reentrant) attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error) {
+	take := k.lock.Acquire
+	if k.fenced {
+		take = k.lock.AcquireFenced
+	}
+	a, err := take(ctx, rdb, k.held.Owner, lease, holds)
+	return outcome{ok: a.OK, ttl: a.TTL, pos: -1, token: a.Token}, err
+}
+
+func (k *reentrant) release(ctx context.Context, u scripts.Unlock) (scripts.Release, error) {
+	return k.lock.Release(ctx, k.rdb, u)
+}
+
+func (k *reentrant) forceRelease(ctx context.Context, publish string) (bool, error) {
+	return k.lock.ForceRelease(ctx, k.rdb, publish)
+}
+
+func (k *reentrant) renewal() renewal { return renewal{scripts.HashRenewer, k.held} }
+
+func (k *reentrant) describe() (Kind, string) {
+	if k.fenced {
+		return KindFencedMutex, ""
+	}
+	return KindMutex, ""
+}
