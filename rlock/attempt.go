@@ -72,6 +72,15 @@ func (o *owner) attempt(ctx context.Context, lease time.Duration, t ownerTurn) (
 	return out, nil
 }
 
+// leaseOf is the lease the hold of an acquisition asked with lease (0:
+// the watchdog's) is taken with, and whether the watchdog renews it.
+func (o *owner) leaseOf(lease time.Duration) (time.Duration, bool) {
+	if lease == 0 {
+		return o.c.opts.watchdogTimeout, true
+	}
+	return lease, false
+}
+
 // claimer is a turn that can be granted the lock by a release.
 type claimer interface {
 	// claim confirms the grant and re-arms the lease; false when the lock

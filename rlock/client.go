@@ -285,3 +285,19 @@ func (c *Client) queuePublish() string {
 
 // closed reports whether Close has been called.
 func (c *Client) closed() bool { return c.ctx.Err() != nil }
+
+// persist makes a release request that the caller asked for even when its
+// ctx has ended: req runs with ctx, and if ctx had ended before or ends
+// while it runs, once more detached from ctx, bounded by the Client's
+// unlock timeout. req must be safe to repeat (a latched release is).
+func persist[T any](c *Client, ctx context.Context, req func(context.Context) (T, error)) (T, error) {
+	if ctx.Err() == nil {
+		v, err := req(ctx)
+		if err == nil || ctx.Err() == nil {
+			return v, err
+		}
+	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.opts.unlockTimeout)
+	defer cancel()
+	return req(dctx)
+}

@@ -89,7 +89,7 @@ func (h *countHandle) acquire(ctx context.Context, t turn, wait time.Duration) (
 	if err := h.usable(); err != nil {
 		return false, err
 	}
-	out, err := h.c.take(ctx, t, wait)
+	out, err := h.c.waitLoop(ctx, t, wait)
 	return out.ok, err
 }
 

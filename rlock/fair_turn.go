@@ -35,7 +35,7 @@ type fairTurns struct {
 
 	// linger is the confirmed subscription of this owner's last wait, kept
 	// for lingerTime after it got the lock: an owner that locks again soon
-	// joins the line at once, without a first attempt and a new
+	// joins the queue at once, without a first attempt and a new
 	// subscription. It is closed when its timer fires unused.
 	lingerMu    sync.Mutex
 	linger      sleeper

@@ -9,7 +9,7 @@ import (
 
 // handle is a lock owner with the methods that Mutex, FairMutex and each
 // side of an RWMutex share: its acquisitions and releases, each through the
-// handle's line (owner.line) and the wait loop (Client.take). A handle
+// handle's line (owner.line) and the wait loop (Client.waitLoop). A handle
 // behaves like a sync.Mutex for the goroutines that share it (an RWMutex's
 // read side like a sync.RWMutex's readers), and excludes other owners
 // through Redis.
@@ -22,7 +22,7 @@ type handle struct{ owner }
 // (the watchdog timeout) until the last Unlock, until the Client is
 // closed, or until the lock is lost (see Lost).
 func (h *handle) Lock(ctx context.Context) error {
-	_, err := h.enter(ctx, -1, 0)
+	_, err := h.owner.enter(ctx, -1, 0)
 	return opError("lock", h.name, err)
 }
 
@@ -33,7 +33,7 @@ func (h *handle) LockWithLease(ctx context.Context, lease time.Duration) error {
 	if err := checkLease("lease", lease); err != nil {
 		return opError("lock", h.name, err)
 	}
-	_, err := h.enter(ctx, -1, lease)
+	_, err := h.owner.enter(ctx, -1, lease)
 	return opError("lock", h.name, err)
 }
 
@@ -57,7 +57,7 @@ func (h *handle) TryLock(ctx context.Context, wait, lease time.Duration) (bool, 
 // acquire is TryLock without its argument checks (a negative wait has no
 // limit): a Member's.
 func (h *handle) acquire(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	out, err := h.enter(ctx, wait, lease)
+	out, err := h.owner.enter(ctx, wait, lease)
 	return out.ok, err
 }
 
@@ -75,7 +75,7 @@ func (h *handle) acquire(ctx context.Context, wait, lease time.Duration) (bool, 
 // cannot be reached, Unlock returns the error, the watchdog stops renewing
 // the lock, and it expires within its lease (Lost closes then); calling
 // Unlock again before that retries the same release.
-func (h *handle) Unlock(ctx context.Context) error { return h.exit(ctx) }
+func (h *handle) Unlock(ctx context.Context) error { return h.owner.exit(ctx) }
 
 // Reenter adds one hold to the lock this handle holds, without waiting
 // (nor queueing): the hash's hold count goes up by one, as a re-entry of
@@ -84,13 +84,13 @@ func (h *handle) Unlock(ctx context.Context) error { return h.exit(ctx) }
 // (never locked, fully unlocked, or lost). A hold taken with a fixed lease
 // keeps it; the watchdog keeps the others. Re-entry is explicit: Lock on a
 // handle that a goroutine holds waits for its Unlock, as sync.Mutex does.
-func (h *handle) Reenter(ctx context.Context) error { return h.reenter(ctx, nil) }
+func (h *handle) Reenter(ctx context.Context) error { return h.owner.reenter(ctx, nil) }
 
 // ForceUnlock deletes the lock whoever holds it and wakes a waiter (a fair
 // lock's next owner in its queue, which is kept); it reports whether there
 // was a lock. Its owner learns of the loss at its next renewal or Unlock.
 // Meant for operators, not for the lock's users.
-func (h *handle) ForceUnlock(ctx context.Context) (bool, error) { return h.forceRelease(ctx) }
+func (h *handle) ForceUnlock(ctx context.Context) (bool, error) { return h.owner.forceRelease(ctx) }
 
 // Locker returns the handle as a sync.Locker, for code that takes one: it
 // excludes the goroutines that use it, and other owners, as Lock does,
@@ -127,7 +127,7 @@ func (o *owner) enter(ctx context.Context, wait, lease time.Duration) (outcome, 
 	}
 	var out outcome
 	if err == nil {
-		out, err = o.c.take(ctx, o.turns.start(o, lease), wait)
+		out, err = o.c.waitLoop(ctx, o.turns.start(o, lease), wait)
 	}
 	if !out.ok {
 		o.line.leave(o.shared)
@@ -180,7 +180,7 @@ func (o *owner) reenter(ctx context.Context, also *owner) error {
 	if h == nil && (also == nil || also.liveHolds() == 0) {
 		return opError("reenter", o.name, ErrNotHeld)
 	}
-	out, err := o.c.take(ctx, o.turns.start(o, 0), 0)
+	out, err := o.c.waitLoop(ctx, o.turns.start(o, 0), 0)
 	switch {
 	case err != nil:
 		return opError("reenter", o.name, err)

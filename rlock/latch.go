@@ -79,7 +79,7 @@ func (l *CountDownLatch) Await(ctx context.Context) error {
 // AwaitTimeout waits at most wait (negative: no limit but ctx) until the
 // count is zero, and reports whether it is.
 func (l *CountDownLatch) AwaitTimeout(ctx context.Context, wait time.Duration) (bool, error) {
-	ok, err := l.acquire(ctx, &latchTurn{countTurn: l.turn(0), l: l}, wait)
+	ok, err := l.countHandle.acquire(ctx, &latchTurn{countTurn: l.turn(0), l: l}, wait)
 	return ok, opError("await", l.name, err)
 }
 

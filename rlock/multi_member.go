@@ -80,7 +80,7 @@ func (m *FencedMember) TryLock(ctx context.Context, wait, lease time.Duration) (
 func (m *FencedMember) Unlock(ctx context.Context) error { return m.f.Unlock(ctx) }
 
 func (m *FencedMember) acquire(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	token, ok, err := m.f.take(ctx, wait, lease)
+	token, ok, err := m.f.acquireToken(ctx, wait, lease)
 	if ok {
 		m.token.Store(token)
 	}

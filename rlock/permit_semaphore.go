@@ -127,7 +127,7 @@ func (s *PermitExpirableSemaphore) TryAcquire(ctx context.Context, wait, lease t
 	}
 	t := &permitTurn{countTurn: s.turn(1), s: s.s, raw: make([]byte, 16), lease: lease}
 	_, _ = rand.Read(t.raw)
-	ok, err := s.acquire(ctx, t, wait)
+	ok, err := s.countHandle.acquire(ctx, t, wait)
 	if !ok || err != nil {
 		return nil, opError("acquire", s.name, err)
 	}

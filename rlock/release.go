@@ -226,19 +226,3 @@ func lapsed(h *hold) bool {
 	defer h.mu.Unlock()
 	return h.over != nil || h.stopped
 }
-
-// persist makes a release request that the caller asked for even when its
-// ctx has ended: req runs with ctx, and if ctx had ended before or ends
-// while it runs, once more detached from ctx, bounded by the Client's
-// unlock timeout. req must be safe to repeat (a latched release is).
-func persist[T any](c *Client, ctx context.Context, req func(context.Context) (T, error)) (T, error) {
-	if ctx.Err() == nil {
-		v, err := req(ctx)
-		if err == nil || ctx.Err() == nil {
-			return v, err
-		}
-	}
-	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.opts.unlockTimeout)
-	defer cancel()
-	return req(dctx)
-}

@@ -95,7 +95,7 @@ func (s *Semaphore) TryAcquire(ctx context.Context, n int, wait time.Duration) (
 	if err := checkPermits(n); err != nil {
 		return false, opError("acquire", s.name, err)
 	}
-	ok, err := s.acquire(ctx, &semaphoreTurn{countTurn: s.turn(n), s: s.s}, wait)
+	ok, err := s.countHandle.acquire(ctx, &semaphoreTurn{countTurn: s.turn(n), s: s.s}, wait)
 	return ok, opError("acquire", s.name, err)
 }
 

@@ -10,7 +10,7 @@ import (
 
 // turn is the turn-taking of one acquisition, used by one goroutine: whom
 // it waits behind in this process, what each attempt is, where it listens
-// for wake-ups and how long it sleeps. The wait loop (Client.take) calls
+// for wake-ups and how long it sleeps. The wait loop (Client.waitLoop) calls
 // enter; then, unless enter made it wait already, a first attempt and
 // listen; then sleep and attempt until the acquisition succeeds or gives
 // up; then done, always once enter was called.
