@@ -44,18 +44,17 @@ func (t *clientTurn) send(ctx context.Context, rdb redis.Scripter, lease time.Du
 
 // enter queues the acquisition behind this Client's waiters already asleep
 // on the lock's channel, if any: it sleeps until they all have retried.
-func (t *clientTurn) enter(ctx context.Context, deadline time.Time, single bool, queued func()) (time.Duration, bool, error) {
+func (t *clientTurn) enter(ctx context.Context, deadline time.Time, single bool) (time.Duration, bool, error) {
 	t.deadline = deadline
 	if !t.queues(single) {
 		return 0, false, nil
 	}
 	s, sleep := t.c.sleepers().join(t.channel)
 	if s == nil {
-		return t.yield(ctx, queued)
+		return t.yield(ctx)
 	}
 	t.s = s
 	t.list()
-	queued()
 	return sleep, true, nil
 }
 
@@ -64,7 +63,7 @@ func (t *clientTurn) enter(ctx context.Context, deadline time.Time, single bool,
 // listens and sleeps out the rest of the step-aside before the first
 // attempt.
 // (Spinners do not: spin mode stays what it is.)
-func (t *clientTurn) yield(ctx context.Context, queued func()) (time.Duration, bool, error) {
+func (t *clientTurn) yield(ctx context.Context) (time.Duration, bool, error) {
 	until := t.c.handoffs.yieldUntil(t.o.name)
 	if until.IsZero() || t.c.wire.Load().hub == nil {
 		return 0, false, nil
@@ -73,7 +72,6 @@ func (t *clientTurn) yield(ctx context.Context, queued func()) (time.Duration, b
 		return 0, false, nil // the first attempt runs, and listen reports why
 	}
 	t.list()
-	queued()
 	return max(time.Until(until), 0), true, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -122,24 +123,38 @@ func (t *countTurn) waiter() WaiterInfo {
 	return WaiterInfo{Name: t.h.name, Kind: t.h.kind, Permits: t.permits}
 }
 
-// enter takes the slot of the object's line, waiting behind the Client's
-// earlier acquisitions of the object, if any, for the first attempt.
-func (t *countTurn) enter(ctx context.Context, deadline time.Time, single bool, queued func()) (time.Duration, bool, error) {
+// untilTurn is how long an acquisition queued in its object's line sleeps
+// before its first attempt: until its turn comes, within its wait.
+const untilTurn = time.Duration(math.MaxInt64)
+
+// enter takes the slot of the object's line, if it is free and nobody
+// waits for it; else the acquisition is queued behind the Client's earlier
+// acquisitions of the object (unless it makes a single attempt), and its
+// first sleep waits for the slot.
+func (t *countTurn) enter(ctx context.Context, deadline time.Time, single bool) (time.Duration, bool, error) {
 	t.deadline = deadline
 	t.line = t.c.countLines.join(t.channel, t.c.ctx.Done())
-	ok, _, _ := t.line.enter(ctx, false, 0)
-	if !ok && single {
+	if t.inLine, _, _ = t.line.enter(ctx, false, 0); t.inLine {
+		return 0, false, nil
+	}
+	if single {
 		return 0, false, errWaitElapsed // others of this Client wait already
 	}
+	return untilTurn, true, nil
+}
+
+// sleep waits for the slot of the object's line, while the acquisition is
+// queued in it, and then on the object's channel.
+func (t *countTurn) sleep(ctx context.Context, d time.Duration) (bool, error) {
+	if t.inLine {
+		return t.listening.sleep(ctx, d)
+	}
+	ok, _, err := t.line.enter(ctx, false, waitUntil(t.deadline))
 	if !ok {
-		queued()
-		var err error
-		if ok, _, err = t.line.enter(ctx, false, waitUntil(deadline)); !ok {
-			return 0, false, cmp.Or(err, errWaitElapsed)
-		}
+		return false, cmp.Or(err, errWaitElapsed)
 	}
 	t.inLine = true
-	return 0, false, nil
+	return false, nil
 }
 
 func (t *countTurn) listen(ctx context.Context, out outcome) (time.Duration, bool, error) {
@@ -151,7 +166,10 @@ func (t *countTurn) listen(ctx context.Context, out outcome) (time.Duration, boo
 
 func (t *countTurn) pause(out outcome) time.Duration { return out.ttl }
 
-func (t *countTurn) acquired(e *Event) { e.Count = t.permits }
+func (t *countTurn) acquired(e Event) Event {
+	e.Count = t.permits
+	return e
+}
 
 // done leaves the object's channel and its line, where the next
 // acquisition of the Client attempts at once.

@@ -92,7 +92,7 @@ func (t *fairTurn) claim(ctx context.Context, lease time.Duration) (bool, error)
 // enter joins the queue at once, without a first attempt, when a
 // subscription of a recent wait is still kept (the joining attempt takes a
 // free lock nobody waits for, as the first attempt would).
-func (t *fairTurn) enter(ctx context.Context, deadline time.Time, single bool, queued func()) (time.Duration, bool, error) {
+func (t *fairTurn) enter(ctx context.Context, deadline time.Time, single bool) (time.Duration, bool, error) {
 	t.deadline = deadline
 	if !t.queues(single) || !t.turns.hasLinger() {
 		return 0, false, nil
@@ -102,7 +102,6 @@ func (t *fairTurn) enter(ctx context.Context, deadline time.Time, single bool, q
 		// listen reports why the wait ends.
 		return 0, false, nil
 	}
-	queued()
 	return 0, true, nil
 }
 

@@ -36,6 +36,30 @@ func (p *progress) attempt(ctx context.Context) (outcome, error) {
 	return out, err
 }
 
+// sleep sleeps, before the next attempt, at most d or until the deadline
+// (none when zero) passes (then errWaitElapsed), unless the turn's sleeper
+// wakes it first; an error ends the acquisition.
+func (p *progress) sleep(ctx context.Context, deadline time.Time, d time.Duration) error {
+	if !deadline.IsZero() {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return errWaitElapsed
+		}
+		d = min(d, left)
+	}
+	if d <= 0 {
+		return nil
+	}
+	woken, err := p.t.sleep(ctx, d)
+	if err != nil {
+		return err
+	}
+	if woken {
+		p.woken()
+	}
+	return ctx.Err()
+}
+
 // waiting records that the acquisition waits: it is listed among the
 // Client's waiters until it ends. Once is enough.
 func (p *progress) waiting() {
@@ -75,8 +99,7 @@ func (p *progress) finish(out outcome, err error) {
 		obs.ObserveLock(e)
 		return
 	}
-	e := p.event(EventAcquired)
-	p.t.acquired(&e)
+	e := p.t.acquired(p.event(EventAcquired))
 	e.Granted = p.granted
 	obs.ObserveLock(e)
 }

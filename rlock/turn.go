@@ -11,9 +11,10 @@ import (
 // turn is the turn-taking of one acquisition, used by one goroutine: whom
 // it waits behind in this process, what each attempt is, where it listens
 // for wake-ups and how long it sleeps. The wait loop (Client.waitLoop) calls
-// enter; then, unless enter made it wait already, a first attempt and
-// listen; then sleep and attempt until the acquisition succeeds or gives
-// up; then done, always once enter was called.
+// enter; then attempt, each after a sleep but the first (unless enter
+// queued the acquisition), and after a failed one listen, if the turn has
+// not listened yet, else pause; until an attempt succeeds or the
+// acquisition gives up; then done, always once enter was called.
 //
 // A lock's turns are clientTurn and fairTurn (see turns); a counting
 // object's, countTurn, embedded in the turn of each kind, which adds its
@@ -23,34 +24,36 @@ type turn interface {
 	// its list of waiters (Activity) name it.
 	waiter() WaiterInfo
 	// enter is called first, with the deadline of the wait (zero: none),
-	// and single for a single attempt (wait 0). When the acquisition must
-	// wait behind others of this Client before its first attempt, enter
-	// calls queued (the acquisition waits from then on) and either waits
-	// for them itself and returns false, or listens and returns how long
-	// to sleep before the next attempt, and true. An error ends the
-	// acquisition: errWaitElapsed when the wait ended meanwhile.
-	enter(ctx context.Context, deadline time.Time, single bool, queued func()) (time.Duration, bool, error)
+	// and single for a single attempt (wait 0). It reports whether the
+	// acquisition is queued behind others of this Client, and how long to
+	// sleep then before its first attempt: it is a waiter from then on. An
+	// error ends the acquisition: errWaitElapsed when it may not wait
+	// (single) behind others.
+	enter(ctx context.Context, deadline time.Time, single bool) (time.Duration, bool, error)
 	// attempt makes the attempt due now. It is not cut short by ctx: its
 	// outcome must be known, or a lock could be taken that nobody holds.
 	attempt(ctx context.Context) (outcome, error)
-	// listen starts listening for wake-ups after a failed first attempt
-	// that found out; it returns how long to sleep before the next attempt,
-	// and false (with the error, nil when the wait elapsed) to give up.
+	// listened reports whether the turn listens for wake-ups.
+	listened() bool
+	// listen starts listening for wake-ups after a failed attempt that
+	// found out; it returns how long to sleep before the next attempt, and
+	// false (with the error, nil when the wait elapsed) to give up.
 	listen(ctx context.Context, out outcome) (time.Duration, bool, error)
 	// sleep sleeps at most d, or until woken (then it reports true); it
-	// listens again by itself when the channel moved.
+	// listens again by itself when the channel moved. An acquisition
+	// queued behind others sleeps until its turn comes.
 	sleep(ctx context.Context, d time.Duration) (bool, error)
 	// pause is how long to sleep, unless woken, after the failed attempt
 	// out.
 	pause(out outcome) time.Duration
-	// acquired completes the event of the acquisition's success.
-	acquired(e *Event)
+	// acquired completes e, the event of the acquisition's success.
+	acquired(e Event) Event
 	// done ends the turn-taking; ok reports that the acquisition succeeded.
 	done(ctx context.Context, ok bool)
 }
 
-// errWaitElapsed ends a wait loop whose deadline passed while it waited
-// outside the loop's own sleep: in a line, or listening again.
+// errWaitElapsed ends a wait loop whose wait elapsed, or that may not
+// wait: it is no error for the caller.
 var errWaitElapsed = errors.New("wait elapsed")
 
 // listening is the part of a turn that sleeps on a channel: its sleeper,
@@ -106,8 +109,6 @@ type ownerTurn interface {
 	// this acquisition and set up its hold (see handoffs): no attempt is
 	// due. Called with the owner's mu held.
 	handedOff() bool
-	// listened reports whether the acquisition has listened for releases.
-	listened() bool
 }
 
 // lockTurn is what the turns of a lock owner's acquisition share.
@@ -126,9 +127,10 @@ func (t *lockTurn) waiter() WaiterInfo {
 // (a re-entry waits behind nobody).
 func (t *lockTurn) queues(single bool) bool { return !single && !t.o.holding() }
 
-func (t *lockTurn) acquired(e *Event) {
+func (t *lockTurn) acquired(e Event) Event {
 	if h := t.o.currentHold(); h != nil {
 		e.Lease, e.Watchdog, e.Count = h.terms()
 		e.Reentry = e.Count > 1
 	}
+	return e
 }

@@ -27,46 +27,34 @@ func (c *Client) waitLoop(ctx context.Context, t turn, wait time.Duration) (out 
 	if wait > 0 {
 		deadline = p.start.Add(wait)
 	}
-	sleep, entered, err := t.enter(ctx, deadline, wait == 0, p.waiting)
+	sleep, queued, err := t.enter(ctx, deadline, wait == 0)
 	defer func() { t.done(ctx, out.ok) }()
 	if err != nil {
 		return outcome{}, elapsed(err)
 	}
-	if !entered {
-		out, err = p.attempt(ctx)
-		if out.ok || err != nil || wait == 0 {
+	if queued {
+		p.waiting()
+	}
+	// retry: the attempt ahead follows a sleep (the first one too, for an
+	// acquisition queued behind others).
+	for retry := queued; ; retry = true {
+		if retry {
+			if err := p.sleep(ctx, deadline, sleep); err != nil {
+				return outcome{}, elapsed(err)
+			}
+		}
+		if out, err = p.attempt(ctx); out.ok || err != nil || wait == 0 {
 			return out, err
+		}
+		if t.listened() {
+			sleep = t.pause(out)
+			continue
 		}
 		var listening bool
 		if sleep, listening, err = t.listen(ctx, out); !listening {
 			return outcome{}, err
 		}
 		p.waiting()
-	}
-	for {
-		if !deadline.IsZero() {
-			left := time.Until(deadline)
-			if left <= 0 {
-				return outcome{}, nil
-			}
-			sleep = min(sleep, left)
-		}
-		if sleep > 0 {
-			woken, err := t.sleep(ctx, sleep)
-			if err != nil {
-				return outcome{}, elapsed(err)
-			}
-			if woken {
-				p.woken()
-			}
-			if err := ctx.Err(); err != nil {
-				return outcome{}, err
-			}
-		}
-		if out, err = p.attempt(ctx); out.ok || err != nil {
-			return out, err
-		}
-		sleep = t.pause(out)
 	}
 }
 
