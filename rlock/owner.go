@@ -13,8 +13,9 @@ import (
 )
 
 // owner is one owner of a lock, as every kind of lock handle keeps it: its
-// identity, its kind of lock, its turn-taking, and its current hold. The
-// handles embed it, so its exported methods are theirs.
+// identity, its kind of lock, its turn-taking, its line, and its current
+// hold. The handles embed it (Mutex, FairMutex and an RWMutex's sides
+// through handle), so its exported methods are theirs.
 type owner struct {
 	c       *Client
 	name    string
