@@ -6,9 +6,10 @@ import (
 	"time"
 )
 
-// attempt makes the attempt of the turn t, with the lease the hold needs, and
-// records a success in the hold. The call is not cut short by ctx: its
-// outcome must be known, or a lock could be taken that nobody holds.
+// attempt makes the attempt of the lock owner's turn t, with the lease the
+// hold needs, under the owner's mutex, and records a success in the hold.
+// The call is not cut short by ctx: its outcome must be known, or a lock
+// could be taken that nobody holds.
 func (o *owner) attempt(ctx context.Context, lease time.Duration, t ownerTurn) (outcome, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()

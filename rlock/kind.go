@@ -77,10 +77,15 @@ type kind interface {
 
 // outcome is what one acquisition attempt found.
 type outcome struct {
-	ok    bool          // the owner holds the lock now
-	ttl   time.Duration // when not, the lock's TTL: negative when it has none
-	pos   int           // a fair lock's queue place (0: the head); -1 when not queued
-	token int64         // a fenced acquisition's token
+	// ok: the owner holds the lock now (a counting object's acquisition:
+	// it took what it waits for).
+	ok bool
+	// ttl is, when not, the lock's TTL (negative when it has none); for a
+	// counting object, how long to wait for a release before the next
+	// attempt (countTurn).
+	ttl   time.Duration
+	pos   int   // a fair lock's queue place (0: the head); -1 when not queued
+	token int64 // a fenced acquisition's token
 	// granted: the owner made no attempt: a release in its Client passed
 	// it the lock (see handoffs), or a fair lock's grant message told it
 	// that it holds the lock: the lease was set when the grant was made,
