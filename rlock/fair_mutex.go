@@ -18,15 +18,17 @@ import (
 // is free and the next owner is about to take it. It is reentrant, owned
 // by the *FairMutex, and safe for concurrent use, exactly as Mutex, whose
 // methods it has. An owner has one place in the queue: goroutines sharing
-// a FairMutex take turns waiting in it, and when the one in the queue
-// gives up, the place is given up and the next of them queues anew.
+// a FairMutex take turns waiting in it, in arrival order, and when the one
+// in the queue gives up, the place is given up and the next of them queues
+// anew.
 //
 // The queue makes the differences its methods state: Lock and TryLock
 // take the lock in turn, and this owner has left the queue when they give
 // up; a TryLock with no wait succeeds only if the lock is free and nobody
 // waits (or this owner holds it already), and never queues, nor does
-// Reenter; Unlock and ForceUnlock (which keeps the queue) wake the next
-// owner in the queue only, even when the lock expired meanwhile.
+// Reenter; Unlock wakes the next owner in the queue only, even when the
+// lock expired meanwhile, and ForceUnlock wakes it too and keeps the
+// queue.
 //
 // Each waiter is told its turn on its own channel. Unlock grants the lock
 // to the next owner in the queue inside the release script when it is a relock
