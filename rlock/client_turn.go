@@ -14,7 +14,6 @@ import (
 // queues behind those already asleep instead of racing them.
 type clientTurn struct {
 	lockTurn
-	k      kind
 	shared bool
 	// listed is the turn's place among the Client's handoffs while it
 	// listens, when its owner can be passed the lock (owner.handoff).
@@ -31,7 +30,7 @@ type clientTurn struct {
 type clientTurns struct{ shared bool }
 
 func (p clientTurns) start(o *owner, lease time.Duration) turn {
-	return &clientTurn{lockTurn: lockTurn{listening: listening{c: o.c, channel: o.channel}, o: o, lease: lease}, k: o.kind, shared: p.shared}
+	return &clientTurn{lockTurn: lockTurn{listening: listening{c: o.c, channel: o.channel}, o: o, lease: lease}, shared: p.shared}
 }
 
 func (t *clientTurn) attempt(ctx context.Context) (outcome, error) {
@@ -39,7 +38,7 @@ func (t *clientTurn) attempt(ctx context.Context) (outcome, error) {
 }
 
 func (t *clientTurn) send(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error) {
-	return t.k.attempt(ctx, rdb, lease, holds)
+	return t.o.kind.attempt(ctx, rdb, lease, holds)
 }
 
 // enter queues the acquisition behind this Client's waiters already asleep
