@@ -3,7 +3,7 @@ GO ?= go
 # make test reads PIPESTATUS.
 SHELL := /bin/bash
 
-.PHONY: demo test interop browser stress vet staticcheck bench bench-micro redis-server release-check
+.PHONY: demo test interop browser stress vet staticcheck bench bench-micro redis-server release-check help
 
 # The modules of the repository: the library, and beside it the demo, the
 # benchmarks and the OpenTelemetry bridge, each with its own go.mod so that
@@ -17,13 +17,13 @@ STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 
 # The main job: services contending for locks, on an embedded Redis unless
 # REDIS_ADDR names a real one.
-demo:
+demo: ## services contending for locks, on an embedded Redis (REDIS_ADDR=host:port for a real one)
 	cd examples/demo && $(GO) run .
 
 # A job scheduler: workers share K slots of a permit-expirable semaphore,
 # and a dead worker's slot comes back (embedded Redis unless REDIS_ADDR).
 .PHONY: scheduler
-scheduler:
+scheduler: ## workers sharing slots of a permit-expirable semaphore (embedded Redis unless REDIS_ADDR)
 	cd examples/scheduler && $(GO) run .
 
 # Everything CI runs: gofmt, vet and staticcheck, then every test under the
@@ -32,7 +32,7 @@ scheduler:
 # failed module, package and test, and each test that skipped because the
 # machine lacks what it needs (Java and the Redisson peer: make interop;
 # Chromium: make browser). Under CI=true those tests fail instead.
-test: redis-server vet staticcheck
+test: redis-server vet staticcheck ## gofmt, vet, staticcheck, then every test of every module under -race
 	@log=$$(mktemp); skips=$$(mktemp); failed=""; \
 	for m in $(MODULES); do \
 	  echo "== go test $$m"; \
@@ -58,16 +58,16 @@ TEST_TIMEOUT ?= 270s
 # redis-servers on free ports.
 TEST_PARALLEL ?= 4
 
-# The real-Redisson interop tests (internal/interop): they need Java 17 and
+# The real-Redisson interop tests (test/interop): they need Java 17 and
 # the Redisson peer's jar, RELOCK_REDISSON_PEER or ../shared/interop beside
 # the checkout, and fail rather than skip when either is missing.
 RELOCK_REDISSON_PEER ?= $(abspath $(CURDIR)/../shared/interop/redisson-peer.jar)
-interop: redis-server
-	CI=true RELOCK_REDISSON_PEER=$(RELOCK_REDISSON_PEER) $(GO) test -race -count=1 -timeout 270s -v ./internal/interop/
+interop: redis-server ## the tests against the real Redisson (Java 17 and the Redisson peer's jar)
+	CI=true RELOCK_REDISSON_PEER=$(RELOCK_REDISSON_PEER) $(GO) test -race -count=1 -timeout 270s -v ./test/interop/
 
 # The /debug/locks page rendered in a real headless Chromium; fails rather
 # than skips when chromium is missing.
-browser: redis-server
+browser: redis-server ## the /debug/locks page in a real headless Chromium
 	CI=true $(GO) test -race -count=1 -timeout 120s -v -run TestBrowser ./rlock/debuglocks/
 
 # Every package's tests run STRESS_COUNT times (-count) while two busy loops
@@ -79,29 +79,29 @@ browser: redis-server
 STRESS_COUNT ?= 20
 STRESS_PKGS ?=
 STRESS_FLAGS ?=
-stress: redis-server
+stress: redis-server ## every test STRESS_COUNT times on a loaded machine (STRESS_PKGS, STRESS_FLAGS)
 	@STRESS_COUNT=$(STRESS_COUNT) STRESS_PKGS="$(STRESS_PKGS)" STRESS_FLAGS="$(STRESS_FLAGS)" \
 	  GO=$(GO) MODULES="$(MODULES)" ./.ci/stress
 
-vet:
+vet: ## gofmt and go vet of every module
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	@for m in $(MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
 
-staticcheck:
+staticcheck: ## staticcheck of every module (installed at the pinned version)
 	@$(STATICCHECK) -version 2>/dev/null | grep -q "($(STATICCHECK_VERSION))" || \
 	  GOTOOLCHAIN=local $(GO) install honnef.co/go/tools/cmd/staticcheck@v$(STATICCHECK_VERSION)
 	@for m in $(MODULES); do (cd $$m && $(STATICCHECK) ./...) || exit 1; done
 
 # The comparison run: scenarios, table, JSON and plots under bench/out.
-bench: redis-server
+bench: redis-server ## the comparison with other Go lock libraries: table, JSON, plots under bench/out
 	cd bench && $(GO) run ./cmd/relock-bench $(BENCHFLAGS)
 
 # go test microbenchmarks against a real redis-server.
-bench-micro: redis-server
+bench-micro: redis-server ## go test microbenchmarks against a real redis-server
 	cd bench && $(GO) test -run '^$$' -bench . -benchmem ./...
 
 # Integration tests start their own redis-server: install it when missing.
-redis-server:
+redis-server: ## install redis-server when missing (Debian/Ubuntu, as root)
 	@command -v redis-server >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; \
@@ -112,8 +112,17 @@ redis-server:
 # Many Clients with faults switching on and off, every critical section
 # checked; bounded in time (SOAKFLAGS="-duration 10m -clients 16").
 .PHONY: soak
-soak: redis-server
-	$(GO) run ./internal/cmd/soak $(SOAKFLAGS)
+soak: redis-server ## many Clients under switching faults, every critical section checked (SOAKFLAGS)
+	$(GO) run ./test/cmd/soak $(SOAKFLAGS)
+
+# The server matrix: the integration tests of rlock, pubsub, cmd/relock,
+# the test servers' set-ups and the interop suite on Debian's redis-server
+# (7.0), Valkey 8.0.1 and Redis 6.2.16 (from RELOCK_SERVERS_DIR, default
+# ../shared/servers beside the checkout), one package at a time; a table
+# of server × package at the end. MATRIX_PKGS narrows it.
+.PHONY: matrix
+matrix: redis-server ## the integration tests on Redis 7.0, Valkey 8.0.1 and Redis 6.2.16, as a table
+	@GO=$(GO) ./.ci/matrix
 
 # Proves the modules can be published at the version the nested modules
 # require of the library: a program outside the repository gets
@@ -122,5 +131,9 @@ soak: redis-server
 # and installs cmd/relock. RELEASEFLAGS=-strict before tagging also
 # requires rlock.Version and CHANGELOG.md to name the version
 # (docs/releasing.md).
-release-check:
-	$(GO) run ./internal/cmd/releasecheck $(RELEASEFLAGS)
+release-check: ## the modules resolve and install as published (RELEASEFLAGS=-strict before tagging)
+	$(GO) run ./test/cmd/releasecheck $(RELEASEFLAGS)
+
+# The targets, each with the line after its "##".
+help: ## this list
+	@awk -F': .*## ' '/^[a-z][a-z-]*:.*## / {printf "  make %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)

@@ -13,8 +13,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/bench/internal/harness"
-	"github.com/relock-go/relock/internal/testenv"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/testenv"
 )
 
 var (

@@ -10,14 +10,12 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 func newHub(t *testing.T) (*Hub, *miniredis.Miniredis, *redis.Client) {
 	t.Helper()
-	mr := miniredis.RunT(t)
-	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	t.Cleanup(func() { _ = rdb.Close() })
+	mr, rdb := testkit.Miniredis(t)
 	h := New(rdb, Options{})
 	t.Cleanup(func() { _ = h.Close() })
 	return h, mr, rdb
@@ -45,7 +43,7 @@ func waitAsync(sub *Subscription, d time.Duration) <-chan error {
 // untilSleeping waits until n waiters of h sleep.
 func untilSleeping(t *testing.T, h *Hub, n int) {
 	t.Helper()
-	redistest.Eventually(t, 5*time.Second, fmt.Sprintf("%d waiters asleep", n), func() bool {
+	testkit.Eventually(t, 5*time.Second, fmt.Sprintf("%d waiters asleep", n), func() bool {
 		return h.Stats().Sleeping == n
 	})
 }
@@ -72,7 +70,7 @@ func handled(t *testing.T, h *Hub, mr *miniredis.Miniredis) {
 // channel.
 func untilUnsubscribed(t *testing.T, h *Hub, mr *miniredis.Miniredis, channel string) {
 	t.Helper()
-	redistest.Eventually(t, 5*time.Second, channel+" unsubscribed", func() bool {
+	testkit.Eventually(t, 5*time.Second, channel+" unsubscribed", func() bool {
 		return h.Stats().Channels == 0 && mr.PubSubNumSub(channel)[channel] == 0
 	})
 }
@@ -203,9 +201,7 @@ func TestSubscribeCancelledLeavesNothing(t *testing.T) {
 }
 
 func TestChannelsSpreadOverConnections(t *testing.T) {
-	mr := miniredis.RunT(t)
-	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	defer rdb.Close()
+	_, rdb := testkit.Miniredis(t)
 	h := New(rdb, Options{Connections: 3})
 	defer h.Close()
 	var subs []*Subscription

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/relock-go/relock/internal/testenv"
+	"github.com/relock-go/relock/test/testenv"
 )
 
 // TestMain fails the package if a goroutine of the module outlives its tests.

@@ -11,8 +11,12 @@
 -- ARGV[3]  wait timeout in milliseconds
 --
 -- Stale waiters are evicted from the head first. Returns 1 when a lock was
--- deleted (and the turn passed to the head), 0 when there was none. The
+-- deleted (and the turn passed to the head), 0 when there was none; an
+-- error (NOT_A_LOCK), changing nothing, when the key is not a lock. The
 -- queue is kept: its waiters still get their turns in order.
+if not_a_lock(KEYS[1]) then
+  return redis.error_reply(NOT_A_LOCK)
+end
 evict_stale(KEYS[2], KEYS[3], now_ms(), KEYS[5])
 if redis.call('del', KEYS[1]) == 1 then
   grant_next(KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[4], ARGV[1], ARGV[2], tonumber(ARGV[3]))

@@ -9,7 +9,11 @@
 -- ARGV[2]  publish command
 --
 -- Returns 1 when a lock was deleted (and the head woken), 0 when there was
--- none. The line is kept.
+-- none; an error (NOT_A_LOCK), changing nothing, when the key is not a
+-- lock. The line is kept.
+if not_a_lock(KEYS[1]) then
+  return redis.error_reply(NOT_A_LOCK)
+end
 evict_stale(KEYS[2], KEYS[3], now_ms())
 if redis.call('del', KEYS[1]) == 1 then
   wake_rw_head(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], nil, 100)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/scripts"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 const (
@@ -31,9 +32,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	mr := miniredis.RunT(t)
-	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	t.Cleanup(func() { _ = rdb.Close() })
+	mr, rdb := testkit.Miniredis(t)
 	f := &fixture{t: t, mr: mr, rdb: rdb, q: New(rdb, name, wait, func() string { return scripts.Publish })}
 	f.setNow(time.UnixMilli(1_800_000_000_000))
 	return f

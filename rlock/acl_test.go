@@ -13,8 +13,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/internal/leakcheck"
 	"github.com/relock-go/relock/scripts"
+	"github.com/relock-go/relock/test/testenv"
 )
 
 // The Redis ACL a relock user needs: its lock names (here those starting
@@ -25,7 +25,7 @@ import (
 // docs/deployment.md documents this ACL (aclLine): keep the two in step.
 
 func TestLocksWorkUnderRestrictedACLUser(t *testing.T) {
-	leakcheck.Check(t)
+	testenv.CheckLeaks(t)
 	admin := newRedis(t)
 	ctx := ctxT(t)
 	// Long leases and fair heartbeats: a waiter wakes within the test's
@@ -149,7 +149,7 @@ func TestLocksWorkUnderRestrictedACLUser(t *testing.T) {
 }
 
 func TestLocksWorkUnderRestrictedACLUserOnCluster(t *testing.T) {
-	leakcheck.Check(t)
+	testenv.CheckLeaks(t)
 	cluster, _ := startCluster(t)
 	ctx := ctxT(t)
 	var nodes []*redis.Client
@@ -163,6 +163,7 @@ func TestLocksWorkUnderRestrictedACLUserOnCluster(t *testing.T) {
 	admin := cluster.Client(t)
 	for _, sharded := range []bool{true, false} {
 		t.Run(fmt.Sprintf("sharded=%v", sharded), func(t *testing.T) {
+			skipUnlessSharded(t, sharded)
 			var cs [2]*Client
 			for i := range cs {
 				rdb := redis.NewClusterClient(user)

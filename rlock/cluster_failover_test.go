@@ -7,12 +7,14 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/test/redistest"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 func TestClusterWaiterFollowsAFailoverOfItsMaster(t *testing.T) {
 	for _, sharded := range []bool{true, false} {
 		t.Run(fmt.Sprintf("sharded=%v", sharded), func(t *testing.T) {
+			skipUnlessSharded(t, sharded)
 			c, err := redistest.StartCluster(3, 1)
 			if err != nil {
 				t.Fatal(err)
@@ -56,7 +58,7 @@ func TestClusterWaiterFollowsAFailoverOfItsMaster(t *testing.T) {
 			eventually(t, 10*time.Second, "replica promoted", func() bool { return c.MasterOf(name) == replica })
 
 			released := time.Now()
-			redistest.Eventually(t, 10*time.Second, "holder unlocks on the new master", func() bool {
+			testkit.Eventually(t, 10*time.Second, "holder unlocks on the new master", func() bool {
 				return holder.Unlock(ctx) == nil
 			})
 			select {

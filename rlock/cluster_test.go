@@ -11,9 +11,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/keys"
-	"github.com/relock-go/relock/internal/redistest"
 	"github.com/relock-go/relock/pubsub"
 	"github.com/relock-go/relock/scripts"
+	"github.com/relock-go/relock/test/redistest"
 )
 
 // startCluster starts a 3-master Redis Cluster for the test and returns it
@@ -52,6 +52,7 @@ func TestClusterEveryLockKindWakesWaitersOnEverySlot(t *testing.T) {
 	cluster, rdb := startCluster(t)
 	for _, sharded := range []bool{false, true} {
 		t.Run(fmt.Sprintf("sharded=%v", sharded), func(t *testing.T) {
+			skipUnlessSharded(t, sharded)
 			testClusterWakeUps(t, cluster, rdb, sharded)
 		})
 	}

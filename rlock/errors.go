@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -60,10 +61,15 @@ var (
 	// text says which duration and why.
 	ErrInvalidDuration = errors.New("invalid duration")
 
-	// ErrWrongType is the cause of an operation on a lock whose name holds a
-	// Redis value that is not a lock (a string, a list, ...): the lock cannot
-	// be used until that key is removed. The Redis error is wrapped too.
-	ErrWrongType = errors.New("key holds a value that is not a lock")
+	// ErrWrongType is the cause of an operation on a lock, semaphore or
+	// latch whose name holds a Redis value of another kind: a key of
+	// another type (a string, a list, ...), a hash that is not a lock, a
+	// string that is not a count, and likewise for a permit-expirable
+	// semaphore's lease set and a Client's request records. The operation
+	// fails at once and changes nothing; the object cannot be used until
+	// that key is removed. The Redis error is wrapped too; the text says
+	// what the key holds, without a script's SHA1 or line.
+	ErrWrongType = errors.New("key holds a value of another kind")
 
 	// ErrInvalidSet is the cause of every operation of a MultiLock whose
 	// set of members is unusable: empty, with a nil member or a member with
@@ -89,16 +95,42 @@ func opError(op, name string, err error) error {
 	if errors.As(err, &e) {
 		return err
 	}
-	if isWrongType(err) {
-		err = fmt.Errorf("%w: %w", ErrWrongType, err)
+	if isWrongType(err) && !errors.Is(err, ErrWrongType) {
+		err = wrongTypeError{err}
 	}
 	return &Error{Op: op, Name: name, Err: err}
+}
+
+// wrongTypeError is a Redis WRONGTYPE error as the cause of an operation:
+// it wraps ErrWrongType and the Redis error, and its text is what Redis
+// said of the key, without the SHA1 and line of the script that met it.
+type wrongTypeError struct{ redis error }
+
+func (e wrongTypeError) Error() string {
+	return ErrWrongType.Error() + ": " + wrongTypeDetail(e.redis.Error())
+}
+
+// Unwrap returns ErrWrongType and the Redis error.
+func (e wrongTypeError) Unwrap() []error { return []error{ErrWrongType, e.redis} }
+
+// scriptSuffix is what Redis 7 and Valkey add to the error of a command
+// that failed in a script: " script: SHA1, on @user_script:LINE.".
+var scriptSuffix = regexp.MustCompile(` script: [0-9a-f]{40}.*$`)
+
+// wrongTypeDetail is the text of a WRONGTYPE error from its code on
+// (Redis 6.2 puts the script's name and line before it), without the
+// suffix that names the script.
+func wrongTypeDetail(msg string) string {
+	if i := strings.Index(msg, "WRONGTYPE"); i >= 0 {
+		msg = msg[i:]
+	}
+	return strings.TrimSpace(scriptSuffix.ReplaceAllString(msg, ""))
 }
 
 // isWrongType reports whether err is Redis's WRONGTYPE, alone or as the
 // failure of a script's command.
 func isWrongType(err error) bool {
-	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) &&
+	return err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) &&
 		strings.Contains(err.Error(), "WRONGTYPE")
 }
 

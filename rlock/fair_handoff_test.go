@@ -7,8 +7,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/keys"
-	"github.com/relock-go/relock/internal/redistest"
 	"github.com/relock-go/relock/queue"
+	"github.com/relock-go/relock/test/redistest"
 )
 
 // A release grants the lock to a relock head inside the release script: by

@@ -9,8 +9,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/keys"
-	"github.com/relock-go/relock/internal/redistest"
 	"github.com/relock-go/relock/queue"
+	"github.com/relock-go/relock/test/redistest"
 )
 
 // TestFairMutexNeverEvictsLiveWaiter keeps a waiter waiting for ten wait

@@ -11,7 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/keys"
-	"github.com/relock-go/relock/internal/leakcheck"
+	"github.com/relock-go/relock/test/testenv"
 )
 
 // FuzzLockNames runs lock names that reach Redis as keys, channels and
@@ -188,7 +188,7 @@ func assertOnlyLatchesLeft(ctx context.Context, t *testing.T, admin *redis.Clien
 // the hand-overs are done and the Clients closed, no subscription and no
 // goroutine of theirs is left.
 func TestHandOverLeavesNoSubscriptionOrGoroutine(t *testing.T) {
-	leakcheck.Check(t)
+	testenv.CheckLeaks(t)
 	rdb := newRedis(t)
 	ctx := ctxT(t)
 	opts := []Option{WithWatchdogTimeout(time.Minute), WithFairWaitTimeout(time.Minute)}

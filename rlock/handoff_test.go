@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/test/redistest"
 )
 
 // The last Unlock passes the lock to a waiter of the same Client: the

@@ -8,10 +8,11 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/internal/redistest"
-	"github.com/relock-go/relock/internal/testenv"
 	"github.com/relock-go/relock/pubsub"
 	"github.com/relock-go/relock/scripts"
+	"github.com/relock-go/relock/test/redistest"
+	"github.com/relock-go/relock/test/testenv"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // srv is the real redis-server shared by this package's integration tests.
@@ -31,7 +32,9 @@ func newRedis(t *testing.T) *redis.Client {
 	return srv.Client(t)
 }
 
-// newClient returns a Client on rdb, closed when the test ends.
+// newClient returns a Client on rdb, closed when the test ends: the
+// lockkit.NewClient of this package's own tests, which cannot import
+// lockkit (it imports rlock).
 func newClient(t *testing.T, rdb redis.UniversalClient, opts ...Option) *Client {
 	t.Helper()
 	c, err := New(rdb, opts...)
@@ -43,12 +46,12 @@ func newClient(t *testing.T, rdb redis.UniversalClient, opts ...Option) *Client 
 }
 
 // ctxT returns a context that ends with a generous bound on the test.
-func ctxT(t *testing.T) context.Context { return redistest.Context(t, 20*time.Second) }
+func ctxT(t *testing.T) context.Context { return testkit.Ctx(t, 20*time.Second) }
 
-// eventually is redistest.Eventually.
+// eventually is testkit.Eventually.
 func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	redistest.Eventually(t, d, what, cond)
+	testkit.Eventually(t, d, what, cond)
 }
 
 // hubOf is the Hub of c, whose pub/sub must be decided (on a Cluster

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/relock-go/relock/internal/keys"
-	"github.com/relock-go/relock/internal/leakcheck"
+	"github.com/relock-go/relock/test/testenv"
 )
 
 func TestScriptFlushDoesNotBreakLocks(t *testing.T) {
@@ -92,7 +92,7 @@ func TestWaitersSurviveKilledSubscriptionConnection(t *testing.T) {
 func TestCloseStopsWaitersAndGoroutines(t *testing.T) {
 	rdb := newRedis(t)
 	ctx := ctxT(t)
-	base := len(leakcheck.Blocked())
+	base := len(testenv.Blocked())
 	for _, spin := range []bool{false, true} {
 		t.Run(fmt.Sprintf("spin=%v", spin), func(t *testing.T) {
 			var opts []Option
@@ -129,7 +129,7 @@ func TestCloseStopsWaitersAndGoroutines(t *testing.T) {
 			case <-time.After(2 * time.Second):
 				t.Fatal("blocked Lock did not return after Close")
 			}
-			if gs := leakcheck.Blocked(); len(gs) > base {
+			if gs := testenv.Blocked(); len(gs) > base {
 				t.Fatalf("%d library goroutines outlive Close:\n%s", len(gs)-base, strings.Join(gs, "\n\n"))
 			}
 			m := c.NewMutex(name)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/relock-go/relock/internal/eventlog"
+	"github.com/relock-go/relock/test/eventlog"
 )
 
 // recorder is an Observer that keeps every event.

@@ -127,7 +127,8 @@ func (o *owner) HoldCount(ctx context.Context) (int, error) {
 	}
 	n, err := o.c.rdb.HGet(ctx, o.name, o.kind.renewal().held.Owner).Int()
 	if errors.Is(err, redis.Nil) {
-		return 0, nil
+		_, err = scripts.State(ctx, o.c.rdb, o.name) // a hash that is no lock: ErrWrongType
+		return 0, opError("hold count", o.name, err)
 	}
 	return n, opError("hold count", o.name, err)
 }
@@ -151,6 +152,9 @@ func (o *owner) IsHeld(ctx context.Context) (bool, error) {
 		return false, opError("is held", o.name, err)
 	}
 	ok, err := o.c.rdb.HExists(ctx, o.name, o.kind.renewal().held.Owner).Result()
+	if err == nil && !ok {
+		_, err = scripts.State(ctx, o.c.rdb, o.name) // a hash that is no lock: ErrWrongType
+	}
 	return ok, opError("is held", o.name, err)
 }
 

@@ -111,7 +111,8 @@ func (s *PermitExpirableSemaphore) AddPermits(ctx context.Context, n int) error 
 }
 
 // Acquire leases a permit for lease (0: it never expires), waiting as long
-// as it takes, until ctx ends.
+// as it takes, until ctx ends: on a semaphore with no permits set, until
+// ctx ends (as Redisson's), so bound ctx or use TryAcquire.
 func (s *PermitExpirableSemaphore) Acquire(ctx context.Context, lease time.Duration) (*Permit, error) {
 	return s.TryAcquire(ctx, -1, lease)
 }

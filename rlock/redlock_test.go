@@ -11,8 +11,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/relock-go/relock/internal/faultproxy"
 	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // masters returns go-redis clients of three independent redis-servers: the
@@ -79,11 +79,7 @@ func TestRedLockAcquiresWithOneMasterDown(t *testing.T) {
 			case "refusing":
 				// A proxy that resets every connection, before the
 				// server that stays up behind it.
-				p, err := faultproxy.Start(rdbs[2].Options().Addr)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { _ = p.Close() })
+				p := testkit.StartProxy(t, rdbs[2].Options().Addr)
 				p.RefuseNew(true)
 				unreachable = quickRedis(t, p.Addr())
 			}

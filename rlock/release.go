@@ -116,6 +116,11 @@ func (o *owner) unlock(ctx context.Context) error {
 		h.lostNow(lostAtRelease, false)
 	}
 	o.hold = nil
+	if h == nil {
+		if _, err := scripts.State(ctx, o.c.rdb, o.name); isWrongType(err) {
+			return opError("unlock", o.name, err) // a hash that is no lock
+		}
+	}
 	return opError("unlock", o.name, ErrNotHeld)
 }
 

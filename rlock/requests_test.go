@@ -5,11 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
-	"github.com/redis/go-redis/v9"
-
 	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/scripts"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // Acquisitions and releases of a semaphore, and count-downs of a latch,
@@ -18,9 +16,7 @@ import (
 // expires unless the test moves the clock, a record per request would
 // stay.)
 func TestCountingRequestsLeaveOneRecordKeyPerClient(t *testing.T) {
-	mr := miniredis.RunT(t)
-	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	t.Cleanup(func() { _ = rdb.Close() })
+	mr, rdb := testkit.Miniredis(t)
 	ctx := ctxT(t)
 	c := newClient(t, rdb)
 	s := c.NewSemaphore("sem:lean")

@@ -213,6 +213,9 @@ func (rw *RWMutex) Mode(ctx context.Context) (string, error) {
 		return "", opError("mode", rw.w.name, err)
 	}
 	mode, err := rw.lock.Mode(ctx, rw.w.c.rdb)
+	if err == nil && mode == "" {
+		_, err = scripts.State(ctx, rw.w.c.rdb, rw.w.name) // a hash that is no lock: ErrWrongType
+	}
 	return mode, opError("mode", rw.w.name, err)
 }
 

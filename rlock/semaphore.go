@@ -83,6 +83,9 @@ func (s *Semaphore) AddPermits(ctx context.Context, n int) error {
 }
 
 // Acquire takes n permits, waiting as long as it takes, until ctx ends.
+// On a semaphore that has no permits set (nobody called TrySetPermits or
+// AddPermits), or for more permits than it will ever have, it waits until
+// ctx ends, as Redisson's does: bound ctx, or use TryAcquire.
 func (s *Semaphore) Acquire(ctx context.Context, n int) error {
 	_, err := s.TryAcquire(ctx, n, -1)
 	return err
@@ -90,7 +93,8 @@ func (s *Semaphore) Acquire(ctx context.Context, n int) error {
 
 // TryAcquire takes n permits if it can within wait (0: one attempt;
 // negative: no limit but ctx), and reports whether it did. A false with a
-// nil error means the wait elapsed.
+// nil error means the wait elapsed, which is all it reports of a
+// semaphore with no permits set or fewer than n in all.
 func (s *Semaphore) TryAcquire(ctx context.Context, n int, wait time.Duration) (bool, error) {
 	if err := checkPermits(n); err != nil {
 		return false, opError("acquire", s.name, err)

@@ -9,8 +9,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/internal/faultproxy"
 	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/test/faultproxy"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // held is one kind of lock, as the Unlock tests drive it.
@@ -153,11 +154,7 @@ func TestUnlockWithEndedContextReleases(t *testing.T) {
 // proxied returns a function making Clients whose Redis is reached
 // through a fault proxy, with short timeouts, and the proxy.
 func proxied(t *testing.T, rdb *redis.Client) (func() *Client, *faultproxy.Proxy) {
-	p, err := faultproxy.Start(rdb.Options().Addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Close() })
+	p := testkit.StartProxy(t, rdb.Options().Addr)
 	nc := func() *Client {
 		r := redis.NewClient(&redis.Options{Addr: p.Addr(), MaxRetries: -1, DialTimeout: 200 * time.Millisecond,
 			ReadTimeout: 200 * time.Millisecond, WriteTimeout: 200 * time.Millisecond})

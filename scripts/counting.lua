@@ -10,6 +10,42 @@
 -- order, so in one field a greater seq is a later request: one made after
 -- the request of a smaller seq had ended.
 
+-- other_type returns the error reply's text for key, when given, if it
+-- holds a key of another type than want; nil when it is absent or of that
+-- type.
+local function other_type(key, want)
+  if not key then
+    return nil
+  end
+  local t = redis.call('type', key)
+  t = t.ok or t
+  if t ~= 'none' and t ~= want then
+    return 'WRONGTYPE ' .. key .. ' is a ' .. t .. ', not a ' .. want
+  end
+  return nil
+end
+
+-- foreign returns the error reply's text for count (a semaphore's or a
+-- latch's count) when it holds a value of another kind: a key of another
+-- type, or a string that is not an integer; records (a Client's request
+-- records, a hash) and leases (a permit-expirable semaphore's sorted set)
+-- are checked when given. nil when every key is absent or of its kind.
+-- Each script checks first, so that an object whose name is taken fails
+-- at once and changes nothing. The WRONGTYPE prefix is Redis's own for a
+-- key of the wrong type.
+local function foreign(count, records, leases)
+  local t = redis.call('type', count)
+  t = t.ok or t
+  if t == 'string' then
+    if not string.match(redis.call('get', count), '^%-?%d+$') then
+      return 'WRONGTYPE it is a string that is not a count'
+    end
+  elseif t ~= 'none' then
+    return 'WRONGTYPE it is a ' .. t .. ', not a count'
+  end
+  return other_type(records, 'hash') or other_type(leases, 'zset')
+end
+
 -- replied returns the reply recorded for request seq in slot of records:
 -- the number, when the request ran already; true when a later request of
 -- the slot was recorded (this run is a late copy of a request that ended:

@@ -6,7 +6,7 @@
 
 -- The error a script returns for a key that is not a lock (not_a_lock);
 -- its WRONGTYPE prefix is Redis's own for a key of the wrong type.
-local NOT_A_LOCK = 'WRONGTYPE the key holds a value that is not a lock in Redisson\'s layout'
+local NOT_A_LOCK = 'WRONGTYPE it is not a lock in Redisson\'s layout'
 
 -- Whether lock holds a value that is not a lock in Redisson's layout:
 -- a key of another type, or a hash that is not owner fields valued

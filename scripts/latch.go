@@ -17,9 +17,9 @@ var (
 	//go:embed latch_delete.lua
 	latchDeleteSrc string
 
-	latchSet       = redis.NewScript(latchSetSrc)
+	latchSet       = newCounting(latchSetSrc)
 	latchCountDown = newCounting(latchCountDownSrc)
-	latchDelete    = redis.NewScript(latchDeleteSrc)
+	latchDelete    = newCounting(latchDeleteSrc)
 )
 
 // CountDownLatch is one count-down latch, Redisson's RCountDownLatch: the

@@ -8,6 +8,12 @@
 -- ARGV[3] the publish command
 --
 -- Reply: 1 when set, 0 when the latch had a count (nothing changed).
+-- A key of another kind (counting.lua's foreign) is a WRONGTYPE error
+-- reply, before anything is read or changed.
+local bad = foreign(KEYS[1])
+if bad then
+  return redis.error_reply(bad)
+end
 if redis.call('exists', KEYS[1]) == 1 then
   return 0
 end

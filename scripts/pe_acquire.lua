@@ -16,6 +16,12 @@
 -- Reply: {1, 0} when taken (also when the same request ran before: its
 -- ids are leased already); else {0, E}, E the earliest expiry of a leased
 -- permit (0 when none will expire), when a permit may come back.
+-- A key of another kind (counting.lua's foreign) is a WRONGTYPE error
+-- reply, before anything is read or changed.
+local bad = foreign(KEYS[1], nil, KEYS[2])
+if bad then
+  return redis.error_reply(bad)
+end
 if redis.call('zscore', KEYS[2], ARGV[6]) then
   return {1, 0}
 end

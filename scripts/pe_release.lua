@@ -15,6 +15,12 @@
 -- Reply: the permits released (also when this request ran before), or 0
 -- when an id was not leased or had expired (nothing released), or when
 -- this run is a late copy of a request that ended.
+-- A key of another kind (counting.lua's foreign) is a WRONGTYPE error
+-- reply, before anything is read or changed.
+local bad = foreign(KEYS[1], KEYS[4], KEYS[3])
+if bad then
+  return redis.error_reply(bad)
+end
 local done = replied(KEYS[4], ARGV[3], ARGV[4])
 if done == true then
   return 0

@@ -11,6 +11,12 @@
 --
 -- Reply: 1 when updated, 0 when the permit is not leased (expired or
 -- released).
+-- A key of another kind (counting.lua's foreign) is a WRONGTYPE error
+-- reply, before anything is read or changed.
+local bad = foreign(KEYS[1], nil, KEYS[2])
+if bad then
+  return redis.error_reply(bad)
+end
 reclaim(KEYS[1], KEYS[2], KEYS[3], ARGV[3], -1, ARGV[4])
 if redis.call('zscore', KEYS[2], ARGV[1]) == false then
   return 0

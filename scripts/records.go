@@ -13,7 +13,7 @@ import (
 var countingSrc string
 
 // newCounting returns the script src preceded by counting.lua's helpers
-// (the request records).
+// (the check of the keys' kinds, the request records).
 func newCounting(src string) *redis.Script { return redis.NewScript(countingSrc + src) }
 
 // Request identifies one request that changes a semaphore's or a latch's

@@ -6,8 +6,12 @@
 -- ARGV[1]  message ('1': every waiter retries)
 -- ARGV[2]  publish command
 --
--- Returns 1 when a lock was deleted, 0 when there was none. Read-timeout
+-- Returns 1 when a lock was deleted, 0 when there was none; an error
+-- (NOT_A_LOCK) when the key holds a value that is not a lock. Read-timeout
 -- keys left behind expire with their leases.
+if not_a_lock(KEYS[1]) then
+  return redis.error_reply(NOT_A_LOCK)
+end
 if redis.call('hget', KEYS[1], 'mode') then
   redis.call('del', KEYS[1])
   redis.call(ARGV[2], KEYS[2], ARGV[1])

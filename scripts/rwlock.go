@@ -30,7 +30,7 @@ var (
 	rwReadRelease  = NewRW(rwReadReleaseSrc)
 	rwWriteAcquire = NewRW(rwWriteAcquireSrc)
 	rwWriteRelease = NewRW(rwWriteReleaseSrc)
-	rwForceRelease = redis.NewScript(rwForceReleaseSrc)
+	rwForceRelease = New(rwForceReleaseSrc)
 	rwReadRenew    = redis.NewScript(rwReadRenewSrc)
 )
 
@@ -120,7 +120,8 @@ func (l *RWLock) Mode(ctx context.Context, rdb redis.Cmdable) (string, error) {
 		return "", err
 	}
 	if mode != "read" && mode != "write" {
-		return "", fmt.Errorf("unexpected mode %q", mode)
+		// WRONGTYPE, as Redis says of a key of another type.
+		return "", fmt.Errorf("WRONGTYPE it is a hash whose mode is %q, not a read-write lock", mode)
 	}
 	return mode, nil
 }

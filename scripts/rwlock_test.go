@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // rwUnlock is release request seq of owner's side whose latch is latch.
@@ -15,7 +16,7 @@ func rwUnlock(owner, latch string, seq uint64) Unlock {
 }
 
 func TestReadersShareWritersExclude(t *testing.T) {
-	mr, rdb := newRedis(t)
+	mr, rdb := testkit.Miniredis(t)
 	ctx := context.Background()
 	rw := NewRWLock("rw")
 	for _, r := range []string{"a:1", "b:1"} {
@@ -56,7 +57,7 @@ func TestReadersShareWritersExclude(t *testing.T) {
 }
 
 func TestWriterReentersAndDowngrades(t *testing.T) {
-	mr, rdb := newRedis(t)
+	mr, rdb := testkit.Miniredis(t)
 	ctx := context.Background()
 	rw := NewRWLock("rw")
 	sub := rdb.Subscribe(ctx, keys.RWChannel("rw"))
@@ -110,7 +111,7 @@ func TestWriterReentersAndDowngrades(t *testing.T) {
 }
 
 func TestUpgradeRefused(t *testing.T) {
-	_, rdb := newRedis(t)
+	_, rdb := testkit.Miniredis(t)
 	ctx := context.Background()
 	rw := NewRWLock("rw")
 	rw.AcquireRead(ctx, rdb, "a:1", 5*time.Second, 0)
@@ -120,7 +121,7 @@ func TestUpgradeRefused(t *testing.T) {
 }
 
 func TestReadReleaseKeepsLongestLeaseAndRetriesOnce(t *testing.T) {
-	mr, rdb := newRedis(t)
+	mr, rdb := testkit.Miniredis(t)
 	ctx := context.Background()
 	rw := NewRWLock("rw")
 	rw.AcquireRead(ctx, rdb, "a:1", 10*time.Second, 0)
@@ -147,7 +148,7 @@ func TestReadReleaseKeepsLongestLeaseAndRetriesOnce(t *testing.T) {
 }
 
 func TestReadRenewerRenewsOwnHoldsOnly(t *testing.T) {
-	mr, rdb := newRedis(t)
+	mr, rdb := testkit.Miniredis(t)
 	ctx := context.Background()
 	rw := NewRWLock("rw")
 	rw.AcquireRead(ctx, rdb, "a:1", time.Second, 0)
@@ -168,7 +169,7 @@ func TestReadRenewerRenewsOwnHoldsOnly(t *testing.T) {
 }
 
 func TestRWForceRelease(t *testing.T) {
-	mr, rdb := newRedis(t)
+	mr, rdb := testkit.Miniredis(t)
 	ctx := context.Background()
 	rw := NewRWLock("rw")
 	rw.AcquireWrite(ctx, rdb, "w:1", time.Second, 0)

@@ -51,7 +51,7 @@ var (
 	releaseBare     = newBare(Publish)
 	releaseBareSPub = newBare(SPublish)
 	renew           = redis.NewScript(renewSrc)
-	forceRelease    = redis.NewScript(forceReleaseSrc)
+	forceRelease    = New(forceReleaseSrc)
 	state           = New(stateSrc)
 )
 

@@ -5,10 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
-	"github.com/redis/go-redis/v9"
-
 	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // l is the lock the tests take; its channel is keys.Channel("l").
@@ -19,16 +17,8 @@ func unlock(owner string, seq uint64, lease time.Duration) Unlock {
 	return Unlock{Owner: owner, Lease: lease, Latch: "latch:" + owner, Seq: seq, LatchTTL: time.Minute, Publish: Publish}
 }
 
-func newRedis(t *testing.T) (*miniredis.Miniredis, *redis.Client) {
-	t.Helper()
-	mr := miniredis.RunT(t)
-	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	t.Cleanup(func() { _ = rdb.Close() })
-	return mr, rdb
-}
-
 func TestAcquireCreatesReentersOrReportsTTL(t *testing.T) {
-	mr, rdb := newRedis(t)
+	mr, rdb := testkit.Miniredis(t)
 	ctx := context.Background()
 	for want := 1; want <= 2; want++ {
 		a, err := l.Acquire(ctx, rdb, "a:1", 5*time.Second, want-1)
@@ -50,7 +40,7 @@ func TestAcquireCreatesReentersOrReportsTTL(t *testing.T) {
 }
 
 func TestReleaseOutcomes(t *testing.T) {
-	mr, rdb := newRedis(t)
+	mr, rdb := testkit.Miniredis(t)
 	ctx := context.Background()
 	l.Acquire(ctx, rdb, "a:1", time.Second, 0)
 	l.Acquire(ctx, rdb, "a:1", time.Second, 1)
@@ -91,7 +81,7 @@ func TestReleaseOutcomes(t *testing.T) {
 // once with its lease, and nothing is published. With nobody listening, a
 // last release is Released, not Heard.
 func TestReleaseHandsOff(t *testing.T) {
-	mr, rdb := newRedis(t)
+	mr, rdb := testkit.Miniredis(t)
 	ctx := context.Background()
 	l.Acquire(ctx, rdb, "a:1", time.Second, 0)
 	u := unlock("a:1", 1, time.Second)
@@ -114,7 +104,7 @@ func TestReleaseHandsOff(t *testing.T) {
 }
 
 func TestForceRelease(t *testing.T) {
-	_, rdb := newRedis(t)
+	_, rdb := testkit.Miniredis(t)
 	ctx := context.Background()
 	l.Acquire(ctx, rdb, "a:1", time.Second, 0)
 	if ok, err := l.ForceRelease(ctx, rdb, Publish); !ok || err != nil {
@@ -126,7 +116,7 @@ func TestForceRelease(t *testing.T) {
 }
 
 func TestRenewBatchesSurviveScriptFlush(t *testing.T) {
-	mr, rdb := newRedis(t)
+	mr, rdb := testkit.Miniredis(t)
 	ctx := context.Background()
 	NewLock("a").Acquire(ctx, rdb, "o:1", time.Second, 0)
 	NewLock("b").Acquire(ctx, rdb, "o:2", time.Second, 0)
@@ -168,7 +158,7 @@ func TestMillisRoundsUp(t *testing.T) {
 }
 
 func TestRetriedRequestsAreAppliedOnce(t *testing.T) {
-	mr, rdb := newRedis(t)
+	mr, rdb := testkit.Miniredis(t)
 	ctx := context.Background()
 	// An acquisition whose reply was lost is sent again with the same
 	// knowledge of the holds: it must not count twice.
@@ -224,7 +214,7 @@ func TestRetriedRequestsAreAppliedOnce(t *testing.T) {
 // overwrites: many Lock and Unlock cycles leave one key, not one per
 // Unlock, and a request's record does not answer for a later one's.
 func TestReleasesOfOneOwnerShareALatch(t *testing.T) {
-	mr, rdb := newRedis(t)
+	mr, rdb := testkit.Miniredis(t)
 	ctx := context.Background()
 	for seq := uint64(1); seq <= 100; seq++ {
 		if a, err := l.Acquire(ctx, rdb, "a:1", time.Second, 0); !a.OK || err != nil {
@@ -247,7 +237,7 @@ func TestReleasesOfOneOwnerShareALatch(t *testing.T) {
 }
 
 func TestFencedTokensGrowAndRetriesKeepThem(t *testing.T) {
-	_, rdb := newRedis(t)
+	_, rdb := testkit.Miniredis(t)
 	ctx := context.Background()
 	first, err := l.AcquireFenced(ctx, rdb, "a:1", time.Second, 0)
 	if !first.OK || err != nil || first.Token <= 0 {

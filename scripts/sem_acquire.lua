@@ -10,6 +10,12 @@
 -- Reply: the permits left after taking them, or -1 when there were too
 -- few (then nothing changed and nothing is recorded), or when this run is
 -- a late copy of a request that ended.
+-- A key of another kind (counting.lua's foreign) is a WRONGTYPE error
+-- reply, before anything is read or changed.
+local bad = foreign(KEYS[1], KEYS[2])
+if bad then
+  return redis.error_reply(bad)
+end
 local done = replied(KEYS[2], ARGV[2], ARGV[3])
 if done == true then
   return -1

@@ -6,6 +6,12 @@
 -- ARGV[1], ARGV[2], ARGV[3] the request's slot, seq and the records' TTL
 --
 -- Reply: the permits taken (0 for a late copy of a request that ended).
+-- A key of another kind (counting.lua's foreign) is a WRONGTYPE error
+-- reply, before anything is read or changed.
+local bad = foreign(KEYS[1], KEYS[2])
+if bad then
+  return redis.error_reply(bad)
+end
 local done = replied(KEYS[2], ARGV[1], ARGV[2])
 if done == true then
   return 0

@@ -12,6 +12,12 @@
 -- Reply: the count after the request, the one the request made even when
 -- resent; a late copy of a request that ended changes nothing and replies
 -- the count as it is.
+-- A key of another kind (counting.lua's foreign) is a WRONGTYPE error
+-- reply, before anything is read or changed.
+local bad = foreign(KEYS[1], KEYS[3])
+if bad then
+  return redis.error_reply(bad)
+end
 local done = replied(KEYS[3], ARGV[3], ARGV[4])
 if done == true then
   return tonumber(redis.call('get', KEYS[1]) or 0)

@@ -7,6 +7,12 @@
 -- ARGV[2] the publish command
 --
 -- Reply: 1 when set, 0 when the count existed (nothing changed).
+-- A key of another kind (counting.lua's foreign) is a WRONGTYPE error
+-- reply, before anything is read or changed.
+local bad = foreign(KEYS[1])
+if bad then
+  return redis.error_reply(bad)
+end
 if redis.call('get', KEYS[1]) ~= false then
   return 0
 end

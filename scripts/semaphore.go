@@ -21,7 +21,7 @@ var (
 
 	semAcquire = newCounting(semAcquireSrc)
 	semRelease = newCounting(semReleaseSrc)
-	semSet     = redis.NewScript(semSetSrc)
+	semSet     = newCounting(semSetSrc)
 	semDrain   = newCounting(semDrainSrc)
 )
 

@@ -198,6 +198,28 @@ func (s *session) inspect(ctx context.Context, name string) (rlock.LockInfo, tim
 	return info, now, err
 }
 
+// view is inspect's lock as relock prints it. A semaphore's or a latch's
+// view says whether its count is set: a semaphore nobody gave permits to
+// has none.
+func (s *session) view(ctx context.Context, name string) (lockView, error) {
+	info, now, err := s.inspect(ctx, name)
+	if err != nil {
+		return lockView{}, err
+	}
+	v := newLockView(info, now)
+	if info.Kind.Counting() {
+		ctx, cancel := s.request(ctx)
+		defer cancel()
+		n, err := s.rdb.Exists(ctx, name).Result()
+		if err != nil {
+			return lockView{}, err
+		}
+		set := n == 1
+		v.CountSet = &set
+	}
+	return v, nil
+}
+
 // sharded reports whether the lock's announcements go by sharded pub/sub:
 // as --sharded says, else, as rlock decides it, only on a cluster whose
 // servers have SPUBLISH.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,15 +15,19 @@ import (
 const usage = `relock shows and manages rlock (and Redisson) locks in Redis.
 
 Usage:
-  relock inspect [flags] NAME          who holds the lock NAME, who waits for it
-  relock list [flags] [PATTERN]        the locks whose names match PATTERN (default *)
+  relock inspect [flags] NAME          who holds the lock NAME, who waits for it;
+                                       a semaphore's permits, a latch's count
+  relock list [flags] [PATTERN]        the locks, semaphores and latches whose
+                                       names match PATTERN (default *)
   relock watch [flags] NAME            NAME redrawn at every release and grant
   relock unlock --force [flags] NAME   delete the lock NAME, whoever holds it
+  relock leader [--watch] [flags] NAME the leader of the election NAME (and its changes)
   relock help [COMMAND]                this text, or one command's flags
-  relock version                       the library's version and Go's
+  relock version [--json]              the library's version and Go's
 
-Flags go after the command, before or after its arguments; a lock name
-that starts with "-" follows "--". PATTERN is SCAN's glob: * ? [abc] \x.
+Flags go before or after the command and its arguments (a command's own
+flags, such as --kind or --count, after the command); a lock name that
+starts with "-" follows "--". PATTERN is SCAN's glob: * ? [abc] \x.
 
 Connection (every command):
   --addr HOST:PORT[,HOST:PORT...]
@@ -43,7 +48,13 @@ Connection (every command):
 
 Output (every command):
   --json                JSON: an object (an array for list; one object per
-                        line for watch); durations in ms, times RFC 3339
+                        line for watch and leader --watch); durations in
+                        ms, times RFC 3339
+
+inspect, watch:
+  --kind KIND           NAME is a semaphore, permit-semaphore or
+                        count-down-latch (Redis keeps a semaphore's and a
+                        latch's count alike)
 
 watch:
   --count N             stop after N redraws after the first view (default 0: no limit)
@@ -53,20 +64,28 @@ unlock:
   --force               required: relock unlocks only by force
   --yes                 do not ask for confirmation on stdin
 
+leader:
+  --watch               follow the changes, one line each
+  --count N, --for DURATION
+                        with --watch, as for watch
+
 Exit status: 0 on success, also when the lock named is not there; 1 on an
 error, or when an unlock was refused or the lock changed hands while the
 prompt waited; 2 on a usage error.
 
 Examples:
   relock inspect orders:42
+  relock --addr localhost:6379 inspect orders:42
   relock inspect --json orders:42 | jq .queue
   relock list 'orders:*'
+  relock inspect --kind semaphore jobs
   relock list --addr 10.0.0.1:7000,10.0.0.2:7000 --cluster
   relock list --addr 10.0.0.5:26379,10.0.0.6:26379 --sentinel-master main
   relock watch orders:42
   relock watch --json --for 10m orders:42 >> orders-42.jsonl
   relock unlock --force orders:42
   relock unlock --force --yes --tls --addr redis.internal:6380 orders:42
+  relock leader --watch jobs:nightly
 `
 
 // help prints the usage, or that of the command args names.
@@ -107,13 +126,41 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 	})
 }
 
+// versionView is what "relock version --json" prints.
+type versionView struct {
+	Version string `json:"version"` // rlock.Version
+	Go      string `json:"go"`      // the Go release of the build
+	OS      string `json:"os"`
+	Arch    string `json:"arch"`
+}
+
 // version prints "relock VERSION (GO OS/ARCH)": the library's version
-// (rlock.Version) and the Go release and platform of the build.
+// (rlock.Version) and the Go release and platform of the build; with
+// --json, as an object. It takes every command's flags, and connects to
+// nothing.
 func version(args []string, e *env) int {
-	if len(args) > 0 {
-		fmt.Fprintf(e.stderr, "relock version: too many arguments: %q\n", args)
+	var o options
+	fs := commonFlags("relock version", &o)
+	pos, err := parseInterspersed(fs, args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(e.stdout, "usage: relock version [--json]\n\nVersion prints the library's version and the Go release of the build.\n")
+		return exitOK
+	case err != nil:
+		fmt.Fprintf(e.stderr, "relock version: %s\n", dashes(err.Error()))
+		return exitUsage
+	case len(pos) > 0:
+		fmt.Fprintf(e.stderr, "relock version: too many arguments: %q\n", pos)
 		return exitUsage
 	}
-	fmt.Fprintf(e.stdout, "relock %s (%s %s/%s)\n", rlock.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	v := versionView{Version: rlock.Version, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	if o.json {
+		if err := writeJSON(e.stdout, v); err != nil {
+			fmt.Fprintf(e.stderr, "relock version: %v\n", err)
+			return exitError
+		}
+		return exitOK
+	}
+	fmt.Fprintf(e.stdout, "relock %s (%s %s/%s)\n", v.Version, v.Go, v.OS, v.Arch)
 	return exitOK
 }

@@ -6,11 +6,10 @@ import "context"
 // subscribers and fencing token. A lock that is not there is reported,
 // not an error.
 func runInspect(ctx context.Context, s *session, args []string) error {
-	info, now, err := s.inspect(ctx, args[0])
+	v, err := s.view(ctx, args[0])
 	if err != nil {
 		return err
 	}
-	v := newLockView(info, now)
 	if s.o.json {
 		return writeJSON(s.e.stdout, v)
 	}

@@ -5,13 +5,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // A permit-expirable semaphore shows its available permits and its leased
 // permits, the one that never expires last, as text and as JSON.
 func TestInspectPermitSemaphore(t *testing.T) {
-	ctx := redistest.Context(t, 10*time.Second)
+	ctx := testkit.Ctx(t, 10*time.Second)
 	c := fresh(t).client()
 	s := c.NewPermitExpirableSemaphore("jobs:pes")
 	if _, err := s.TrySetPermits(ctx, 3); err != nil {
@@ -52,7 +52,7 @@ func TestInspectPermitSemaphore(t *testing.T) {
 // --kind count-down-latch; a --kind that is not one of theirs is a usage
 // error.
 func TestInspectCountKind(t *testing.T) {
-	ctx := redistest.Context(t, 10*time.Second)
+	ctx := testkit.Ctx(t, 10*time.Second)
 	c := fresh(t).client()
 	if _, err := c.NewSemaphore("jobs:sem").TrySetPermits(ctx, 4); err != nil {
 		t.Fatal(err)
@@ -64,4 +64,23 @@ func TestInspectCountKind(t *testing.T) {
 	relock(t, "", "inspect", "--kind", "semaphore", "jobs:sem").want(t, 0, []string{"kind         semaphore\n", "available    4\n", "subscribers  0\n"}, nil)
 	relock(t, "", "inspect", "--kind", "count-down-latch", "jobs:ready").want(t, 0, []string{"kind         count-down-latch\n", "count        2\n"}, nil)
 	relock(t, "", "inspect", "--kind", "mutex", "jobs:sem").want(t, exitUsage, nil, []string{`--kind "mutex": want semaphore`})
+}
+
+// A semaphore nobody gave permits to says so, as text and as JSON.
+func TestInspectSemaphoreWithoutPermits(t *testing.T) {
+	fresh(t)
+	relock(t, "", "inspect", "--kind", "semaphore", "jobs:none").want(t, 0, []string{"kind         semaphore\n", "available    0: no permits set"}, nil)
+	r := relock(t, "", "inspect", "--kind", "semaphore", "--json", "jobs:none")
+	var v lockView
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
+		t.Fatalf("%v:\n%s", err, r.stdout)
+	}
+	if v.CountSet == nil || *v.CountSet || v.Count == nil || *v.Count != 0 {
+		t.Errorf("inspect --json of a semaphore without permits = %s", r.stdout)
+	}
+	ctx := testkit.Ctx(t, 10*time.Second)
+	if _, err := fresh(t).client().NewSemaphore("jobs:none").TrySetPermits(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	relock(t, "", "inspect", "--kind", "semaphore", "jobs:none").want(t, 0, []string{"available    0\n"}, nil)
 }

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/relock-go/relock/internal/redistest"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // TestInspectReentrantMutex inspects a mutex held twice by one owner, as
@@ -57,7 +57,7 @@ func TestInspectReentrantMutex(t *testing.T) {
 func TestInspectShowsLabels(t *testing.T) {
 	s := fresh(t)
 	c := s.client(rlock.WithClientName("billing-worker"))
-	redistest.Eventually(t, 5*time.Second, "the label", func() bool {
+	testkit.Eventually(t, 5*time.Second, "the label", func() bool {
 		return s.rdb.Exists(context.Background(), "relock_client:{"+c.ID()+"}").Val() == 1
 	})
 	m := c.NewMutex("labelled")
@@ -127,12 +127,12 @@ func TestInspectNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := relock(t, "", "inspect", "text")
-	r.want(t, 1, nil, []string{`relock inspect "text": `, "not a lock"})
+	r.want(t, 1, nil, []string{`relock inspect "text": `, "of another kind"})
 	if strings.Count(r.stderr, "relock") != 1 || strings.Contains(r.stderr, "rlock:") {
 		t.Errorf("the error is prefixed more than once:\n%s", r.stderr)
 	}
 	u := relock(t, "", "unlock", "--force", "--yes", "text")
-	u.want(t, 1, nil, []string{`relock unlock "text": `, "not a lock"})
+	u.want(t, 1, nil, []string{`relock unlock "text": `, "of another kind"})
 	if strings.Contains(u.stderr, "rlock:") || strings.Contains(u.stderr, "inspect") {
 		t.Errorf("the error is prefixed more than once:\n%s", u.stderr)
 	}

@@ -3,15 +3,23 @@ package main
 import (
 	"context"
 	"errors"
+	"regexp"
+	"slices"
 	"strconv"
+	"strings"
+	"sync"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/rlock"
 )
 
-// runList prints one line per lock whose name matches the pattern
-// args[0] (default "*"): its kind, number of holders, TTL and queue
-// length, each lock inspected in turn. A lock gone, or replaced by a key
-// that is not a lock, between the listing and its inspection is left out.
+// runList prints one line per lock, semaphore and latch whose name
+// matches the pattern args[0] (default "*"): its kind, number of holders,
+// TTL, queue length and count, each inspected in turn. A key gone, or
+// replaced by one of another kind, between the listing and its inspection
+// is left out.
 func runList(ctx context.Context, s *session, args []string) error {
 	pattern := "*"
 	if len(args) > 0 {
@@ -19,30 +27,93 @@ func runList(ctx context.Context, s *session, args []string) error {
 	}
 	rctx, cancel := s.request(ctx)
 	names, err := s.locks.Locks(rctx, pattern)
+	if err == nil {
+		var counts []string
+		counts, err = countNames(rctx, s.rdb, pattern)
+		names = append(names, counts...)
+	}
 	cancel()
 	if err != nil {
 		return err
 	}
+	slices.Sort(names)
 	views := make([]lockView, 0, len(names))
-	for _, name := range names {
-		info, now, err := s.inspect(ctx, name)
+	for _, name := range slices.Compact(names) {
+		v, err := s.view(ctx, name)
 		switch {
 		case errors.Is(err, rlock.ErrWrongType):
 			continue
 		case err != nil:
 			return err
-		case info.Kind == "":
+		case !v.exists():
 			continue
 		}
-		views = append(views, newLockView(info, now))
+		views = append(views, v)
 	}
 	if s.o.json {
 		return writeJSON(s.e.stdout, views)
 	}
-	rows := [][]string{{"NAME", "KIND", "HOLDERS", "TTL", "QUEUE"}}
+	rows := [][]string{{"NAME", "KIND", "HOLDERS", "TTL", "QUEUE", "COUNT"}}
 	for _, v := range views {
-		rows = append(rows, []string{v.Name, v.Kind, strconv.Itoa(len(v.Holders)), ttlText(v.TTLMillis, ""), strconv.Itoa(len(v.Queue))})
+		holders, ttl, queue, count := strconv.Itoa(len(v.Holders)), ttlText(v.TTLMillis, ""), strconv.Itoa(len(v.Queue)), "-"
+		if v.Count != nil { // holders, a lease and a queue are a lock's
+			holders, ttl, queue, count = "-", "-", "-", strconv.FormatInt(*v.Count, 10)
+		}
+		rows = append(rows, []string{v.Name, v.Kind, holders, ttl, queue, count})
 	}
 	writeTable(s.e.stdout, "", rows)
 	return nil
+}
+
+// integer is the value of a semaphore's or a latch's count.
+var integer = regexp.MustCompile(`^-?[0-9]+$`)
+
+// tokenPrefix begins the name of every fenced lock's token counter, a
+// string of an integer that is no semaphore.
+var tokenPrefix = strings.TrimSuffix(keys.Token(""), "{}")
+
+// countNames returns the names matching pattern of the strings that hold
+// an integer, as a semaphore's and a latch's counts do (Redisson keeps
+// both as a bare string), on every master of a Redis Cluster: each page
+// of SCAN (TYPE string) is followed by a pipeline of GET of its keys.
+// A fenced lock's token counter is left out.
+func countNames(ctx context.Context, rdb redis.UniversalClient, pattern string) ([]string, error) {
+	var mu sync.Mutex
+	var names []string
+	scan := func(ctx context.Context, rdb redis.Cmdable) error {
+		var cursor uint64
+		for {
+			page, next, err := rdb.ScanType(ctx, cursor, pattern, 500, "string").Result()
+			if err != nil {
+				return err
+			}
+			pipe := rdb.Pipeline()
+			values := make([]*redis.StringCmd, len(page))
+			for i, name := range page {
+				values[i] = pipe.Get(ctx, name)
+			}
+			if len(page) > 0 {
+				_, _ = pipe.Exec(ctx) // a key gone meanwhile is left out
+			}
+			mu.Lock()
+			for i, name := range page {
+				if integer.MatchString(values[i].Val()) && !strings.HasPrefix(name, tokenPrefix) {
+					names = append(names, name)
+				}
+			}
+			mu.Unlock()
+			if cursor = next; cursor == 0 {
+				return nil
+			}
+		}
+	}
+	var err error
+	if cluster, ok := rdb.(*redis.ClusterClient); ok {
+		err = cluster.ForEachMaster(ctx, func(ctx context.Context, master *redis.Client) error {
+			return scan(ctx, master)
+		})
+	} else {
+		err = scan(ctx, rdb)
+	}
+	return names, err
 }

@@ -8,8 +8,9 @@ import (
 	"testing"
 )
 
-// TestListPattern lists the locks matching a pattern: other locks, and
-// keys that are not locks, are left out.
+// TestListPattern lists the locks, semaphores and latches matching a
+// pattern, with their kinds: other names, keys of other kinds and a fenced
+// lock's token counter are left out.
 func TestListPattern(t *testing.T) {
 	s := fresh(t)
 	c := s.client()
@@ -27,18 +28,34 @@ func TestListPattern(t *testing.T) {
 	if err := s.rdb.HSet(ctx, "list:hash", "field", "value").Err(); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := c.NewSemaphore("list:sem").TrySetPermits(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.NewCountDownLatch("list:latch").TrySetCount(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	pe := c.NewPermitExpirableSemaphore("list:pe")
+	if _, err := pe.TrySetPermits(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pe.Acquire(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
 
 	r := relock(t, "", "list", "list:*")
 	r.want(t, 0, nil, nil)
 	var rows [][]string
 	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
 		f := strings.Fields(line)
-		rows = append(rows, []string{f[0], f[1], f[2], f[4]}) // not the TTL
+		rows = append(rows, []string{f[0], f[1], f[2], f[4], f[5]}) // not the TTL
 	}
 	want := [][]string{
-		{"NAME", "KIND", "HOLDERS", "QUEUE"},
-		{"list:a", "mutex", "1", "0"},
-		{"list:b", "fenced", "1", "0"},
+		{"NAME", "KIND", "HOLDERS", "QUEUE", "COUNT"},
+		{"list:a", "mutex", "1", "0", "-"},
+		{"list:b", "fenced", "1", "0", "-"},
+		{"list:latch", "count", "-", "-", "2"},
+		{"list:pe", "permit-semaphore", "-", "-", "1"},
+		{"list:sem", "count", "-", "-", "3"},
 	}
 	if !slices.EqualFunc(rows, want, slices.Equal) {
 		t.Errorf("list list:* =\n%s\nwant rows %q", r.stdout, want)
@@ -55,7 +72,7 @@ func TestListPattern(t *testing.T) {
 	for _, v := range views {
 		names = append(names, v.Name)
 	}
-	if want := []string{"list:a", "list:b", "other:x"}; !slices.Equal(names, want) {
+	if want := []string{"list:a", "list:b", "list:latch", "list:pe", "list:sem", "other:x"}; !slices.Equal(names, want) {
 		t.Errorf("list --json names %q, want %q", names, want)
 	}
 }

@@ -15,7 +15,9 @@ import (
 
 // listener hears what a lock's releases and grants announce on the lock's
 // own channels (keys.Channel, and keys.RWChannel for a read-write lock):
-// an unlock message; and on relock's turn channel (keys.TurnChannel) a
+// an unlock message; what a semaphore's releases and a latch's count
+// announce on theirs (keys.SemaphoreChannel, keys.LatchChannel); and on
+// relock's turn channel (keys.TurnChannel) a
 // fair lock's notice that a waiter's turn came
 // ('turn:<entry>'). It never listens on a fair waiter's own channel: the
 // fair scripts take a waiter nobody listens to for dead, and an onlooker
@@ -33,7 +35,10 @@ type listener struct {
 // sharded pub/sub) and returns once the server has confirmed it, so that
 // no release after that goes unheard.
 func (s *session) listen(ctx context.Context, name string, sharded bool) (*listener, error) {
-	l := &listener{bases: []string{keys.Channel(name), keys.RWChannel(name), keys.TurnChannel(name)}, pending: make(map[string]int)}
+	l := &listener{bases: []string{keys.Channel(name), keys.RWChannel(name), keys.TurnChannel(name), keys.SemaphoreChannel(name)}, pending: make(map[string]int)}
+	if latch := keys.LatchChannel(name); !sharded || keys.Slot(latch) == keys.Slot(l.bases[0]) {
+		l.bases = append(l.bases, latch) // (SSUBSCRIBE takes the channels of one slot)
+	}
 	rctx, cancel := s.request(ctx)
 	defer cancel()
 	for _, ch := range l.bases {

@@ -10,17 +10,20 @@
 //	relock inspect --kind semaphore jobs # a semaphore's permits, a latch's count
 //	relock list 'orders:*'               # one line per lock
 //	relock watch orders:42               # redrawn at every release and grant
+//	relock leader jobs:nightly           # a leader election's leader, candidates
 //	relock unlock --force orders:42      # asks first, unless --yes
 //	relock version                       # rlock.Version and Go's
 //
-// Flags go after the command, before or after its arguments: "relock
-// inspect --json orders:42" and "relock inspect orders:42 --json" are the
-// same. A lock name that starts with "-" follows "--". The server is
+// Flags go before or after the command and its arguments: "relock --json
+// inspect orders:42", "relock inspect --json orders:42" and "relock
+// inspect orders:42 --json" are the same (a command's own flags, such as
+// --kind, follow it). A lock name that starts with "-" follows "--". The server is
 // --addr, else $REDIS_ADDR, else localhost:6379; a comma-separated list of
 // addresses is a Redis Cluster's nodes with --cluster, or Sentinels with
 // --sentinel-master. The password is --password, else $REDIS_PASSWORD.
 // With --json every command prints JSON: one object (an array for list),
-// and one object per line for watch. "relock help" lists every flag.
+// and one object per line for watch and leader --watch. "relock help"
+// lists every flag.
 //
 // watch does not poll: it subscribes to the lock's own channels
 // (SUBSCRIBE, or SSUBSCRIBE with sharded pub/sub on a Redis 7 cluster),
@@ -32,7 +35,7 @@
 // channel, where a listener would make a dead waiter look alive.
 //
 // "relock version" prints the library's version (rlock.Version) and the Go
-// release the command was built with.
+// release the command was built with (with --json, as an object).
 //
 // Exit status: 0 on success, also when the lock named is not there; 1 on
 // an error, and when an unlock was refused at its prompt or the lock
@@ -46,8 +49,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -88,9 +89,11 @@ type options struct {
 
 	count  int           // watch: redraws after the first view
 	period time.Duration // watch: --for
-	kind   string        // inspect: the kind of a semaphore or latch
+	kind   string        // inspect, watch: the kind of a semaphore or latch
 	force  bool          // unlock
 	yes    bool          // unlock
+
+	watchLeader bool // leader --watch
 }
 
 // command is one subcommand of relock.
@@ -113,26 +116,20 @@ var commands = []*command{
 	{
 		name: "inspect", synopsis: "[flags] NAME", minArgs: 1, maxArgs: 1,
 		summary: "Inspect prints what Redis holds of the lock NAME: its kind, holders and\nTTL, its fair queue in order, its subscribers and fencing token; of a\nsemaphore or a count-down latch, its count, leased permits and subscribers.\nRedis keeps a semaphore's and a latch's count alike: --kind tells which.",
-		flags: func(fs *flag.FlagSet, o *options) {
-			fs.StringVar(&o.kind, "kind", "", "the `KIND` of NAME: semaphore, permit-semaphore or count-down-latch")
-		},
-		check: func(o *options) error {
-			if o.kind != "" && !slices.Contains(countingKinds, rlock.Kind(o.kind)) {
-				return usageError{fmt.Sprintf("--kind %q: want semaphore, permit-semaphore or count-down-latch", o.kind)}
-			}
-			return nil
-		},
-		run: runInspect,
+		flags:   kindFlag,
+		check:   checkKind,
+		run:     runInspect,
 	},
 	{
 		name: "list", synopsis: "[flags] [PATTERN]", minArgs: 0, maxArgs: 1,
-		summary: "List prints one line per lock whose name matches PATTERN (SCAN's glob,\ndefault *), sorted: its kind, number of holders, TTL and queue length.\nKeys that are not locks are left out.",
+		summary: "List prints one line per lock, semaphore and latch whose name matches\nPATTERN (SCAN's glob, default *), sorted: its kind, number of holders, TTL,\nqueue length and count. A string of an integer is listed as a count (a\nsemaphore's permits or a latch's count: inspect --kind tells which); a\nsemaphore with leased permits as a permit-semaphore. Other keys are left\nout.",
 		run:     runList,
 	},
 	{
 		name: "watch", synopsis: "[flags] NAME", minArgs: 1, maxArgs: 1,
-		summary: "Watch prints the lock NAME as inspect does, then again at every release\nor grant announced on its channels, and when the TTL shown runs out. It\nstops at Ctrl-C, after --count redraws or after --for.",
+		summary: "Watch prints the lock, semaphore or latch NAME as inspect does, then\nagain at every release, grant or count announced on its channels, and\nwhen the TTL shown runs out. It stops at Ctrl-C, after --count redraws or\nafter --for.",
 		flags: func(fs *flag.FlagSet, o *options) {
+			kindFlag(fs, o)
 			fs.IntVar(&o.count, "count", 0, "stop after `N` redraws after the first view (0: no limit)")
 			fs.DurationVar(&o.period, "for", 0, "stop after `DURATION` (0: until Ctrl-C)")
 		},
@@ -140,7 +137,7 @@ var commands = []*command{
 			if o.count < 0 || o.period < 0 {
 				return usageError{"--count and --for cannot be negative"}
 			}
-			return nil
+			return checkKind(o)
 		},
 		run: runWatch,
 	},
@@ -159,6 +156,7 @@ var commands = []*command{
 		},
 		run: runUnlock,
 	},
+	leaderCommand,
 }
 
 // usageError is a command line relock cannot run: exit status 2.
@@ -177,19 +175,32 @@ func run(ctx context.Context, args []string, e *env) int {
 		fmt.Fprint(e.stderr, usage)
 		return exitUsage
 	}
+	global, args, err := splitGlobal(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(e.stdout, usage)
+		return exitOK
+	case err != nil:
+		fmt.Fprintf(e.stderr, "relock: %s\n(relock help shows the flags)\n", dashes(err.Error()))
+		return exitUsage
+	case len(args) == 0:
+		fmt.Fprintf(e.stderr, "relock: no command after the flags\n\n%s", usage)
+		return exitUsage
+	}
 	name, args := args[0], args[1:]
 	switch name {
 	case "help", "-h", "-help", "--help":
 		return help(args, e)
 	case "version", "--version":
-		return version(args, e)
+		return version(append(global, args...), e)
 	}
+	args = append(global, args...)
 	cmd := lookup(name)
 	if cmd == nil {
 		fmt.Fprintf(e.stderr, "relock: unknown command %q\n\n%s", name, usage)
 		return exitUsage
 	}
-	err := cmd.exec(ctx, args, e)
+	err = cmd.exec(ctx, args, e)
 	var ue usageError
 	switch {
 	case err == nil:
@@ -220,10 +231,7 @@ func lookup(name string) *command {
 
 // flagSet returns the command's flags, common and own, bound to o.
 func (c *command) flagSet(o *options) *flag.FlagSet {
-	fs := flag.NewFlagSet("relock "+c.name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // run reports parse errors, once
-	o.conn.register(fs)
-	fs.BoolVar(&o.json, "json", false, "print JSON")
+	fs := commonFlags("relock "+c.name, o)
 	if c.flags != nil {
 		c.flags(fs, o)
 	}
@@ -260,26 +268,6 @@ func (c *command) exec(ctx context.Context, args []string, e *env) error {
 	return c.run(ctx, s, pos)
 }
 
-// parseInterspersed parses the flags in args wherever they are among the
-// arguments, which it returns: package flag alone stops at the first
-// argument. After "--" everything is an argument.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		pos, args = append(pos, rest[0]), rest[1:]
-	}
-}
-
 // isTerminal reports whether f is a terminal (a character device), so
 // that watch clears the screen between views.
 func isTerminal(f *os.File) bool {
@@ -299,17 +287,4 @@ func errorLine(cmd string, err error) string {
 		return fmt.Sprintf("relock %s: %v", cmd, re.Err)
 	}
 	return fmt.Sprintf("relock %s: %v", cmd, err)
-}
-
-// dashFlag finds a flag named with one dash in package flag's messages.
-var dashFlag = regexp.MustCompile(`(^| )-[a-z]`)
-
-// dashes writes the flags named in a message of package flag with two
-// dashes, as relock's help names them: "flag provided but not defined:
-// --bogus".
-func dashes(msg string) string {
-	return dashFlag.ReplaceAllStringFunc(msg, func(m string) string {
-		i := strings.LastIndexByte(m, '-')
-		return m[:i] + "-" + m[i:]
-	})
 }

@@ -17,9 +17,11 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/keys"
-	"github.com/relock-go/relock/internal/redistest"
-	"github.com/relock-go/relock/internal/testenv"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/redistest"
+	"github.com/relock-go/relock/test/testenv"
+	"github.com/relock-go/relock/test/testkit"
+	"github.com/relock-go/relock/test/testkit/lockkit"
 )
 
 var (
@@ -108,7 +110,7 @@ func runCmd(t *testing.T, cmd *exec.Cmd, stdin string) result {
 // ends, in an environment without REDIS_ variables.
 func relockCmd(t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.CommandContext(redistest.Context(t, 10*time.Second), bin, args...)
+	cmd := exec.CommandContext(testkit.Ctx(t, 10*time.Second), bin, args...)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "REDIS_") {
 			cmd.Env = append(cmd.Env, kv)
@@ -153,12 +155,7 @@ func fresh(t *testing.T) server {
 // client returns a new rlock Client with opts.
 func (s server) client(opts ...rlock.Option) *rlock.Client {
 	s.t.Helper()
-	c, err := rlock.New(s.rdb, opts...)
-	if err != nil {
-		s.t.Fatalf("rlock.New: %v", err)
-	}
-	s.t.Cleanup(func() { _ = c.Close() })
-	return c
+	return lockkit.NewClient(s.t, s.rdb, opts...)
 }
 
 // locker is what the tests need of a lock handle.
@@ -171,7 +168,7 @@ type locker interface {
 // lock takes m, and releases it (if still held) when the test ends.
 func lock(t *testing.T, m locker) {
 	t.Helper()
-	if err := m.Lock(redistest.Context(t, 5*time.Second)); err != nil {
+	if err := m.Lock(testkit.Ctx(t, 5*time.Second)); err != nil {
 		t.Fatalf("Lock %s: %v", m.Owner(), err)
 	}
 	t.Cleanup(func() { _ = m.Unlock(context.Background()) })
@@ -183,9 +180,9 @@ type acquisition struct {
 	err  error
 }
 
-// lockAsync calls m.Lock in a goroutine. When the test ends, a Lock still
-// waiting is cancelled, and a lock taken is released.
-func lockAsync(t *testing.T, m locker) *acquisition {
+// startAcquisition calls m.Lock in a goroutine. When the test ends, a
+// Lock still waiting is cancelled, and a lock taken is released.
+func startAcquisition(t *testing.T, m locker) *acquisition {
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &acquisition{done: make(chan struct{})}
 	go func() {
@@ -225,8 +222,8 @@ func contendedFair(t *testing.T, s server, name string) (*rlock.FairMutex, []*rl
 	for i := range 2 {
 		w := s.client().NewFairMutex(name)
 		waiters = append(waiters, w)
-		calls = append(calls, lockAsync(t, w))
-		redistest.Eventually(t, 5*time.Second, fmt.Sprintf("%d waiters queued", i+1), func() bool {
+		calls = append(calls, startAcquisition(t, w))
+		testkit.Eventually(t, 5*time.Second, fmt.Sprintf("%d waiters queued", i+1), func() bool {
 			n, err := s.rdb.LLen(context.Background(), keys.Queue(name)).Result()
 			return err == nil && n == int64(i+1)
 		})

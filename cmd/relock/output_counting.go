@@ -49,10 +49,14 @@ func writeCount(w io.Writer, v lockView) {
 	case rlock.KindSemaphore, rlock.KindPermitSemaphore:
 		count = "available"
 	}
+	value := strconv.FormatInt(*v.Count, 10)
+	if v.CountSet != nil && !*v.CountSet && count == "available" {
+		value = "0: no permits set (TrySetPermits or AddPermits sets them; Acquire waits until then)"
+	}
 	writeTable(w, "", [][]string{
 		{"name", v.Name},
 		{"kind", kind},
-		{count, strconv.FormatInt(*v.Count, 10)},
+		{count, value},
 		{"subscribers", strconv.Itoa(v.Subscribers)},
 	})
 	if v.Kind != string(rlock.KindPermitSemaphore) {

@@ -25,11 +25,10 @@ type unlockResult struct {
 // held is reported, not an error.
 func runUnlock(ctx context.Context, s *session, args []string) error {
 	name := args[0]
-	info, now, err := s.inspect(ctx, name)
+	v, err := s.view(ctx, name)
 	if err != nil {
 		return err
 	}
-	v := newLockView(info, now)
 	if !v.Held {
 		return s.unlocked(v, false)
 	}
@@ -42,11 +41,10 @@ func runUnlock(ctx context.Context, s *session, args []string) error {
 			fmt.Fprintln(s.e.stderr, "not unlocked")
 			return errRefused
 		}
-		info, now, err = s.inspect(ctx, name)
+		again, err := s.view(ctx, name)
 		if err != nil {
 			return err
 		}
-		again := newLockView(info, now)
 		if !again.Held {
 			return s.unlocked(again, false)
 		}

@@ -86,11 +86,10 @@ func (s *session) watch(ctx context.Context, name string) error {
 	defer expiry.Stop()
 	why := trigger{reason: "start"}
 	for n := 0; ; n++ {
-		info, now, err := s.inspect(ctx, name)
+		v, err := s.view(ctx, name)
 		if err != nil {
 			return err
 		}
-		v := newLockView(info, now)
 		if err := s.draw(n, why, v); err != nil {
 			return err
 		}

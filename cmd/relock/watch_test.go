@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/relock-go/relock/internal/keys"
-	"github.com/relock-go/relock/internal/redistest"
 	"github.com/relock-go/relock/queue"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // TestWatchFairHandoff watches a fair lock with two waiters while its
@@ -144,7 +144,7 @@ func TestWatchExpiry(t *testing.T) {
 // watch listens on the lock's own channel and not on the waiter's.
 func TestWatchKeepsNoDeadWaiterAlive(t *testing.T) {
 	s := fresh(t)
-	ctx := redistest.Context(t, 10*time.Second)
+	ctx := testkit.Ctx(t, 10*time.Second)
 	holder := s.client().NewFairMutex("dead")
 	lock(t, holder)
 	dead := queue.New(s.rdb, "dead", rlock.DefaultFairWaitTimeout, func() string { return "publish" }).Waiter("dead:1")
@@ -165,4 +165,26 @@ func TestWatchKeepsNoDeadWaiterAlive(t *testing.T) {
 		t.Fatalf("%d waiters left in line, want the dead one evicted", n)
 	}
 	drain(frames, &out)
+}
+
+// TestWatchSemaphore redraws a semaphore at every release announced on
+// its channel, with its count.
+func TestWatchSemaphore(t *testing.T) {
+	ctx := testkit.Ctx(t, 10*time.Second)
+	sem := fresh(t).client().NewSemaphore("pool")
+	if _, err := sem.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	out := start(t, relockCmd(t, "watch", "--addr", srv.Addr, "--kind", "semaphore", "--json", "--count", "1", "pool"))
+	var seen strings.Builder
+	first := nextLine(t, out, `"redraw":0`, &seen)
+	if !strings.Contains(first, `"count":1`) {
+		t.Fatalf("first view %s, want the count 1", first)
+	}
+	if err := sem.Release(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if next := nextLine(t, out, `"redraw":1`, &seen); !strings.Contains(next, `"reason":"message"`) || !strings.Contains(next, `"count":3`) {
+		t.Errorf("redraw after a release: %s, want a message and the count 3", next)
+	}
 }

@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/relock-go/relock/internal/testenv"
 	"github.com/relock-go/relock/rlock/debuglocks"
+	"github.com/relock-go/relock/test/testenv"
 )
 
 // chromium returns the path of a Chromium binary, or skips the test.
@@ -72,7 +72,7 @@ func lastLines(s string, n int) string {
 // DOM it built.
 func TestBrowser(t *testing.T) {
 	bin := chromium(t)
-	c, rdb := newClient(t)
+	c, rdb := emptyServer(t)
 	holder, waiter := holdAndWait(t, c, "orders:42")
 	// A name that is markup must reach the DOM as text.
 	evil, evilWaiter := holdAndWait(t, c, `<b id="evil">x</b>`)
@@ -123,7 +123,7 @@ document.getElementById("f").addEventListener("load", function () {
 // is cut off and nothing scrolls sideways.
 func TestBrowserFitsViewport(t *testing.T) {
 	bin := chromium(t)
-	c, rdb := newClient(t)
+	c, rdb := emptyServer(t)
 	holdAndWait(t, c, "orders:2026-11:customer-4242")
 	holdAndWait(t, c, "inventory:warehouse-eu-west")
 	const fair = "jobs:nightly-report"

@@ -8,16 +8,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/relock-go/relock/internal/redistest"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // A permit-expirable semaphore's page shows its available permits and
 // leased permits, and a waiter for them among this Client's waiters, in
 // HTML and JSON.
 func TestPageShowsPermitSemaphore(t *testing.T) {
-	c, _ := newClient(t)
-	ctx := ctxT(t)
+	c, _ := emptyServer(t)
+	ctx := testkit.Ctx(t, within)
 	const name = "jobs:pes"
 	s := c.NewPermitExpirableSemaphore(name)
 	if _, err := s.TrySetPermits(ctx, 2); err != nil {
@@ -38,7 +38,7 @@ func TestPageShowsPermitSemaphore(t *testing.T) {
 		done <- err
 	}()
 	t.Cleanup(func() { cancel(); <-done })
-	redistest.Eventually(t, 10*time.Second, "the waiter in Activity", func() bool {
+	testkit.Eventually(t, 10*time.Second, "the waiter in Activity", func() bool {
 		for _, w := range c.Activity().Waiters {
 			if w.Name == name {
 				return true
@@ -89,8 +89,8 @@ func TestPageShowsPermitSemaphore(t *testing.T) {
 
 // A semaphore's count is a "count" until ?kind says whose.
 func TestPageKindOfCount(t *testing.T) {
-	c, _ := newClient(t)
-	if _, err := c.NewSemaphore("jobs:sem").TrySetPermits(ctxT(t), 4); err != nil {
+	c, _ := emptyServer(t)
+	if _, err := c.NewSemaphore("jobs:sem").TrySetPermits(testkit.Ctx(t, within), 4); err != nil {
 		t.Fatal(err)
 	}
 	ts := serve(t, c)

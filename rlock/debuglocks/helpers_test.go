@@ -17,9 +17,10 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/keys"
-	"github.com/relock-go/relock/internal/redistest"
 	"github.com/relock-go/relock/rlock"
 	"github.com/relock-go/relock/rlock/debuglocks"
+	"github.com/relock-go/relock/test/testkit"
+	"github.com/relock-go/relock/test/testkit/lockkit"
 )
 
 // mountPath is where the tests mount the page.
@@ -28,22 +29,17 @@ const mountPath = "/debug/locks"
 // htmlType is the Content-Type of the HTML page.
 const htmlType = "text/html; charset=utf-8"
 
-// newClient returns a Client on the emptied test server, closed when the
-// test ends, and a go-redis client of the server.
-func newClient(t *testing.T) (*rlock.Client, *redis.Client) {
+// within is a generous bound on a test's commands.
+const within = 20 * time.Second
+
+// emptyServer empties the test server and returns a Client on it, closed
+// when the test ends, and a go-redis client of the server.
+func emptyServer(t *testing.T) (*rlock.Client, *redis.Client) {
 	t.Helper()
 	srv.Reset(t)
 	rdb := srv.Client(t)
-	c, err := rlock.New(rdb)
-	if err != nil {
-		t.Fatalf("rlock.New: %v", err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	return c, rdb
+	return lockkit.NewClient(t, rdb), rdb
 }
-
-// ctxT returns a context that ends with a generous bound on the test.
-func ctxT(t *testing.T) context.Context { return redistest.Context(t, 20*time.Second) }
 
 // lockFunc is a handle's Lock.
 type lockFunc func(context.Context) error
@@ -73,11 +69,11 @@ func waiting(c *rlock.Client, owner string) bool {
 func holdAndWait(t *testing.T, c *rlock.Client, name string) (holder, waiter *rlock.Mutex) {
 	t.Helper()
 	holder, waiter = c.NewMutex(name), c.NewMutex(name)
-	if err := holder.Lock(ctxT(t)); err != nil {
+	if err := holder.Lock(testkit.Ctx(t, within)); err != nil {
 		t.Fatalf("Lock: %v", err)
 	}
 	waitIn(t, waiter.Lock)
-	redistest.Eventually(t, 10*time.Second, "the waiter in Activity", func() bool { return waiting(c, waiter.Owner()) })
+	testkit.Eventually(t, 10*time.Second, "the waiter in Activity", func() bool { return waiting(c, waiter.Owner()) })
 	return holder, waiter
 }
 
@@ -85,7 +81,7 @@ func holdAndWait(t *testing.T, c *rlock.Client, name string) (holder, waiter *rl
 // others queue for it, in that order, until the test ends.
 func fairQueue(t *testing.T, c *rlock.Client, rdb *redis.Client, name string) (holder *rlock.FairMutex, queued []*rlock.FairMutex) {
 	t.Helper()
-	ctx := ctxT(t)
+	ctx := testkit.Ctx(t, within)
 	holder = c.NewFairMutex(name)
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatalf("Lock: %v", err)
@@ -93,7 +89,7 @@ func fairQueue(t *testing.T, c *rlock.Client, rdb *redis.Client, name string) (h
 	for i := range 2 {
 		f := c.NewFairMutex(name)
 		waitIn(t, f.Lock)
-		redistest.Eventually(t, 10*time.Second, "a waiter in the fair queue", func() bool {
+		testkit.Eventually(t, 10*time.Second, "a waiter in the fair queue", func() bool {
 			n, err := rdb.LLen(ctx, keys.Queue(name)).Result()
 			return err == nil && n == int64(i+1) && waiting(c, f.Owner())
 		})
@@ -115,7 +111,7 @@ func serve(t *testing.T, c *rlock.Client) *httptest.Server {
 // request sends method to url and returns the response and its body.
 func request(t *testing.T, method, url string) (*http.Response, string) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctxT(t), method, url, nil)
+	req, err := http.NewRequestWithContext(testkit.Ctx(t, within), method, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

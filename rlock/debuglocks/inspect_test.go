@@ -8,10 +8,11 @@ import (
 	"testing"
 
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 func TestInspectFairQueue(t *testing.T) {
-	c, rdb := newClient(t)
+	c, rdb := emptyServer(t)
 	const name = "fair:1"
 	holder, queued := fairQueue(t, c, rdb, name)
 	want := []string{queued[0].Owner(), queued[1].Owner()}
@@ -48,8 +49,8 @@ func TestInspectFairQueue(t *testing.T) {
 }
 
 func TestInspectError(t *testing.T) {
-	c, rdb := newClient(t)
-	if err := rdb.Set(ctxT(t), "plain", "a string", 0).Err(); err != nil {
+	c, rdb := emptyServer(t)
+	if err := rdb.Set(testkit.Ctx(t, within), "plain", "a string", 0).Err(); err != nil {
 		t.Fatal(err)
 	}
 	ts := serve(t, c)
@@ -75,7 +76,7 @@ func TestInspectError(t *testing.T) {
 }
 
 func TestEmptyNameIgnored(t *testing.T) {
-	c, _ := newClient(t)
+	c, _ := emptyServer(t)
 	ts := serve(t, c)
 	doc := getPage(t, ts.URL+mountPath+"?name=", htmlType)
 	if element(doc, "section", "inspect") != "" {

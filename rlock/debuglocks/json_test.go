@@ -81,7 +81,7 @@ func getJSON(t *testing.T, ts *httptest.Server, query url.Values) (p pageJSON, r
 }
 
 func TestJSON(t *testing.T) {
-	c, _ := newClient(t)
+	c, _ := emptyServer(t)
 	holder, waiter := holdAndWait(t, c, "orders:42")
 	ts := serve(t, c)
 

@@ -4,8 +4,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/relock-go/relock/internal/redistest"
-	"github.com/relock-go/relock/internal/testenv"
+	"github.com/relock-go/relock/test/redistest"
+	"github.com/relock-go/relock/test/testenv"
 )
 
 // srv is the real redis-server shared by this package's tests.

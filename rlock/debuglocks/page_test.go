@@ -15,7 +15,7 @@ import (
 )
 
 func TestPageShowsActivity(t *testing.T) {
-	c, _ := newClient(t)
+	c, _ := emptyServer(t)
 	holder, waiter := holdAndWait(t, c, "orders:42")
 	ts := serve(t, c)
 
@@ -50,7 +50,7 @@ func TestPageShowsActivity(t *testing.T) {
 }
 
 func TestEscaping(t *testing.T) {
-	c, _ := newClient(t)
+	c, _ := emptyServer(t)
 	const name = `<b id="evil">x</b>&'y'`
 	holder, _ := holdAndWait(t, c, name)
 	ts := serve(t, c)
@@ -77,7 +77,7 @@ func TestEscaping(t *testing.T) {
 }
 
 func TestMethods(t *testing.T) {
-	c, _ := newClient(t)
+	c, _ := emptyServer(t)
 	ts := serve(t, c)
 	for _, method := range []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch} {
 		resp, _ := request(t, method, ts.URL+mountPath)
@@ -96,7 +96,7 @@ func TestMethods(t *testing.T) {
 
 // TestAnyPath serves the page under a subtree and at a path unknown to it.
 func TestAnyPath(t *testing.T) {
-	c, _ := newClient(t)
+	c, _ := emptyServer(t)
 	holder, waiter := holdAndWait(t, c, "orders:42")
 	rec := httptest.NewRecorder()
 	debuglocks.Handler(c).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/admin/locks/anything", nil))

@@ -7,15 +7,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/relock-go/relock/internal/redistest"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/testkit"
+	"github.com/relock-go/relock/test/testkit/lockkit"
 )
 
 // ?refresh makes the page reload itself at that period, kept by the
 // inspect form; a period that is not a duration from 1s to 1h is a 400
 // that says what it takes.
 func TestRefresh(t *testing.T) {
-	c, _ := newClient(t)
+	c, _ := emptyServer(t)
 	ts := serve(t, c)
 	doc := getPage(t, ts.URL+mountPath+"?refresh=2500ms", htmlType)
 	if !strings.Contains(doc, `<meta http-equiv="refresh" content="3">`) {
@@ -38,17 +39,13 @@ func TestRefresh(t *testing.T) {
 // A named Client's label is in the page's header, and beside its holds
 // when a lock is inspected, in the page and in the JSON.
 func TestLabels(t *testing.T) {
-	_, rdb := newClient(t)
-	c, err := rlock.New(rdb, rlock.WithClientName("billing-worker"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	redistest.Eventually(t, 5*time.Second, "the label", func() bool {
-		return rdb.Exists(ctxT(t), "relock_client:{"+c.ID()+"}").Val() == 1
+	_, rdb := emptyServer(t)
+	c := lockkit.NewClient(t, rdb, rlock.WithClientName("billing-worker"))
+	testkit.Eventually(t, 5*time.Second, "the label", func() bool {
+		return rdb.Exists(testkit.Ctx(t, within), "relock_client:{"+c.ID()+"}").Val() == 1
 	})
 	m := c.NewMutex("orders:7")
-	if err := m.Lock(ctxT(t)); err != nil {
+	if err := m.Lock(testkit.Ctx(t, within)); err != nil {
 		t.Fatal(err)
 	}
 	ts := serve(t, c)

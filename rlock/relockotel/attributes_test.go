@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // Failures are classified by error.type, a few fixed values.
@@ -56,7 +57,7 @@ func TestWithServer(t *testing.T) {
 	t.Cleanup(func() { _ = other.Close() })
 	h := newHarness(t, []Option{WithServer(other)})
 	m := h.client.NewMutex("otel:server")
-	if err := m.Lock(ctxT(t)); err != nil {
+	if err := m.Lock(testkit.Ctx(t, within)); err != nil {
 		t.Fatal(err)
 	}
 	server := []attribute.KeyValue{semconv.DBSystemNameRedis, semconv.ServerAddress("redis-eu.internal"), semconv.ServerPort(6380)}

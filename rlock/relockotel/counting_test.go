@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // A semaphore's acquisitions are recorded as a lock's (waits, hand-offs,
@@ -11,7 +12,7 @@ import (
 // releases start and end no hold.
 func TestSemaphoreAcquisitionsAndReleases(t *testing.T) {
 	h := newHarness(t, nil)
-	ctx := ctxT(t)
+	ctx := testkit.Ctx(t, within)
 	semKind := AttrLockKind.String(string(rlock.KindSemaphore))
 	s := h.client.NewSemaphore("otel:sem")
 	if _, err := s.TrySetPermits(ctx, 1); err != nil {
@@ -68,7 +69,7 @@ func TestSemaphoreAcquisitionsAndReleases(t *testing.T) {
 // acquisition.
 func TestLatchCountDownAndAwait(t *testing.T) {
 	h := newHarness(t, nil)
-	ctx := ctxT(t)
+	ctx := testkit.Ctx(t, within)
 	l := h.client.NewCountDownLatch("otel:latch")
 	if _, err := l.TrySetCount(ctx, 2); err != nil {
 		t.Fatal(err)

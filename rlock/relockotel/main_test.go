@@ -16,9 +16,10 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	semconv "go.opentelemetry.io/otel/semconv/v1.39.0"
 
-	"github.com/relock-go/relock/internal/eventlog"
-	"github.com/relock-go/relock/internal/testenv"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/eventlog"
+	"github.com/relock-go/relock/test/testenv"
+	"github.com/relock-go/relock/test/testkit/lockkit"
 )
 
 // TestMain fails the package if a goroutine of the library outlives the
@@ -73,21 +74,12 @@ func newHarness(t *testing.T, opts []Option, clientOpts ...rlock.Option) *harnes
 	// The recorder comes after the Observer: once it has an event, the
 	// Observer has recorded it.
 	clientOpts = append([]rlock.Option{rlock.WithObserver(obs), rlock.WithObserver(h.events)}, clientOpts...)
-	c, err := rlock.New(rdb, clientOpts...)
-	if err != nil {
-		t.Fatalf("rlock.New: %v", err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	h.client = c
+	h.client = lockkit.NewClient(t, rdb, clientOpts...)
 	return h
 }
 
-// ctxT is a context that ends with a generous bound on the test.
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+// within is a generous bound on a test's commands.
+const within = 20 * time.Second
 
 // metrics collects the metrics recorded so far, by name.
 func (h *harness) metrics(t *testing.T) map[string]metricdata.Metrics {

@@ -12,11 +12,12 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 func TestLockUnlock(t *testing.T) {
 	h := newHarness(t, nil)
-	ctx, parent := h.tp.Tracer("test").Start(ctxT(t), "parent")
+	ctx, parent := h.tp.Tracer("test").Start(testkit.Ctx(t, within), "parent")
 	m := h.client.NewMutex("otel:plain")
 	if err := m.Lock(ctx); err != nil {
 		t.Fatal(err)
@@ -105,7 +106,7 @@ func TestLockUnlock(t *testing.T) {
 
 func TestReentryCountsOneHold(t *testing.T) {
 	h := newHarness(t, nil)
-	ctx := ctxT(t)
+	ctx := testkit.Ctx(t, within)
 	m := h.client.NewMutex("otel:reentrant")
 	if err := m.Lock(ctx); err != nil {
 		t.Fatal(err)
@@ -139,7 +140,7 @@ func TestReentryCountsOneHold(t *testing.T) {
 
 func TestContendedLockHandsOff(t *testing.T) {
 	h := newHarness(t, nil)
-	ctx := ctxT(t)
+	ctx := testkit.Ctx(t, within)
 	first, second := h.client.NewMutex("otel:contended"), h.client.NewMutex("otel:contended")
 	if err := first.Lock(ctx); err != nil {
 		t.Fatal(err)
@@ -185,7 +186,7 @@ func TestContendedLockHandsOff(t *testing.T) {
 
 func TestTryLockTimesOut(t *testing.T) {
 	h := newHarness(t, nil)
-	ctx := ctxT(t)
+	ctx := testkit.Ctx(t, within)
 	holder, other := h.client.NewMutex("otel:busy"), h.client.NewMutex("otel:busy")
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
@@ -231,7 +232,7 @@ func TestTryLockTimesOut(t *testing.T) {
 
 func TestCanceledWait(t *testing.T) {
 	h := newHarness(t, nil)
-	ctx := ctxT(t)
+	ctx := testkit.Ctx(t, within)
 	holder, other := h.client.NewMutex("otel:canceled"), h.client.NewMutex("otel:canceled")
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
@@ -263,7 +264,7 @@ func TestCanceledWait(t *testing.T) {
 
 func TestReadWriteModes(t *testing.T) {
 	h := newHarness(t, nil)
-	ctx := ctxT(t)
+	ctx := testkit.Ctx(t, within)
 	rw := h.client.NewRWMutex("otel:rw")
 	if err := rw.RLock(ctx); err != nil {
 		t.Fatal(err)

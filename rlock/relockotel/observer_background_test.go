@@ -13,6 +13,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.39.0"
 
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // A lease that runs out makes the hold lost, once: the Unlock that follows
@@ -20,7 +21,7 @@ import (
 // end it again.
 func TestLeaseExpiryIsLost(t *testing.T) {
 	h := newHarness(t, nil)
-	ctx := ctxT(t)
+	ctx := testkit.Ctx(t, within)
 	m := h.client.NewMutex("otel:lease")
 	if err := m.LockWithLease(ctx, 50*time.Millisecond); err != nil {
 		t.Fatal(err)
@@ -74,7 +75,7 @@ func TestLeaseExpiryIsLost(t *testing.T) {
 // hold lost; the renewals before it are counted.
 func TestRenewalFindsLockGone(t *testing.T) {
 	h := newHarness(t, nil, rlock.WithWatchdogTimeout(300*time.Millisecond))
-	ctx := ctxT(t)
+	ctx := testkit.Ctx(t, within)
 	m := h.client.NewMutex("otel:watched")
 	if err := m.Lock(ctx); err != nil {
 		t.Fatal(err)

@@ -4,13 +4,15 @@ import (
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/relock-go/relock/test/testkit"
 )
 
 func TestOptions(t *testing.T) {
 	t.Run("lock name and attributes", func(t *testing.T) {
 		service := attribute.String("service.role", "billing")
 		h := newHarness(t, []Option{WithLockNameAttribute(), WithAttributes(service)})
-		ctx := ctxT(t)
+		ctx := testkit.Ctx(t, within)
 		m := h.client.NewMutex("otel:named")
 		if err := m.Lock(ctx); err != nil {
 			t.Fatal(err)
@@ -28,7 +30,7 @@ func TestOptions(t *testing.T) {
 	})
 	t.Run("without spans", func(t *testing.T) {
 		h := newHarness(t, []Option{WithoutSpans()})
-		ctx := ctxT(t)
+		ctx := testkit.Ctx(t, within)
 		m := h.client.NewMutex("otel:nospans")
 		if err := m.Lock(ctx); err != nil {
 			t.Fatal(err)
@@ -44,7 +46,7 @@ func TestOptions(t *testing.T) {
 	})
 	t.Run("without metrics", func(t *testing.T) {
 		h := newHarness(t, []Option{WithoutMetrics()})
-		ctx := ctxT(t)
+		ctx := testkit.Ctx(t, within)
 		m := h.client.NewMutex("otel:nometrics")
 		if err := m.Lock(ctx); err != nil {
 			t.Fatal(err)

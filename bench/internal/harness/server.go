@@ -4,7 +4,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/relock-go/relock/internal/redistest"
+	"github.com/relock-go/relock/test/redistest"
 )
 
 // Redis returns the address of the Redis server the benchmarks run

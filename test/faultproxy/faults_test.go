@@ -1,0 +1,149 @@
+package faultproxy_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+func TestBlackHole(t *testing.T) {
+	p := checkedProxy(t)
+	rdb := client(t, p.Addr())
+	ctx := context.Background()
+	before := clientID(t, rdb)
+
+	p.BlackHole(true)
+	if err := rdb.Set(timeoutCtx(t), "k", "v", 0).Err(); !isTimeout(err) {
+		t.Fatalf("SET in black hole: %v, want a timeout", err)
+	}
+	fresh := client(t, p.Addr())
+	if err := fresh.Ping(timeoutCtx(t)).Err(); !isTimeout(err) {
+		t.Fatalf("PING on a new connection in black hole: %v, want a timeout", err)
+	}
+	if n, err := srv.Client(t).Exists(ctx, "k").Result(); err != nil || n != 0 {
+		t.Fatalf("EXISTS k = %d, %v: the black-holed SET reached Redis", n, err)
+	}
+
+	p.BlackHole(false)
+	if err := rdb.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatalf("SET after black hole: %v", err)
+	}
+	if after := clientID(t, rdb); after == before {
+		t.Fatalf("CLIENT ID %d unchanged: go-redis should have replaced the timed-out connection", after)
+	}
+	if err := fresh.Ping(ctx).Err(); err != nil {
+		t.Fatalf("PING on the other client after black hole: %v", err)
+	}
+}
+
+func TestDropRepliesLosesReplyNotCommand(t *testing.T) {
+	p := checkedProxy(t)
+	rdb := client(t, p.Addr())
+	ctx := context.Background()
+	if err := rdb.Ping(ctx).Err(); err != nil { // handshake replies pass first
+		t.Fatal(err)
+	}
+
+	p.DropReplies(1)
+	if err := rdb.Set(timeoutCtx(t), "k", "v", 0).Err(); !isTimeout(err) {
+		t.Fatalf("SET with its reply dropped: %v, want a timeout", err)
+	}
+	if got, err := srv.Client(t).Get(ctx, "k").Result(); err != nil || got != "v" {
+		t.Fatalf("GET k = %q, %v: the SET whose reply was lost should have run", got, err)
+	}
+	if got, err := rdb.Get(ctx, "k").Result(); err != nil || got != "v" {
+		t.Fatalf("GET through the proxy after one dropped reply: %q, %v", got, err)
+	}
+}
+
+func TestResetAll(t *testing.T) {
+	ctx := context.Background()
+
+	t.Run("pooled client moves to a new connection", func(t *testing.T) {
+		p := checkedProxy(t)
+		rdb := client(t, p.Addr())
+		before := clientID(t, rdb)
+		p.ResetAll()
+		if n := p.Conns(); n != 0 {
+			t.Fatalf("Conns() = %d after ResetAll, want 0", n)
+		}
+		// go-redis replaces an idle connection it finds reset; if the reset
+		// reaches the socket only after the next command was written, that
+		// command fails instead, fast, and the following one reconnects.
+		if err := rdb.Ping(ctx).Err(); err != nil && !isReset(err) {
+			t.Fatalf("PING after ResetAll: %v, want success or a reset", err)
+		}
+		if after := clientID(t, rdb); after == before {
+			t.Fatalf("CLIENT ID %d unchanged after ResetAll", after)
+		}
+	})
+
+	t.Run("dedicated connection fails", func(t *testing.T) {
+		p := checkedProxy(t)
+		conn := client(t, p.Addr()).Conn()
+		t.Cleanup(func() { _ = conn.Close() })
+		if err := conn.Ping(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		p.ResetAll()
+		if err := conn.Ping(ctx).Err(); !isReset(err) {
+			t.Fatalf("PING on a reset connection: %v, want a reset", err)
+		}
+	})
+
+	t.Run("pub/sub Receive returns the error", func(t *testing.T) {
+		p := checkedProxy(t)
+		ps := client(t, p.Addr()).Subscribe(ctx, "ch")
+		t.Cleanup(func() { _ = ps.Close() })
+		if _, err := ps.ReceiveTimeout(ctx, within); err != nil {
+			t.Fatalf("subscribe: %v", err)
+		}
+		got := make(chan error, 1)
+		go func() {
+			_, err := ps.Receive(ctx)
+			got <- err
+		}()
+		p.ResetAll()
+		select {
+		case err := <-got:
+			if !isReset(err) {
+				t.Fatalf("Receive on a reset connection: %v, want a reset", err)
+			}
+		case <-time.After(within):
+			t.Fatal("Receive still blocked after ResetAll")
+		}
+		// go-redis resubscribes on a new connection at the next Receive.
+		msg, err := ps.ReceiveTimeout(ctx, within)
+		if sub, ok := msg.(*redis.Subscription); err != nil || !ok || sub.Channel != "ch" {
+			t.Fatalf("Receive after reset: %v, %v; want the resubscription to ch", msg, err)
+		}
+	})
+}
+
+func TestRefuseNew(t *testing.T) {
+	p := checkedProxy(t)
+	ctx := context.Background()
+	open := client(t, p.Addr())
+	if err := open.Ping(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+
+	p.RefuseNew(true)
+	// A reset rather than a timeout shows the refusal was immediate.
+	if err := client(t, p.Addr()).Ping(ctx).Err(); !isReset(err) {
+		t.Fatalf("PING on a refused connection: %v, want a reset", err)
+	}
+	if err := open.Ping(ctx).Err(); err != nil {
+		t.Fatalf("PING on the connection opened before RefuseNew: %v", err)
+	}
+	if n := p.Conns(); n != 1 {
+		t.Fatalf("Conns() = %d while refusing, want the 1 opened before", n)
+	}
+
+	p.RefuseNew(false)
+	if err := client(t, p.Addr()).Ping(ctx).Err(); err != nil {
+		t.Fatalf("PING after RefuseNew(false): %v", err)
+	}
+}
