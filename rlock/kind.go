@@ -22,6 +22,11 @@ const (
 	KindFairRWMutex Kind = "fair-read-write" // NewFairRWMutex
 )
 
+// KindElection is the kind of a leader election's lock (Election), in
+// events, Activity and Inspect: a fair lock whose holder leads, with the
+// election's log beside it.
+const KindElection Kind = "election"
+
 // The kinds of the counting objects (Event.Kind).
 const (
 	KindSemaphore       Kind = "semaphore"        // Semaphore: Redisson's RSemaphore

@@ -10,7 +10,7 @@ import (
 // order, as sync.RWMutex's waiters do, but with waits that honour a ctx, a
 // wait limit and the Client's Close. A slot is exclusive (one at a time,
 // and no shared one beside it) or shared (any number together). It serves
-// three places:
+// four places:
 //
 //   - a lock handle's line (owner.line): the goroutines sharing a handle
 //     take an exclusive slot (a reader of an RWMutex a shared one) before
@@ -22,7 +22,9 @@ import (
 //     attempts, so that only the oldest attempts;
 //   - a fair owner's line (fairTurns.line): the goroutines of one fair
 //     owner take its exclusive slot to wait in the lock's queue in Redis,
-//     where the owner has one place.
+//     where the owner has one place;
+//   - an Election's line (Election.line): its campaigns take its exclusive
+//     slot, and their terms keep it, one at a time.
 //
 // Each waiter waits on its own channel, as in golang.org/x/sync/semaphore.
 // The invariants, kept by every method under mu:
