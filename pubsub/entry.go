@@ -47,12 +47,12 @@ func newEntry(channel string) *entry {
 // waiter retries, later if this client won one of the last releases.
 func (e *entry) released() { e.q.wake(1, e.share.released()) }
 
-// sharedCount reports whether e is a semaphore's channel (its messages
-// are counts of permits) on which clients other than relock's listen.
-// Its message "1", one permit, is then a release like any other, taken
-// in turn with them (released); among relock Clients it wakes every
-// waiter, as on a lock's channel, which in a Client is the one at the
-// head of the semaphore's line.
-func (e *entry) sharedCount() bool {
+// semaphoreShared reports whether e is a semaphore's channel (its
+// messages are counts of permits) on which clients other than relock's
+// listen. Each message is then a release like a lock's, which wakes one
+// waiter in turn with them (released), "1" too; among relock Clients "1"
+// wakes every waiter, as on a lock's channel, which in a Client is the one
+// at the head of the semaphore's line.
+func (e *entry) semaphoreShared() bool {
 	return e.share.foreign > 0 && keys.IsSemaphoreChannel(e.channel)
 }

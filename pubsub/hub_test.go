@@ -10,7 +10,6 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/test/testkit"
 )
 
@@ -134,34 +133,6 @@ func TestReadUnlockMessageWakesAll(t *testing.T) {
 		if err := <-d; err != nil {
 			t.Fatal(err)
 		}
-	}
-}
-
-// On a semaphore's channel a message is a count of permits: while a client
-// other than relock's listens, "1" wakes one waiter, as a lock's release
-// does, not every waiter as a read unlock.
-func TestSemaphoreCountOfOneWakesOne(t *testing.T) {
-	h, mr, _ := newHub(t)
-	ch := keys.SemaphoreChannel("sem")
-	a, b := subscribe(t, h, ch), subscribe(t, h, ch)
-	h.Counted(ch, 2, 1)
-	da := waitAsync(a, time.Minute)
-	untilSleeping(t, h, 1)
-	db := waitAsync(b, time.Minute)
-	untilSleeping(t, h, 2)
-	mr.Publish(ch, "1")
-	if err := <-da; err != nil {
-		t.Fatal(err)
-	}
-	handled(t, h, mr)
-	select {
-	case err := <-db:
-		t.Fatalf("a count of 1 woke the second waiter too (%v)", err)
-	default:
-	}
-	mr.Publish(ch, "1")
-	if err := <-db; err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -250,7 +250,10 @@ func (s *shard) dispatch(gen uint64, msg any) {
 			return
 		}
 		switch {
-		case m.Payload == keys.ReadUnlockMessage && !e.sharedCount():
+		case e.semaphoreShared():
+			// A count of permits: a release, taken in turn.
+			e.released()
+		case m.Payload == keys.ReadUnlockMessage:
 			e.q.releaseAll()
 		case strings.HasPrefix(m.Payload, keys.GrantPrefix):
 			// A fair waiter's own channel: it holds the lock now.

@@ -105,11 +105,15 @@ func (s *share) stepNow() time.Duration {
 	return max(s.step, slowStep)
 }
 
-// slow reports whether clients other than relock's listen on the channel
+// slow reports whether clients other than relock's listen on the channel.
+func (s *share) slow() bool { return s.peers >= 2 && s.foreign > 0 }
+
+// turns reports whether clients other than relock's listen on the channel
 // and take their turns: the step has not grown to maxStep, as it does
-// when they keep coming too late (a subscriber that never takes the lock,
-// or a client too slow to come within the longest step).
-func (s *share) slow() bool { return s.peers >= 2 && s.foreign > 0 && s.stepNow() < maxStep }
+// while they keep coming too late (a subscriber that never takes the
+// lock, or a client too slow to come within the longest step); one of
+// them taking the lock shrinks it again.
+func (s *share) turns() bool { return s.slow() && s.stepNow() < maxStep }
 
 // others reports how long this client steps aside for other clients that
 // listen on the channel: 0 when none does.

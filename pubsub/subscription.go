@@ -195,10 +195,10 @@ func (sub *Subscription) WakeOthers() {
 // connection subscribes to channel (as last counted, see share), a
 // millisecond when only relock Clients do, else the channel's current
 // step, which grows while the others keep coming too late (a Redisson
-// client needs a few milliseconds to wake and retry). slow reports that
-// clients other than relock's listen and take their turns (they have not
-// kept coming too late at the longest step).
-func (h *Hub) StepAside(channel string) (d time.Duration, slow bool) {
+// client needs a few milliseconds to wake and retry). turns reports that
+// clients other than relock's listen and take their turns: they have not
+// kept coming too late at the longest step.
+func (h *Hub) StepAside(channel string) (d time.Duration, turns bool) {
 	s := h.existingShard(channel)
 	if s == nil {
 		return 0, false
@@ -206,7 +206,7 @@ func (h *Hub) StepAside(channel string) (d time.Duration, slow bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e := s.entries[channel]; e != nil {
-		return e.share.others(), e.share.slow()
+		return e.share.others(), e.share.turns()
 	}
 	return 0, false
 }
@@ -219,14 +219,14 @@ func (h *Hub) StepAside(channel string) (d time.Duration, slow bool) {
 // listen on channel itself (no entry) keeps no share of it: the answer is
 // then the first step of a share with these counts, slowStep while any
 // other client than relock's listens.
-func (h *Hub) Counted(channel string, subscribers, relock int) (d time.Duration, slow bool) {
+func (h *Hub) Counted(channel string, subscribers, relock int) (d time.Duration, turns bool) {
 	foreign := max(subscribers-relock, 0)
 	if s := h.existingShard(channel); s != nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if e := s.entries[channel]; e != nil {
 			e.share.counted(subscribers, foreign)
-			return e.share.others(), e.share.slow()
+			return e.share.others(), e.share.turns()
 		}
 	}
 	switch {

@@ -1,0 +1,107 @@
+package pubsub
+
+import (
+	"testing"
+	"time"
+
+	"github.com/relock-go/relock/internal/keys"
+)
+
+// Clients other than relock's that listen take their turns until the step
+// has grown to its longest, as it does while they keep coming too late;
+// one of them taking the lock shrinks the step, and they take turns
+// again. Among relock Clients only there are none to take.
+func TestShareTurnsEndAtTheLongestStep(t *testing.T) {
+	s := share{}
+	s.counted(2, 1)
+	if !s.turns() {
+		t.Fatal("a foreign subscriber just counted does not take turns")
+	}
+	s.won()
+	for s.released() < 64*time.Millisecond {
+		if !s.turns() {
+			t.Fatalf("no turns at a step of %v", s.others())
+		}
+		s.won()
+	}
+	s.won()
+	if s.turns() {
+		t.Fatal("a foreign subscriber that came too late at the longest step still takes turns")
+	}
+	s.lost()
+	if !s.turns() {
+		t.Fatal("a foreign subscriber that took the lock does not take turns again")
+	}
+	s.counted(3, 0)
+	if s.turns() {
+		t.Fatal("relock Clients only take turns of a foreign client")
+	}
+}
+
+// A release script's count sets the share of a channel this client
+// listens on at once; for one it does not listen on, Counted answers as a
+// fresh share with those counts would.
+func TestCountedSetsTheShare(t *testing.T) {
+	h, _, _ := newHub(t)
+	sub := subscribe(t, h, "ch")
+	defer sub.Close()
+	if d, turns := h.StepAside("ch"); d != 0 || turns {
+		t.Fatalf("before any count: StepAside = %v, %v, want 0, false", d, turns)
+	}
+	if d, turns := h.Counted("ch", 3, 1); d != 4*time.Millisecond || !turns {
+		t.Fatalf("Counted(3 subscribers, 1 relock) = %v, %v, want 4ms, true", d, turns)
+	}
+	if d, turns := h.StepAside("ch"); d != 4*time.Millisecond || !turns {
+		t.Fatalf("after the count: StepAside = %v, %v, want 4ms, true", d, turns)
+	}
+	if d, turns := h.Counted("ch", 2, 2); d != time.Millisecond || turns {
+		t.Fatalf("Counted(2 subscribers, both relock) = %v, %v, want 1ms, false", d, turns)
+	}
+	for _, c := range []struct {
+		subscribers, relock int
+		d                   time.Duration
+		turns               bool
+	}{{1, 0, 4 * time.Millisecond, true}, {2, 2, time.Millisecond, false}, {0, 0, 0, false}} {
+		if d, turns := h.Counted("elsewhere", c.subscribers, c.relock); d != c.d || turns != c.turns {
+			t.Errorf("Counted(%d, %d) on a channel not listened on = %v, %v, want %v, %v", c.subscribers, c.relock, d, turns, c.d, c.turns)
+		}
+	}
+}
+
+// On a semaphore's channel a message is a count of permits: while a client
+// other than relock's listens, "1" wakes one waiter, in turn, as a lock's
+// release does, not every waiter as a read unlock.
+func TestSemaphoreCountOfOneWakesOne(t *testing.T) {
+	h, mr, _ := newHub(t)
+	ch := keys.SemaphoreChannel("sem")
+	a, b := subscribe(t, h, ch), subscribe(t, h, ch)
+	h.Counted(ch, 2, 1)
+	da := waitAsync(a, time.Minute)
+	untilSleeping(t, h, 1)
+	db := waitAsync(b, time.Minute)
+	untilSleeping(t, h, 2)
+	mr.Publish(ch, "1")
+	select {
+	case err := <-da:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a count of 1 woke no waiter")
+	}
+	handled(t, h, mr)
+	select {
+	case err := <-db:
+		t.Fatalf("a count of 1 woke the second waiter too (%v)", err)
+	default:
+	}
+	mr.Publish(ch, "1")
+	select {
+	case err := <-db:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a second count of 1 did not wake the second waiter")
+	}
+}
