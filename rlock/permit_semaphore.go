@@ -191,7 +191,8 @@ func (s *PermitExpirableSemaphore) Release(ctx context.Context, id string) error
 		if _, err := s.c.pubsub(ctx); err != nil {
 			return 0, err
 		}
-		return s.s.Release(ctx, s.c.rdb, [][]byte{raw}, s.c.publishCommand(), req)
+		n, _, err := s.s.Release(ctx, s.c.rdb, [][]byte{raw}, s.c.publishCommand(), req)
+		return n, err
 	})
 	if err == nil && n == 0 {
 		err = fmt.Errorf("%w: permit %s is not leased (released, expired, or never taken)", ErrNotHeld, id)

@@ -43,9 +43,9 @@ func (o *owner) unlock(ctx context.Context) error {
 	fresh := o.retrySeq == 0
 	seq := o.unlockSeq()
 	bare := fresh && o.bareOK(count, next)
-	res, err := persist(o.c, ctx, func(ctx context.Context) (scripts.Release, error) {
+	reply, err := persist(o.c, ctx, func(ctx context.Context) (scripts.Reply, error) {
 		if _, err := o.c.pubsub(ctx); err != nil {
-			return scripts.NotHeld, err
+			return scripts.Reply{}, err
 		}
 		u := o.unlockRequest(lease, seq, count)
 		if next != nil {
@@ -67,6 +67,7 @@ func (o *owner) unlock(ctx context.Context) error {
 		}
 		return o.kind.release(ctx, u)
 	})
+	res := reply.Outcome
 	if err == nil && res == scripts.NotHeld && o.bareSeq == seq && h.heldUntil(time.Now()) {
 		// A resend of a bare request whose send failed found neither the
 		// hold nor a latch: the bare send released it, since the lease
@@ -208,14 +209,14 @@ func (o *owner) dropLapsed(ctx context.Context) error {
 	lease, _, count := h.terms()
 	for ; count > 0; count-- {
 		seq := o.unlockSeq()
-		res, err := persist(o.c, ctx, func(ctx context.Context) (scripts.Release, error) {
+		reply, err := persist(o.c, ctx, func(ctx context.Context) (scripts.Reply, error) {
 			return o.kind.release(ctx, o.unlockRequest(lease, seq, count))
 		})
 		if err != nil {
 			return err
 		}
 		o.retrySeq = 0
-		if res != scripts.StillHeld {
+		if reply.Outcome != scripts.StillHeld {
 			break
 		}
 	}

@@ -142,7 +142,8 @@ func (s *Semaphore) release(ctx context.Context, n int) (int64, error) {
 		if _, err := s.c.pubsub(ctx); err != nil {
 			return 0, err
 		}
-		return s.s.Release(ctx, s.c.rdb, n, s.c.publishCommand(), req)
+		n64, _, err := s.s.Release(ctx, s.c.rdb, n, s.c.publishCommand(), req)
+		return n64, err
 	})
 }
 

@@ -14,7 +14,10 @@
 --
 -- Reply: the permits released (also when this request ran before), or 0
 -- when an id was not leased or had expired (nothing released), or when
--- this run is a late copy of a request that ended.
+-- this run is a late copy of a request that ended. A release whose
+-- announcement reached a subscriber replies {released, subscribers,
+-- relock}: the channel's listeners then, and the relock Clients among
+-- them (listeners.lua).
 -- A key of another kind (counting.lua's foreign) is a WRONGTYPE error
 -- reply, before anything is read or changed.
 local bad = foreign(KEYS[1], KEYS[4], KEYS[3])
@@ -40,5 +43,10 @@ for i = 6, #ARGV do
 end
 local removed = redis.call('zrem', KEYS[3], unpack(ids))
 redis.call('incrby', KEYS[1], removed)
-redis.call(ARGV[2], KEYS[2], removed)
-return record(KEYS[4], ARGV[3], ARGV[4], removed, ARGV[5])
+local heard = redis.call(ARGV[2], KEYS[2], removed)
+record(KEYS[4], ARGV[3], ARGV[4], removed, ARGV[5])
+if heard == 0 then
+  return removed
+end
+local subscribers, relock = listeners(KEYS[2], ARGV[2])
+return {removed, subscribers, relock}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/keys"
 )
 
 var (
@@ -47,7 +49,7 @@ var (
 	// acquisition takes a free lock before it reaches them.
 	acquire         = redis.NewScript(acquireSrc + takeSrc + acquireHeldSrc)
 	acquireFenced   = redis.NewScript(takeSrc + acquireFencedSrc)
-	release         = redis.NewScript(releaseOnceSrc + releaseSrc)
+	release         = redis.NewScript(releaseOnceSrc + listenersSrc + releaseSrc)
 	releaseBare     = newBare(Publish)
 	releaseBareSPub = newBare(SPublish)
 	renew           = redis.NewScript(renewSrc)
@@ -61,7 +63,11 @@ type bareScript struct{ src, hash string }
 
 // newBare returns release_bare.lua publishing with publish, a constant.
 func newBare(publish string) bareScript {
-	src := "local PUBLISH = '" + publish + "'\n" + releaseBareSrc
+	numsub := "numsub"
+	if publish == SPublish {
+		numsub = "shardnumsub"
+	}
+	src := "local PUBLISH, NUMSUB, PRESENCE = '" + publish + "', '" + numsub + "', '" + keys.PresenceSuffix + "'\n" + releaseBareSrc
 	return bareScript{src: src, hash: redis.NewScript(src).Hash()}
 }
 

@@ -11,7 +11,9 @@
 --
 -- Reply: the count after the request, the one the request made even when
 -- resent; a late copy of a request that ended changes nothing and replies
--- the count as it is.
+-- the count as it is. A release whose announcement reached a subscriber
+-- replies {count, subscribers, relock}: the channel's listeners then, and
+-- the relock Clients among them (listeners.lua).
 -- A key of another kind (counting.lua's foreign) is a WRONGTYPE error
 -- reply, before anything is read or changed.
 local bad = foreign(KEYS[1], KEYS[3])
@@ -25,5 +27,10 @@ elseif done then
   return done
 end
 local value = redis.call('incrby', KEYS[1], ARGV[1])
-redis.call(ARGV[2], KEYS[2], value)
-return record(KEYS[3], ARGV[3], ARGV[4], value, ARGV[5])
+local heard = redis.call(ARGV[2], KEYS[2], value)
+record(KEYS[3], ARGV[3], ARGV[4], value, ARGV[5])
+if heard == 0 then
+  return value
+end
+local subscribers, relock = listeners(KEYS[2], ARGV[2])
+return {value, subscribers, relock}
