@@ -91,11 +91,11 @@ func (o *owner) unlock(ctx context.Context) error {
 		o.released(ctx, sent, h, max(count-1, 1))
 		return nil
 	case scripts.Released, scripts.Heard, scripts.HandedOff:
+		d, _ := o.c.listenersAt(o.channel, reply.Listeners)
 		if res == scripts.Heard || (res == scripts.Released && o.waited && o.c.classicCluster()) {
 			// (With classic pub/sub on a Redis Cluster, PUBLISH counts the
 			// subscribers of one node only: a hold taken after a wait is
 			// taken to have had waiters elsewhere.)
-			d, _ := o.c.stepAside(o.channel)
 			o.c.handoffs.heard(o.name, d)
 		}
 		if res == scripts.HandedOff && next != nil {
