@@ -41,6 +41,9 @@ type share struct {
 	// yielded: the last wake-up came with a delay, so the others had their
 	// chance before this client's retry.
 	yielded bool
+	// late counts the releases in a row that this client won after
+	// stepping aside at maxStep: the others came too late even then.
+	late int
 }
 
 const (
@@ -52,6 +55,10 @@ const (
 	relockStep = time.Millisecond
 	slowStep   = 4 * time.Millisecond
 	maxStep    = 64 * time.Millisecond
+	// maxLate is how many releases in a row the others may come too late
+	// at maxStep and still take turns: a JVM's first wake-ups, its lock
+	// path not yet compiled, can take that long on a busy machine.
+	maxLate = 8
 )
 
 // released records a release and returns how long the waiter it wakes
@@ -69,6 +76,9 @@ func (s *share) released() time.Duration {
 func (s *share) won() (askPeers bool) {
 	s.since = 0
 	if s.yielded && s.foreign > 0 {
+		if s.stepNow() >= maxStep {
+			s.late++
+		}
 		s.step = min(2*s.stepNow(), maxStep)
 	}
 	if now := time.Now(); now.Sub(s.peersAt) > peersMaxAge {
@@ -84,6 +94,7 @@ func (s *share) lost() {
 	if s.foreign > 0 {
 		s.step = max(s.stepNow()/2, slowStep)
 	}
+	s.late = 0
 }
 
 // counted records the number of connections subscribed to the channel,
@@ -93,7 +104,7 @@ func (s *share) counted(peers, foreign int) {
 	s.peers, s.foreign = peers, foreign
 	s.peersAt = time.Now()
 	if foreign == 0 {
-		s.step = 0
+		s.step, s.late = 0, 0
 	}
 }
 
@@ -109,11 +120,11 @@ func (s *share) stepNow() time.Duration {
 func (s *share) slow() bool { return s.peers >= 2 && s.foreign > 0 }
 
 // turns reports whether clients other than relock's listen on the channel
-// and take their turns: the step has not grown to maxStep, as it does
-// while they keep coming too late (a subscriber that never takes the
-// lock, or a client too slow to come within the longest step); one of
-// them taking the lock shrinks it again.
-func (s *share) turns() bool { return s.slow() && s.stepNow() < maxStep }
+// and take their turns: they have not come too late at maxStep for
+// maxLate releases in a row, as a subscriber that never takes the lock
+// does, or a client too slow to come within the longest step; one of them
+// taking the lock makes them take turns again.
+func (s *share) turns() bool { return s.slow() && s.late < maxLate }
 
 // others reports how long this client steps aside for other clients that
 // listen on the channel: 0 when none does.
