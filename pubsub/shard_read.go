@@ -303,5 +303,6 @@ func (s *shard) unsubscribed(e *entry) {
 		s.send(false, e.channel)
 		return
 	}
+	s.keep(e)
 	delete(s.entries, e.channel)
 }

@@ -108,3 +108,31 @@ func TestSemaphoreCountOfOneWakesOne(t *testing.T) {
 		t.Fatal("a second count of 1 did not wake the second waiter")
 	}
 }
+
+// The share of a channel on which a Redisson client listens outlasts the
+// channel's entry: a waiter that listens again within a second, after the
+// last one left, finds the step where it was. Without a foreign
+// listener, a new entry starts afresh.
+func TestShareOutlastsTheEntryWhileRedissonListens(t *testing.T) {
+	h, mr, _ := newHub(t)
+	for _, c := range []struct {
+		channel string
+		relock  int
+		want    time.Duration
+	}{{"foreign", 1, 32 * time.Millisecond}, {"relock", 2, 0}} {
+		sub := subscribe(t, h, c.channel)
+		h.Counted(c.channel, 2, c.relock)
+		s := h.existingShard(c.channel)
+		s.mu.Lock()
+		s.entries[c.channel].share.step = 32 * time.Millisecond
+		s.mu.Unlock()
+		sub.Close()
+		untilUnsubscribed(t, h, mr, c.channel)
+		sub = subscribe(t, h, c.channel)
+		if d, _ := h.StepAside(c.channel); d != c.want {
+			t.Errorf("%s: step after listening again %v, want %v", c.channel, d, c.want)
+		}
+		sub.Close()
+		untilUnsubscribed(t, h, mr, c.channel)
+	}
+}
