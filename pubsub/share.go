@@ -14,10 +14,10 @@ import "time"
 // whatever the order of delivery, and a client that just won steps aside.
 //
 // The counts come from the release scripts, which count the channel's
-// subscribers whenever a release is heard or passed on within a client
-// (Hub.Counted), so a client knows who listens from the first contended
-// release; and from PUBSUB NUMSUB, asked after a win when no count came
-// for peersMaxAge.
+// subscribers when a release is heard or passed on within a client, at
+// most every countEvery (Hub.CountDue, Hub.Counted), so a client knows who
+// listens from its first contended release after that; and from PUBSUB
+// NUMSUB, asked after a win when no count came for peersMaxAge.
 //
 // How long it steps aside (the step) depends on who the others are. A
 // relock Client retries within a millisecond of a release: among relock
@@ -48,6 +48,9 @@ type share struct {
 
 const (
 	peersMaxAge = time.Second
+	// countEvery is how often, at most, a client's release scripts count a
+	// channel's listeners (Hub.CountDue).
+	countEvery = 10 * time.Millisecond
 	// relockStep is the step among relock Clients only: more than one
 	// takes to retry. slowStep and maxStep bound the step while other
 	// clients listen: slowStep is more than a Redisson thread takes to

@@ -211,6 +211,23 @@ func (h *Hub) StepAside(channel string) (d time.Duration, turns bool) {
 	return 0, false
 }
 
+// CountDue reports whether a release of this client on channel should
+// have its script count the channel's listeners (Counted): when this
+// client does not listen there, or its count is older than countEvery.
+// So a Redisson waiter that began to wait is noticed within that time,
+// at a cost of a count (one PUBSUB NUMSUB in the script) per channel and
+// client every countEvery at most.
+func (h *Hub) CountDue(channel string) bool {
+	s := h.existingShard(channel)
+	if s == nil {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.entries[channel]
+	return e == nil || time.Since(e.share.peersAt) > countEvery
+}
+
 // Counted records what a release script counted when it announced a
 // release on channel, or passed the lock on within this client:
 // subscribers connections subscribed to channel, relock of them relock

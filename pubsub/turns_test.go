@@ -136,3 +136,25 @@ func TestShareOutlastsTheEntryWhileRedissonListens(t *testing.T) {
 		untilUnsubscribed(t, h, mr, c.channel)
 	}
 }
+
+// A release script counts a channel's listeners at most every 10 ms for a
+// client that listens there, and always for one that does not.
+func TestCountDueEveryTenMilliseconds(t *testing.T) {
+	h, _, _ := newHub(t)
+	sub := subscribe(t, h, "ch")
+	defer sub.Close()
+	if !h.CountDue("ch") {
+		t.Fatal("a channel never counted is not due")
+	}
+	h.Counted("ch", 2, 1)
+	if h.CountDue("ch") {
+		t.Fatal("a channel just counted is due again")
+	}
+	time.Sleep(11 * time.Millisecond) // the subject: the count's age
+	if !h.CountDue("ch") {
+		t.Fatal("a channel counted 11 ms ago is not due")
+	}
+	if !h.CountDue("elsewhere") {
+		t.Fatal("a channel this client does not listen on is not due")
+	}
+}

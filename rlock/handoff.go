@@ -111,6 +111,14 @@ func (c *Client) stepAside(channel string) (time.Duration, bool) {
 	return 0, false
 }
 
+// countDue reports whether a release on channel is to count its
+// listeners (pubsub.Hub.CountDue): not in spin mode, nor on a Redis
+// Cluster with classic pub/sub, where a script counts one node's.
+func (c *Client) countDue(channel string) bool {
+	w := c.wire.Load()
+	return w != nil && w.hub != nil && !c.classicCluster() && w.hub.CountDue(channel)
+}
+
 // listenersAt tells the Hub who listened on channel when a release of
 // this Client was heard or passed on, as its script counted them
 // (pubsub.Hub.Counted), and returns stepAside's answer with them. A

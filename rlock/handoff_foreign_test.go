@@ -22,6 +22,16 @@ func foreignListener(t *testing.T, c *Client, name string) {
 	}
 }
 
+// foreignMix is a Client with a holder of the lock name and waiters
+// waiters asleep, and a foreign listener on the lock's channel.
+func foreignMix(t *testing.T, name string, waiters int) (*Client, *Mutex, <-chan *Mutex) {
+	t.Helper()
+	c := newClient(t, newRedis(t))
+	foreignListener(t, c, name)
+	holder, acquired := heldWithWaiters(t, c, name, waiters)
+	return c, holder, acquired
+}
+
 // releases unlocks holder, and then each next holder, n times in all, and
 // returns the last holder and how many of the releases were published.
 func releases(t *testing.T, c *Client, holder *Mutex, acquired <-chan *Mutex, n int) (*Mutex, int64) {
@@ -53,11 +63,8 @@ func releases(t *testing.T, c *Client, holder *Mutex, acquired <-chan *Mutex, n 
 // client's waiter has its turn, instead of passing the next ones on to its
 // own waiters.
 func TestForeignListenerStopsHandOffsAtOnce(t *testing.T) {
-	rdb := newRedis(t)
-	c := newClient(t, rdb)
-	const name, waiters = "handoff-foreign", 6
-	foreignListener(t, c, name)
-	holder, acquired := heldWithWaiters(t, c, name, waiters)
+	const waiters = 6
+	c, holder, acquired := foreignMix(t, "handoff-foreign", waiters)
 	holder, published := releases(t, c, holder, acquired, 4)
 	if published < 3 {
 		t.Fatalf("4 releases with a foreign waiter listening published %d, want all but the first (which counted it)", published)
@@ -74,11 +81,8 @@ func TestForeignListenerStopsHandOffsAtOnce(t *testing.T) {
 // releases on to its own waiters again, so that such a listener costs it
 // a few step-asides, not one per acquisition.
 func TestPassiveForeignListenerStopsTakingTurns(t *testing.T) {
-	rdb := newRedis(t)
-	c := newClient(t, rdb)
-	const name, waiters = "handoff-passive", 40
-	foreignListener(t, c, name)
-	holder, acquired := heldWithWaiters(t, c, name, waiters)
+	const waiters = 40
+	c, holder, acquired := foreignMix(t, "handoff-passive", waiters)
 	// The first passed on, then stepping aside for 4, 8, 16, 32 ms and 8
 	// times 64 ms, each time in vain, then passed on again (maxKept in a
 	// row): 14 or 15 published.

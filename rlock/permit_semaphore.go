@@ -192,7 +192,7 @@ func (s *PermitExpirableSemaphore) Release(ctx context.Context, id string) error
 		if _, err := s.c.pubsub(ctx); err != nil {
 			return 0, err
 		}
-		n, ls, err = s.s.Release(ctx, s.c.rdb, [][]byte{raw}, s.c.publishCommand(), req)
+		n, ls, err = s.s.Release(ctx, s.c.rdb, [][]byte{raw}, s.c.publishCommand(), req, s.c.countDue(s.channel))
 		return n, err
 	})
 	switch {

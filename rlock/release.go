@@ -48,6 +48,7 @@ func (o *owner) unlock(ctx context.Context) error {
 			return scripts.Reply{}, err
 		}
 		u := o.unlockRequest(lease, seq, count)
+		u.Count = o.c.countDue(o.channel)
 		if next != nil {
 			u.Next = next.o.id
 			u.NextLease, _ = next.o.leaseOf(next.lease)

@@ -143,7 +143,7 @@ func (s *Semaphore) release(ctx context.Context, n int) (int64, error) {
 		if _, err := s.c.pubsub(ctx); err != nil {
 			return 0, err
 		}
-		n64, ls, err = s.s.Release(ctx, s.c.rdb, n, s.c.publishCommand(), req)
+		n64, ls, err = s.s.Release(ctx, s.c.rdb, n, s.c.publishCommand(), req, s.c.countDue(s.channel))
 		return n64, err
 	})
 	if err == nil {

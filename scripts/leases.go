@@ -83,10 +83,10 @@ func (p *PermitSemaphore) Acquire(ctx context.Context, rdb redis.Scripter, ids [
 
 // Release releases the permits ids if every one is leased and unexpired,
 // announcing how many with publish, and returns how many it released (0:
-// none), as request r (see Request), and, when a subscriber heard the
-// announcement, who listened on the channel.
-func (p *PermitSemaphore) Release(ctx context.Context, rdb redis.Scripter, ids [][]byte, publish string, r Request) (int64, Listeners, error) {
-	args := append([]any{time.Now().UnixMilli(), publish}, r.args()...)
+// none), as request r (see Request), and, if count and a subscriber heard
+// the announcement, who listened on the channel.
+func (p *PermitSemaphore) Release(ctx context.Context, rdb redis.Scripter, ids [][]byte, publish string, r Request, count bool) (int64, Listeners, error) {
+	args := append(append([]any{time.Now().UnixMilli(), publish}, r.args()...), flag(count))
 	for _, id := range ids {
 		args = append(args, id)
 	}

@@ -53,6 +53,14 @@ func counted(cmd *redis.Cmd) (int64, Listeners, error) {
 	return n, Listeners{}, err
 }
 
+// flag is a script's boolean argument.
+func flag(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
 // reply is the Reply of a release script that replied n (or err) and
 // counted l.
 func reply(n int64, l Listeners, err error) (Reply, error) {

@@ -16,3 +16,14 @@ local function listeners(channel, publish)
   local n = redis.call('pubsub', numsub, channel, channel .. PRESENCE)
   return n[2], n[4]
 end
+
+-- announce publishes message on channel with publish and returns reply,
+-- or, if count is '1' and a subscriber heard the message, {reply,
+-- subscribers, relock}: the channel's listeners then (listeners).
+local function announce(reply, channel, publish, message, count)
+  if redis.call(publish, channel, message) == 0 or count ~= '1' then
+    return reply
+  end
+  local subscribers, relock = listeners(channel, publish)
+  return {reply, subscribers, relock}
+end

@@ -26,15 +26,16 @@ func listen(t *testing.T, rdb *redis.Client, channels ...string) {
 }
 
 // A lock's release that is heard, bare or not, and one passed on within a
-// Client, reply who listened on its channel: the subscribers, and the
-// relock Clients among them (those subscribed to its presence marker too).
-// A retry, and a release nobody heard, count nobody.
+// Client, reply who listened on its channel when asked to count: the
+// subscribers, and the relock Clients among them (those subscribed to its
+// presence marker too). A retry, a release nobody heard, and one not
+// asked to count, count nobody.
 func TestReleaseCountsListeners(t *testing.T) {
 	_, rdb := testkit.Miniredis(t)
 	ctx := context.Background()
 	l.Acquire(ctx, rdb, "a:1", time.Second, 0)
 	u := unlock("a:1", 1, time.Second)
-	u.Holds, u.Bare = 1, true
+	u.Holds, u.Bare, u.Count = 1, true, true
 	if r, err := l.Release(ctx, rdb, u); r != (Reply{Outcome: Released}) || err != nil {
 		t.Fatalf("bare release nobody hears = %+v, %v; want Released, counting nobody", r, err)
 	}
@@ -49,42 +50,59 @@ func TestReleaseCountsListeners(t *testing.T) {
 		t.Fatalf("bare release = %+v, %v; want Heard, %+v", r, err, want)
 	}
 	l.Acquire(ctx, rdb, "a:1", time.Second, 0)
-	u = unlock("a:1", 3, time.Second)
-	u.Next, u.NextLease = "b:1", time.Second
+	u.Seq, u.Count = 3, false
+	if r, err := l.Release(ctx, rdb, u); r != (Reply{Outcome: Heard}) || err != nil {
+		t.Fatalf("bare release not asked to count = %+v, %v; want Heard, counting nobody", r, err)
+	}
+	l.Acquire(ctx, rdb, "a:1", time.Second, 0)
+	u = unlock("a:1", 4, time.Second)
+	u.Next, u.NextLease, u.Count = "b:1", time.Second, true
 	if r, err := l.Release(ctx, rdb, u); r != (Reply{HandedOff, want}) || err != nil {
 		t.Fatalf("hand-off = %+v, %v; want HandedOff, %+v", r, err, want)
 	}
 	if r, err := l.Release(ctx, rdb, u); r != (Reply{Outcome: HandedOff}) || err != nil {
 		t.Fatalf("retried hand-off = %+v, %v; want HandedOff, counting nobody", r, err)
 	}
-	if r, err := l.Release(ctx, rdb, unlock("b:1", 1, time.Second)); r != (Reply{Heard, want}) || err != nil {
+	full := unlock("b:1", 1, time.Second)
+	full.Count = true
+	if r, err := l.Release(ctx, rdb, full); r != (Reply{Heard, want}) || err != nil {
 		t.Fatalf("full release = %+v, %v; want Heard, %+v", r, err, want)
+	}
+	l.Acquire(ctx, rdb, "a:1", time.Second, 0)
+	u.Seq, u.Count = 5, false
+	if r, err := l.Release(ctx, rdb, u); r != (Reply{Outcome: HandedOff}) || err != nil {
+		t.Fatalf("hand-off not asked to count = %+v, %v; want HandedOff, counting nobody", r, err)
 	}
 }
 
 // A semaphore's release, of either kind, that a subscriber heard replies
-// who listened on its channel; one nobody heard counts nobody.
+// who listened on its channel when asked to count; one nobody heard, or
+// not asked to count, counts nobody.
 func TestSemaphoreReleaseCountsListeners(t *testing.T) {
 	_, rdb := testkit.Miniredis(t)
 	ctx := context.Background()
 	s := NewSemaphore("s")
 	req := Request{Client: "c", Slot: 1, Seq: 1, TTL: time.Minute}
-	if n, ls, err := s.Release(ctx, rdb, 1, Publish, req); n != 1 || ls != (Listeners{}) || err != nil {
+	if n, ls, err := s.Release(ctx, rdb, 1, Publish, req, true); n != 1 || ls != (Listeners{}) || err != nil {
 		t.Fatalf("release nobody hears = %d, %+v, %v; want 1, counting nobody", n, ls, err)
 	}
 	listen(t, rdb, s.Channel())
 	want := Listeners{Subscribers: 1}
 	req.Seq = 2
-	if n, ls, err := s.Release(ctx, rdb, 1, Publish, req); n != 2 || ls != want || err != nil {
+	if n, ls, err := s.Release(ctx, rdb, 1, Publish, req, true); n != 2 || ls != want || err != nil {
 		t.Fatalf("release heard = %d, %+v, %v; want 2, %+v", n, ls, err, want)
+	}
+	req.Seq = 3
+	if n, ls, err := s.Release(ctx, rdb, -1, Publish, req, false); n != 1 || ls != (Listeners{}) || err != nil {
+		t.Fatalf("release heard, not asked to count = %d, %+v, %v; want 1, counting nobody", n, ls, err)
 	}
 	p := NewPermitSemaphore("s")
 	id := []byte("0123456789abcdef")
 	if ok, _, err := p.Acquire(ctx, rdb, [][]byte{id}, time.Time{}, true, Publish); !ok || err != nil {
 		t.Fatalf("permit acquisition = %v, %v", ok, err)
 	}
-	req.Seq = 3
-	if n, ls, err := p.Release(ctx, rdb, [][]byte{id}, Publish, req); n != 1 || ls != want || err != nil {
+	req.Seq = 4
+	if n, ls, err := p.Release(ctx, rdb, [][]byte{id}, Publish, req, true); n != 1 || ls != want || err != nil {
 		t.Fatalf("permit release heard = %d, %+v, %v; want 1, %+v", n, ls, err, want)
 	}
 }
