@@ -10,7 +10,9 @@
 // The comparison of strategies under contention is the relock-bench
 // command (cmd/relock-bench, `make bench`); its scenarios are uncontended,
 // contention, readwrite (90% reads on one hot lock, RWMutex against
-// Mutex), many, watchdog and cluster. Both start their own
+// Mutex), many, watchdog and cluster. The election-bench command
+// (cmd/election-bench) measures a leader election's hand-over time, after
+// a Resign and after the leader's process is killed. They start their own
 // redis-server on a free loopback port (with the main module's
 // test/redistest) unless REDIS_ADDR names one; relock-bench's cluster
 // scenario likewise starts a 3-master Redis Cluster unless

@@ -19,8 +19,9 @@ var aclKeys = []string{"~lock:*", "~{lock:*", "~redisson_lock_*", "~redisson_rwl
 
 // aclChannels are the channel patterns: the unlock channels, the fair
 // lock's per-waiter channels that extend them, the read-write lock's, the
-// fair locks' turn channels (relock_turns), the semaphores' and the latches'.
-var aclChannels = []string{"&redisson_lock__channel:*", "&redisson_rwlock:*", "&relock_turns:*", "&redisson_sc:*", "&redisson_countdownlatch__channel__*"}
+// fair locks' turn channels (relock_turns), the semaphores', the latches'
+// and the leader elections' (relock_leader).
+var aclChannels = []string{"&redisson_lock__channel:*", "&redisson_rwlock:*", "&relock_turns:*", "&redisson_sc:*", "&redisson_countdownlatch__channel__*", "&relock_leader:*"}
 
 // aclCommands are the commands the library sends.
 var aclCommands = []string{
@@ -33,6 +34,8 @@ var aclCommands = []string{
 	"incrby", "decr", "decrby", "zrangebyscore",
 	"lindex", "llen", "lpos", "lpush", "rpush", "lpop", "lrange", "lrem",
 	"zadd", "zincrby", "zrange", "zrem", "zscore",
+	// The leader elections' logs (scripts/election_*.lua).
+	"xadd", "xrange", "xrevrange",
 	// Commands of the Go code: HoldCount, IsHeld, FencedMutex.Token (hget,
 	// hexists, get), WithReplicaAck.
 	"wait",

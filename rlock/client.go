@@ -46,6 +46,8 @@ type Client struct {
 	resends bool
 	// attempts bounds the acquisition attempts in flight.
 	attempts attemptSlots
+	// elections are the Client's terms (which Close ends) and elections.
+	elections elections
 
 	// wire is how releases are announced and heard, once decided: at New,
 	// or on a Redis Cluster whose pub/sub kind New was not told, by the
@@ -174,10 +176,14 @@ func (c *Client) Name() string { return c.opts.clientName }
 // expire within their lease, and their Lost channels are closed), waiters
 // return ErrClosed, and every later operation returns ErrClosed. It
 // deletes the Client's label (WithClientName), waiting at most the unlock
-// timeout for Redis. Close does not unlock anything and does not close the Redis client. When Close
+// timeout for Redis. Close unlocks nothing but the locks of its leader
+// elections' terms: it ends them first (their Lost channels close), and
+// releases their locks, so that the next candidates are elected at once.
+// It does not close the Redis client. When Close
 // returns, no goroutine of the Client is left. Closing twice is a no-op.
 func (c *Client) Close() error {
 	c.once.Do(func() {
+		c.endTerms()
 		c.wireMu.Lock()
 		c.cancel()
 		c.wireMu.Unlock()

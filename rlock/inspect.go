@@ -24,8 +24,9 @@ type LockInfo struct {
 	Name string
 	// Kind is what the keys in Redis show: KindRWMutex when the hash has a
 	// mode field (KindFairRWMutex when a fair read-write line is beside
-	// it), KindFairMutex when a fair queue is there, KindFencedMutex when
-	// a fencing token counter is, else KindMutex. Empty when nothing of a
+	// it), KindElection when a leader election's log is there,
+	// KindFairMutex when a fair queue is, KindFencedMutex when a fencing
+	// token counter is, else KindMutex. Empty when nothing of a
 	// lock of that name is in Redis. A fair lock nobody waits for has no
 	// line, so it shows as KindMutex or KindRWMutex; a fenced lock's
 	// counter never expires, so a free fenced lock still shows its kind.
@@ -51,6 +52,8 @@ type LockInfo struct {
 	Subscribers int
 	// Token is the last fencing token handed out (0 when none).
 	Token int64
+	// Leader is a leader election's leader (KindElection), nil when none.
+	Leader *Leader
 	// Count is a semaphore's available permits, or a latch's count (0
 	// when the key is absent); 0 for a lock. A permit-expirable
 	// semaphore's count leaves out its leased permits, even expired ones,
@@ -152,14 +155,15 @@ func (c *Client) inspect(ctx context.Context, name string, asked Kind) (LockInfo
 	if info.Token, err = token.Int64(); err != nil && !errors.Is(err, redis.Nil) {
 		return LockInfo{}, opError(op, name, fmt.Errorf("reading the fencing token: %w", err))
 	}
-	info.Holders = holdersOf(hash)
+	info.Holders, info.Leader = holdersOf(hash), s.leader(hash)
 	if err := c.readerTTLs(ctx, name, info.Holders); err != nil {
 		return LockInfo{}, opError(op, name, err)
 	}
 
 	channels := []string{keys.Channel(name)}
 	switch kind {
-	case KindFairMutex:
+	case KindFairMutex, KindElection:
+		channels = append(channels, electionChannels(kind, name)...)
 		relock := make(map[string]bool)
 		for _, owner := range fairRelock.Val() {
 			relock[owner] = true

@@ -60,7 +60,7 @@ func (c *Client) InspectKind(ctx context.Context, name string, k Kind) (LockInfo
 	case k == KindCount:
 	case k.Counting():
 		return c.inspect(ctx, name, k)
-	case slices.Contains([]Kind{KindMutex, KindFencedMutex, KindFairMutex, KindRWMutex, KindFairRWMutex}, k):
+	case slices.Contains([]Kind{KindMutex, KindFencedMutex, KindFairMutex, KindRWMutex, KindFairRWMutex, KindElection}, k):
 		return c.inspect(ctx, name, "")
 	}
 	return LockInfo{}, opError("inspect", name, fmt.Errorf("%w: %q", ErrInvalidKind, k))

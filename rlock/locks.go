@@ -67,7 +67,7 @@ func (c *Client) ForceUnlock(ctx context.Context, name string) (bool, error) {
 		return false, opError(op, name, err)
 	}
 	switch kind {
-	case KindFairMutex:
+	case KindFairMutex, KindElection:
 		return c.NewFairMutex(name).ForceUnlock(ctx)
 	case KindFencedMutex:
 		return c.NewFencedMutex(name).ForceUnlock(ctx)

@@ -78,6 +78,18 @@ const (
 	// silent (Err) and was replaced; its Count channels were subscribed
 	// again and their waiters retry. Name and Owner are empty.
 	EventSubscriptionReplaced
+	// EventElected: a Campaign was elected (Kind KindElection). Token is
+	// its term's, Owner the term's owner, Wait the campaign's length.
+	// (The term's lock reports its own events too, of kind KindElection.)
+	EventElected
+	// EventProclaimed: a leader changed its value (Token: its term's).
+	EventProclaimed
+	// EventResigned: a leader resigned; Held is how long its term lasted.
+	EventResigned
+	// EventTermLost: a term ended other than by Resign: Err wraps ErrLost
+	// (its lock was lost, or a Proclaim found it gone) or is ErrClosed
+	// (its Client closed). Held and Token as for EventResigned.
+	EventTermLost
 )
 
 var eventNames = [...]string{
@@ -90,6 +102,10 @@ var eventNames = [...]string{
 	EventRenewalFailed:        "renewal-failed",
 	EventLost:                 "lost",
 	EventSubscriptionReplaced: "subscription-replaced",
+	EventElected:              "elected",
+	EventProclaimed:           "proclaimed",
+	EventResigned:             "resigned",
+	EventTermLost:             "term-lost",
 }
 
 // String is the event type's name, as in logs: "acquired", "lost", ...
@@ -121,6 +137,7 @@ type Event struct {
 	Held     time.Duration // how long the hold lasted
 	Count    int           // hold count; or holds renewed; or channels resubscribed
 	Latency  time.Duration // a renewal's round trip, or an Unlock's
+	Token    int64         // a term's fencing token (the election events)
 	Err      error         // why, where the type says
 
 	// Context is the ctx of the call the event belongs to (Lock, TryLock,

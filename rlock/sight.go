@@ -31,6 +31,8 @@ type sight struct {
 	fair   *redis.IntCmd // how many of the fair line's keys exist
 	fairRW *redis.IntCmd // of the fair read-write line's
 	token  *redis.IntCmd // whether the fencing token counter exists
+	// election is a leader election's record, if any.
+	election *redis.MapStringStringCmd
 }
 
 // look queues in pipe the reads that tell the kind of the lock called name.
@@ -41,6 +43,8 @@ func look(ctx context.Context, pipe redis.Pipeliner, name string) *sight {
 		fair:   pipe.Exists(ctx, keys.Queue(name), keys.Timeout(name), keys.FairWaiters(name)),
 		fairRW: pipe.Exists(ctx, keys.RWQueue(name), keys.RWTimeout(name)),
 		token:  pipe.Exists(ctx, keys.Token(name)),
+
+		election: pipe.HGetAll(ctx, keys.Election(name)),
 	}
 }
 
@@ -66,6 +70,8 @@ func (s *sight) result(err error) (Kind, map[string]string, error) {
 		return KindFairRWMutex, hash, nil
 	case rw:
 		return KindRWMutex, hash, nil
+	case len(s.election.Val()) > 0:
+		return KindElection, hash, nil
 	case s.fair.Val() > 0:
 		return KindFairMutex, hash, nil
 	case s.token.Val() > 0:

@@ -71,7 +71,7 @@ func asTested(args []string) []string {
 	} else {
 		out = append(out, "--addr", srv.Addr)
 	}
-	if slices.Contains(out, "watch") && !slices.Contains(out, "--for") {
+	if (slices.Contains(out, "watch") || slices.Contains(out, "--watch")) && !slices.Contains(out, "--for") {
 		out = append(out, "--for", "300ms")
 	}
 	return out

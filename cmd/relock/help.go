@@ -21,6 +21,7 @@ Usage:
                                        names match PATTERN (default *)
   relock watch [flags] NAME            NAME redrawn at every release and grant
   relock unlock --force [flags] NAME   delete the lock NAME, whoever holds it
+  relock leader [--watch] [flags] NAME the leader of the election NAME (and its changes)
   relock help [COMMAND]                this text, or one command's flags
   relock version [--json]              the library's version and Go's
 
@@ -47,7 +48,8 @@ Connection (every command):
 
 Output (every command):
   --json                JSON: an object (an array for list; one object per
-                        line for watch); durations in ms, times RFC 3339
+                        line for watch and leader --watch); durations in
+                        ms, times RFC 3339
 
 inspect, watch:
   --kind KIND           NAME is a semaphore, permit-semaphore or
@@ -61,6 +63,11 @@ watch:
 unlock:
   --force               required: relock unlocks only by force
   --yes                 do not ask for confirmation on stdin
+
+leader:
+  --watch               follow the changes, one line each
+  --count N, --for DURATION
+                        with --watch, as for watch
 
 Exit status: 0 on success, also when the lock named is not there; 1 on an
 error, or when an unlock was refused or the lock changed hands while the
@@ -78,6 +85,7 @@ Examples:
   relock watch --json --for 10m orders:42 >> orders-42.jsonl
   relock unlock --force orders:42
   relock unlock --force --yes --tls --addr redis.internal:6380 orders:42
+  relock leader --watch jobs:nightly
 `
 
 // help prints the usage, or that of the command args names.

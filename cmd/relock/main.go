@@ -10,6 +10,7 @@
 //	relock inspect --kind semaphore jobs # a semaphore's permits, a latch's count
 //	relock list 'orders:*'               # one line per lock
 //	relock watch orders:42               # redrawn at every release and grant
+//	relock leader jobs:nightly           # a leader election's leader, candidates
 //	relock unlock --force orders:42      # asks first, unless --yes
 //	relock version                       # rlock.Version and Go's
 //
@@ -21,7 +22,8 @@
 // addresses is a Redis Cluster's nodes with --cluster, or Sentinels with
 // --sentinel-master. The password is --password, else $REDIS_PASSWORD.
 // With --json every command prints JSON: one object (an array for list),
-// and one object per line for watch. "relock help" lists every flag.
+// and one object per line for watch and leader --watch. "relock help"
+// lists every flag.
 //
 // watch does not poll: it subscribes to the lock's own channels
 // (SUBSCRIBE, or SSUBSCRIBE with sharded pub/sub on a Redis 7 cluster),
@@ -90,6 +92,8 @@ type options struct {
 	kind   string        // inspect, watch: the kind of a semaphore or latch
 	force  bool          // unlock
 	yes    bool          // unlock
+
+	watchLeader bool // leader --watch
 }
 
 // command is one subcommand of relock.
@@ -152,6 +156,7 @@ var commands = []*command{
 		},
 		run: runUnlock,
 	},
+	leaderCommand,
 }
 
 // usageError is a command line relock cannot run: exit status 2.

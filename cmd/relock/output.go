@@ -29,6 +29,8 @@ type lockView struct {
 	Queue       []queueView  `json:"queue"` // head first
 	Subscribers int          `json:"subscribers"`
 	Token       int64        `json:"token"` // the last fencing token handed out
+	// Leader is a leader election's leader, absent when none (leader.go).
+	Leader *leaderView `json:"leader,omitempty"`
 	// Count is a semaphore's available permits or a latch's count: absent
 	// for a lock; Permits a permit-expirable semaphore's leases.
 	Count   *int64       `json:"count,omitempty"`
@@ -89,6 +91,7 @@ func newLockView(info rlock.LockInfo, now time.Time) lockView {
 		}
 	}
 	v.countOf(info, now)
+	v.Leader = leaderOf(info.Leader, v)
 	return v
 }
 
@@ -176,7 +179,7 @@ func writeLock(w io.Writer, v lockView) {
 	if v.Token != 0 || v.Kind == string(rlock.KindFencedMutex) {
 		facts = append(facts, []string{"fencing token", strconv.FormatInt(v.Token, 10)})
 	}
-	writeTable(w, "", facts)
+	writeTable(w, "", append(facts, leaderFacts(v)...))
 
 	if len(v.Holders) == 0 {
 		fmt.Fprintln(w, "holders: none")

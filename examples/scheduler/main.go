@@ -1,7 +1,9 @@
 // Command scheduler is a job scheduler on a PermitExpirableSemaphore:
 // workers take jobs, at most K run at once across every process that
 // shares the semaphore, and the permit of a worker that dies mid-job comes
-// back when its lease ends.
+// back when its lease ends. Then one runner for the nightly job, with an
+// Election: one instance leads and runs it, fencing its writes with its
+// term's token, and when it dies the next instance leads (nightly.go).
 //
 // It runs on an embedded miniredis, or on the Redis at REDIS_ADDR if set;
 // a Java service using Redisson's RPermitExpirableSemaphore of the same
@@ -37,6 +39,11 @@ func main() {
 		addr = m.Addr()
 	}
 	if _, err := run(context.Background(), os.Stdout, addr, 6, 2); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println()
+	if _, _, err := nightly(context.Background(), os.Stdout, addr, 3, 3); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

@@ -95,6 +95,7 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h handler) snapshot(ctx context.Context, name string, kind rlock.Kind) page {
 	now := time.Now()
 	p := page{Client: h.c.ID(), Label: h.label, Time: now, Activity: activityOf(h.c.Activity(), now)}
+	p.Elections = h.elections(ctx, now)
 	if name == "" {
 		return p
 	}

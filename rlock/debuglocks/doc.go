@@ -1,6 +1,8 @@
 // Package debuglocks serves an operator's page of a Client's locks, in the
 // spirit of net/http/pprof: what this process holds and waits for
-// (rlock.Client.Activity) and, for a lock named in the page's form, what
+// (rlock.Client.Activity), the leader elections it takes part in
+// (rlock.Client.Elections) with their leaders and candidates in Redis,
+// and, for a lock named in the page's form, what
 // Redis holds of it, whichever client (Go or Java) took it
 // (rlock.Client.Inspect).
 //
@@ -47,9 +49,18 @@
 //	                           td.owner ("–" for a semaphore's or latch's),
 //	                           td.waiting-for, td.attempts, td.wakeups,
 //	                           td.permits (a semaphore's waiter's)
+//	table#elections tr.election one per leader election in which this
+//	                           Client leads, campaigns or observes:
+//	                           td.name, td.role (leader, candidate or
+//	                           observer), td.leader (value and owner, or
+//	                           "none"), td.token, td.leads-for,
+//	                           td.candidates (waiting in Redis),
+//	                           td.observers; td.error instead of the
+//	                           leader's cells when Redis could not be read
 //	section#inspect            with ?name=X: div#inspect-error on error,
 //	                           else dl#lock (dd#kind, #held, #mode, #ttl,
-//	                           #subscribers, #token, #local)
+//	                           #subscribers, #token, #local; #leader for a
+//	                           leader election)
 //	table#holders  tr.holder   td.owner, td.label, td.count, td.mode, td.ttl
 //	table#queue    tr.queued   td.position, td.owner, td.label, td.mode,
 //	                           td.deadline-in, td.library (relock or redisson)
@@ -60,8 +71,8 @@
 //	table#permits  tr.permit   a permit-expirable semaphore's: td.id,
 //	                           td.expires-in ("never" for no expiry)
 //
-// Rows of this Client's own owners in #holders and #queue have the class
-// "local" too. "Client" means one thing on the page: an rlock (or
+// Rows of this Client's own owners in #holders and #queue, and of the
+// elections it leads in #elections, have the class "local" too. "Client" means one thing on the page: an rlock (or
 // Redisson) client, known by its id and, when named, its label. The page
 // shows one date, the snapshot's "as of" time (in the server's time zone);
 // every other time is relative to it ("12.3s", "in 18s", "4s ago"), in a
@@ -88,6 +99,8 @@
 //	    "waiters": [{"name", "kind", "mode", "owner", "permits", "since",
 //	                 "waiting_ms", "attempts", "wakeups"}]
 //	  },
+//	  "elections": [{"name", "role", "terms": [LEADER], "campaigns",
+//	                 "observers", "leader": LEADER, "candidates", "error"}],
 //	  "inspect": {"name", "error"}            // with ?name=X, on error
 //	  "inspect": {"name", "kind", "held", "mode", "ttl_ms",
 //	              "holders": [{"owner", "client", "label", "count", "mode",
@@ -95,10 +108,18 @@
 //	              "queue": [{"position", "owner", "client", "label", "mode",
 //	                         "deadline", "deadline_in_ms", "relock", "local"}],
 //	              "subscribers", "token",
+//	              "leader": LEADER,           // a leader election's
 //	              "count",                    // a semaphore's or latch's
 //	              "permits": [{"id", "expiry", "expires_in_ms"}],
 //	              "local": {"holds": [...], "waiters": [...]}}
 //	}
+//
+// A LEADER is {"value", "token", "owner", "since", "leader_ms", "local"}:
+// a term's value, fencing token, owner id, start (by the Redis server's
+// clock), how long it has led, and whether it is this Client's. An
+// election's "terms" are this Client's; its "leader" and "candidates" are
+// Redis's, left out when it has no leader ("error" then says why, when
+// Redis could not be read).
 //
 // Durations are whole milliseconds, in fields named *_ms: held_ms and
 // waiting_ms since the hold or acquisition began, lease_left_ms and

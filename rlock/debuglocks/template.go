@@ -117,6 +117,9 @@ section#inspect { border-left: 3px solid #4a78c2; padding-left: 1em; }
 <dt>TTL</dt><dd id="ttl">{{.TTL}}</dd>
 <dt>subscribers</dt><dd id="subscribers">{{.Subscribers}}</dd>
 <dt>fencing token</dt><dd id="token">{{if .Token}}{{.Token}}{{else}}–{{end}}</dd>
+{{- if eq (print .Kind) "election"}}
+<dt>leader</dt><dd id="leader">{{with .Leader}}{{template "leader" .}}{{else}}none{{end}}</dd>
+{{- end}}
 <dt>this client</dt><dd id="local">{{len .Local.Holds}} hold(s), {{len .Local.Waiters}} waiter(s)</dd>
 </dl>
 <h3>Holders ({{len .Holders}})</h3>
@@ -154,6 +157,21 @@ section#inspect { border-left: 3px solid #4a78c2; padding-left: 1em; }
 <tr class="hold"><td class="name"><a href="?name={{.Name}}{{with $.Refresh}}&amp;refresh={{.}}{{end}}">{{.Name}}</a></td><td class="kind">{{.Kind}}</td><td class="mode">{{or .Mode "–"}}</td><td class="owner">{{.Owner}}</td><td class="count">{{.Count}}</td><td class="held-for">{{template "rel" (rel .Since .HeldFor.String)}}</td><td class="lease">{{.Lease}}</td><td class="renewed">{{if .Watchdog}}{{template "rel" (rel .LastRenewal (ago .LastRenewal $.Time))}}{{else}}fixed{{end}}</td><td class="lease-left">{{if .LeaseEnd.IsZero}}–{{else}}{{template "rel" (rel .LeaseEnd (until .LeaseLeft))}}{{end}}</td></tr>
 {{- else}}
 <tr class="none"><td colspan="9">none</td></tr>
+{{- end}}
+</tbody>
+</table>
+
+<h2>Leader elections of this client ({{len .Elections}})</h2>
+<table id="elections">
+<thead><tr><th>name</th><th>this client</th><th>leader</th><th>token</th><th>leads for</th><th>candidates</th><th>observers</th></tr></thead>
+<tbody>
+{{- range .Elections}}
+<tr class="election{{if eq .Role "leader"}} local{{end}}"><td class="name"><a href="?name={{.Name}}{{with $.Refresh}}&amp;refresh={{.}}{{end}}">{{.Name}}</a></td><td class="role">{{.Role}}</td>
+{{- if .Error}}<td class="error" colspan="4">{{.Error}}</td>{{else}}
+{{- with .Leader}}<td class="leader">{{template "leader" .}}</td><td class="token">{{.Token}}</td><td class="leads-for">{{template "rel" (rel .Since .LeaderMS.String)}}</td>{{else}}<td class="leader">none</td><td class="token">–</td><td class="leads-for">–</td>{{end}}
+<td class="candidates">{{.Candidates}}</td>{{end}}<td class="observers">{{.Observers}}</td></tr>
+{{- else}}
+<tr class="none"><td colspan="7">none</td></tr>
 {{- end}}
 </tbody>
 </table>
@@ -196,4 +214,5 @@ section#inspect { border-left: 3px solid #4a78c2; padding-left: 1em; }
 </table>
 {{- end}}
 {{end}}
+{{define "leader"}}<code class="value">{{.Value}}</code> <span class="dim">(<span class="owner">{{.Owner}}</span>)</span>{{end}}
 {{define "label"}}{{with .}}{{.}}{{else}}<span class="dim">–</span>{{end}}{{end}}`

@@ -14,10 +14,12 @@ import (
 type page struct {
 	Client string `json:"client"`
 	// Label is this Client's name (rlock.WithClientName) and host.
-	Label    string      `json:"label,omitempty"`
-	Time     time.Time   `json:"time"`
-	Activity activity    `json:"activity"`
-	Inspect  *inspection `json:"inspect,omitempty"`
+	Label    string    `json:"label,omitempty"`
+	Time     time.Time `json:"time"`
+	Activity activity  `json:"activity"`
+	// Elections are the Client's leader elections (election.go).
+	Elections []election  `json:"elections"`
+	Inspect   *inspection `json:"inspect,omitempty"`
 	// Refresh is ?refresh's period; 0: none.
 	Refresh refresh `json:"-"`
 }
@@ -83,6 +85,7 @@ type lockView struct {
 	Queue       []queued   `json:"queue"`
 	Subscribers int        `json:"subscribers"`
 	Token       int64      `json:"token"`
+	Leader      *leader    `json:"leader,omitempty"` // an election's
 	// Count is a semaphore's available permits or a latch's count, absent
 	// for a lock; Permits a permit-expirable semaphore's leases.
 	Count   *int64   `json:"count,omitempty"`
@@ -146,6 +149,7 @@ func lockOf(info rlock.LockInfo, client string, now time.Time) *lockView {
 		Kind: info.Kind, Held: info.Held, Mode: info.Mode, TTL: ttl(info.TTL),
 		Holders: make([]holder, 0, len(info.Holders)), Queue: make([]queued, 0, len(info.Queue)),
 		Subscribers: info.Subscribers, Token: info.Token, Local: activityOf(info.Local, now),
+		Leader: leaderView(info.Leader, client, now),
 	}
 	for _, h := range info.Holders {
 		v.Holders = append(v.Holders, holder{

@@ -29,7 +29,8 @@
 // Durations are in seconds, as OpenTelemetry's semantic conventions
 // recommend, in histograms with explicit buckets from 0.5 ms to 60 s.
 // Lock metrics have the attributes relock.lock.kind (mutex, fenced, fair,
-// read-write, fair-read-write, and the kinds of semaphores and latches) and, for read-write locks, relock.lock.mode
+// read-write, fair-read-write, election, and the kinds of semaphores and
+// latches) and, for read-write locks, relock.lock.mode
 // (read, write). They do not have the lock's name, whose values are
 // unbounded in many applications; WithLockNameAttribute adds it as
 // relock.lock.name, for applications with a few fixed names.
@@ -46,6 +47,10 @@
 //	relock.lock.renewals           Counter        {hold}         error.type             holds in the watchdog's renewal calls
 //	relock.lock.renewal.duration   Histogram      s              error.type             the round trip of each renewal call
 //	relock.subscriptions.replaced  Counter        {connection}   (none)                 pub/sub connections that failed or fell silent and were replaced
+//	relock.election.terms          Counter        {term}         kind                   terms that began (campaigns elected)
+//	relock.election.leaders.active UpDownCounter  {term}         kind                   terms that began and have not ended
+//	relock.election.term.duration  Histogram      s              kind, outcome          how long each term lasted, when it ends: outcome resigned, lost or closed
+//	relock.election.proclamations  Counter        {proclamation} kind                   values leaders proclaimed
 //
 // Every metric also has the attributes given with WithAttributes.
 //
@@ -94,6 +99,19 @@
 //     the hold. Attributes: the lock's and owner's, relock.hold.count and
 //     relock.hold.duration (s), error.type lost; its status is Error with
 //     the reason.
+//   - relock.Campaign, for every Campaign elected, from the call to the
+//     election. Attributes: the lock's and the term owner's, and
+//     relock.term.token.
+//   - relock.Term, for every term, from its election to its end, made when
+//     it ends, in a trace of its own. Attributes: the lock's and owner's,
+//     relock.term.token, relock.outcome (resigned, lost, closed); its
+//     status is Error with the cause when the term ended other than by
+//     Resign.
+//
+// A term's lock is a fair lock of kind election: its acquisition, release
+// and loss are recorded as any lock's, relock.Lock, relock.Unlock and
+// relock.Lost spans included. The term durations have buckets from a
+// second to a day.
 //
 // Watchdog renewals and replaced subscriptions make no spans: they are
 // background work, which the metrics above count.

@@ -43,6 +43,10 @@ type Observer struct {
 	replaced        metric.Int64Counter
 	holdsActive     metric.Int64UpDownCounter
 	waitersActive   metric.Int64UpDownCounter
+	terms           metric.Int64Counter // leader elections'
+	proclamations   metric.Int64Counter
+	leadersActive   metric.Int64UpDownCounter
+	termDuration    metric.Float64Histogram
 
 	// sets caches the measurement option of each attribute set: setKey →
 	// metric.MeasurementOption.
@@ -138,6 +142,8 @@ func (o *Observer) ObserveLock(e rlock.Event) {
 		if o.metrics {
 			o.replaced.Add(context.Background(), 1, o.measured(e, "", ""))
 		}
+	case rlock.EventElected, rlock.EventProclaimed, rlock.EventResigned, rlock.EventTermLost:
+		o.election(e)
 	}
 }
 

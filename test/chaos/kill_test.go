@@ -53,7 +53,7 @@ func removeHolder() {
 	}
 }
 
-// process is a running holder.
+// process is a running holder (or candidate).
 type process struct {
 	cmd   *exec.Cmd
 	owner string
@@ -64,7 +64,21 @@ type process struct {
 // The process is killed when the test ends, if the test did not kill it.
 func startHolder(t *testing.T, args ...string) *process {
 	t.Helper()
-	cmd := exec.Command(holderPath(t), append([]string{"-addr", srv.Addr}, args...)...)
+	p := startProcess(t, holderPath(t), append([]string{"-addr", srv.Addr}, args...)...)
+	owner, ok := strings.CutPrefix(p.next(t), "owner ")
+	if !ok {
+		t.Fatal("holder did not print its owner id")
+	}
+	p.owner = owner
+	return p
+}
+
+// startProcess starts the command bin with args, its stdout to be read
+// line by line. The process is killed when the test ends, if the test did
+// not kill it.
+func startProcess(t *testing.T, bin string, args ...string) *process {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -77,13 +91,7 @@ func startHolder(t *testing.T, args ...string) *process {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
-	p := &process{cmd: cmd, lines: bufio.NewScanner(out)}
-	owner, ok := strings.CutPrefix(p.next(t), "owner ")
-	if !ok {
-		t.Fatal("holder did not print its owner id")
-	}
-	p.owner = owner
-	return p
+	return &process{cmd: cmd, lines: bufio.NewScanner(out)}
 }
 
 // next returns the process's next line of output.

@@ -24,11 +24,11 @@ func summarise(ds []time.Duration) Quantiles {
 		return Quantiles{}
 	}
 	slices.Sort(ds)
-	return Quantiles{N: len(ds), P50: ms(quantile(ds, 0.50)), P99: ms(quantile(ds, 0.99)), Max: ms(ds[len(ds)-1])}
+	return Quantiles{N: len(ds), P50: ms(Quantile(ds, 0.50)), P99: ms(Quantile(ds, 0.99)), Max: ms(ds[len(ds)-1])}
 }
 
-// quantile returns the q-quantile of sorted ds (nearest rank).
-func quantile(sorted []time.Duration, q float64) time.Duration {
+// Quantile returns the q-quantile of sorted ds (nearest rank).
+func Quantile(sorted []time.Duration, q float64) time.Duration {
 	i := int(q*float64(len(sorted))+0.5) - 1
 	return sorted[max(0, min(i, len(sorted)-1))]
 }
