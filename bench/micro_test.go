@@ -134,7 +134,7 @@ func BenchmarkReentrantLock(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := m.Lock(ctx); err != nil {
+		if err := m.Reenter(ctx); err != nil {
 			b.Fatal(err)
 		}
 		if err := m.Unlock(ctx); err != nil {

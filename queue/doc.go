@@ -1,7 +1,7 @@
-// Package queue is the waiting line of relock's fair locks: Redisson's
+// Package queue is the waiting queue of relock's fair locks: Redisson's
 // RFairLock protocol (Queue), relock's fair read-write lock (RWQueue), the
 // Lua scripts that run them, and the bookkeeping of one waiter's place in
-// line (Waiter).
+// the queue (Waiter).
 //
 // # Redis layout
 //
@@ -62,7 +62,7 @@
 //     is woken within a second even if it did not retry by itself. After
 //     the grace, a head still unheard is evicted, if anyone waits behind it
 //     (else it holds up nobody, and keeps its turn), and the turn passes to
-//     the next: a dead Redisson head costs the line about GRACE plus a
+//     the next: a dead Redisson head costs the queue about GRACE plus a
 //     recheck. An evicted Redisson head is remembered (#evicted, at most 8)
 //     and told of every turn a relock script gives from then on, with "0"
 //     on its channel, until it hears one: a live one then retries its
@@ -122,7 +122,7 @@
 // key per read hold) so that plain Go and Java readers and writers still
 // exclude it correctly. Beside the hash, a read-write lock named n keeps:
 //
-//   - the line, a LIST relock_rwlock_queue:{n} of entries, head first: a
+//   - the queue, a LIST relock_rwlock_queue:{n} of entries, head first: a
 //     reader's entry is its owner id, a writer's '<owner id>:write' (an
 //     owner may wait on both sides, each with its own place);
 //   - the deadlines, a ZSET relock_rwlock_timeout:{n}, kept and evicted
@@ -134,7 +134,7 @@
 // arriving together go in together, and a reader that arrives after a
 // waiting writer waits behind it even while the lock is read, so a stream
 // of readers never starves a writer. Re-entries and a writer taking the
-// read lock (a downgrade) never wait in line; a reader asking to write is
+// read lock (a downgrade) never queue; a reader asking to write is
 // refused (ErrUpgrade). A release, a waiter leaving and a force-release
 // wake every waiter whose turn has come: the writer at the head, or the
 // readers at the head up to the first writer (at most 100 at once; each

@@ -40,7 +40,7 @@ var (
 	forceRelease = scripts.New(commonSrc + forceReleaseSrc)
 )
 
-// Queue is the waiting line of one fair lock. It holds no state of its
+// Queue is the waiting queue of one fair lock. It holds no state of its
 // own: everything is in Redis. It is safe for concurrent use.
 type Queue struct {
 	rdb  redis.Scripter
@@ -177,7 +177,7 @@ func (q *Queue) ForceRelease(ctx context.Context) (bool, error) {
 // Waiter returns a Waiter for owner; nothing changes in Redis until its
 // first Attempt.
 func (q *Queue) Waiter(owner string) *Waiter {
-	return &Waiter{l: q, owner: owner, id: strconv.FormatUint(waits.Add(1), 10)}
+	return &Waiter{q: q, owner: owner, id: strconv.FormatUint(waits.Add(1), 10)}
 }
 
 // waits numbers the Waiters of the process: with the owner id, which is

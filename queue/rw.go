@@ -29,8 +29,8 @@ var (
 	rwForceRelease = scripts.New(commonSrc + rwForceReleaseSrc)
 )
 
-// RWQueue is the line of one fair read-write lock: Redisson's read-write
-// lock hash, and relock's own line beside it (keys.RWQueue, keys.RWTimeout)
+// RWQueue is the queue of one fair read-write lock: Redisson's read-write
+// lock hash, and relock's own queue beside it (keys.RWQueue, keys.RWTimeout)
 // of entries, each a waiter's hash field: its owner id to read, '<owner
 // id>:write' to write. Writers take their turn at the head; readers when
 // only readers are ahead, together. It holds no state of its own and is
@@ -44,7 +44,7 @@ type RWQueue struct {
 	pub  func() string
 }
 
-// NewRW returns the line of the fair read-write lock called name, with the
+// NewRW returns the queue of the fair read-write lock called name, with the
 // wait timeout and publish command as New's.
 func NewRW(rdb redis.Scripter, name string, wait time.Duration, pub func() string) *RWQueue {
 	return &RWQueue{
@@ -65,7 +65,7 @@ func (q *RWQueue) Heartbeat() time.Duration { return max(q.wait/3, time.Millisec
 
 // Waiter returns a Waiter for entry (a reader's owner id, or a writer's
 // write field).
-func (q *RWQueue) Waiter(entry string) *Waiter { return &Waiter{l: q, owner: entry} }
+func (q *RWQueue) Waiter(entry string) *Waiter { return &Waiter{q: q, owner: entry} }
 
 // TryAcquire takes or re-enters the side of the lock that entry names if
 // it can now, as Queue.TryAcquire does; a reader asking to write gets
@@ -77,7 +77,7 @@ func (q *RWQueue) TryAcquire(ctx context.Context, rdb redis.Scripter, entry stri
 // ownerOf is the owner id of entry.
 func ownerOf(entry string) string { return strings.TrimSuffix(entry, ":write") }
 
-// attempt makes an attempt of entry's; the fair read-write line grants
+// attempt makes an attempt of entry's; the fair read-write queue grants
 // nothing by message, so wait ids are not used.
 func (q *RWQueue) attempt(ctx context.Context, rdb redis.Scripter, entry string, lease time.Duration, holds int, m mode, _ string) (Attempt, error) {
 	owner := ownerOf(entry)
@@ -97,7 +97,7 @@ func (q *RWQueue) attempt(ctx context.Context, rdb redis.Scripter, entry string,
 }
 
 // Release releases one hold of the side whose field is u.Owner; the head
-// of the line is woken when its turn has come.
+// of the queue is woken when its turn has come.
 func (q *RWQueue) Release(ctx context.Context, u scripts.Unlock) (scripts.Release, error) {
 	owner := ownerOf(u.Owner)
 	return scripts.Outcome(rwRelease.Run(ctx, q.rdb,
@@ -106,7 +106,7 @@ func (q *RWQueue) Release(ctx context.Context, u scripts.Unlock) (scripts.Releas
 }
 
 // ForceRelease deletes the lock whoever holds it and wakes the head of the
-// line; it reports whether there was a lock. The line is kept.
+// queue; it reports whether there was a lock. The queue is kept.
 func (q *RWQueue) ForceRelease(ctx context.Context) (bool, error) {
 	n, err := rwForceRelease.Run(ctx, q.rdb, q.keys, keys.UnlockMessage, q.pub()).Int64()
 	return n == 1, err

@@ -9,9 +9,9 @@ import (
 	"github.com/relock-go/relock/internal/keys"
 )
 
-// line is a queue in Redis as a Waiter uses it: the fair lock's, or the
-// fair read-write lock's.
-type line interface {
+// waitQueue is a queue in Redis as a Waiter uses it: the fair lock's, or
+// the fair read-write lock's.
+type waitQueue interface {
 	attempt(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, holds int, m mode, wait string) (Attempt, error)
 	leave(ctx context.Context, owner string) error
 	Heartbeat() time.Duration
@@ -22,9 +22,9 @@ type line interface {
 // channel (subscription confirmed) before the first Attempt, or the
 // wake-up for its turn could be missed. A Waiter is used by one goroutine.
 type Waiter struct {
-	l      line
+	q      waitQueue
 	owner  string
-	id     string // this wait's id in grant messages; "" when the line grants nothing
+	id     string // this wait's id in grant messages; "" when the queue grants nothing
 	queued bool   // an attempt queued the owner and it has not left since
 }
 
@@ -37,7 +37,7 @@ func (w *Waiter) Attempt(ctx context.Context, rdb redis.Scripter, lease time.Dur
 	if w.queued {
 		m = stay
 	}
-	a, err := w.l.attempt(ctx, rdb, w.owner, lease, holds, m, w.id)
+	a, err := w.q.attempt(ctx, rdb, w.owner, lease, holds, m, w.id)
 	// After an error the owner may or may not be queued: Leave finds out.
 	w.queued = err != nil || !a.Acquired
 	return a, err
@@ -46,7 +46,7 @@ func (w *Waiter) Attempt(ctx context.Context, rdb redis.Scripter, lease time.Dur
 // Grant is the message that tells this wait, on the owner's channel, that
 // a release granted it the lock: the owner holds it from then on, with the
 // lease of its last attempt, and may confirm with Claim (its release
-// clears the grant's mark in any case). It is "" for a line
+// clears the grant's mark in any case). It is "" for a queue
 // that grants nothing (the fair read-write lock's). A grant message of an
 // earlier wait of the owner is another message.
 func (w *Waiter) Grant() string {
@@ -60,7 +60,7 @@ func (w *Waiter) Grant() string {
 // lease: Acquired is false when the lock is no longer the owner's (it
 // expired first). It never queues the owner nor takes a free lock.
 func (w *Waiter) Claim(ctx context.Context, rdb redis.Scripter, lease time.Duration) (Attempt, error) {
-	return w.l.attempt(ctx, rdb, w.owner, lease, 1, claim, w.id)
+	return w.q.attempt(ctx, rdb, w.owner, lease, 1, claim, w.id)
 }
 
 // Pause is how long the waiter may sleep after the attempt a, unless woken:
@@ -72,7 +72,7 @@ func (w *Waiter) Claim(ctx context.Context, rdb redis.Scripter, lease time.Durat
 // the TTL (the head may take the lock and die unannounced); behind any
 // other head the waiter sleeps at most freeRecheck.
 func (w *Waiter) Pause(a Attempt) time.Duration {
-	d := w.l.Heartbeat()
+	d := w.q.Heartbeat()
 	switch {
 	case a.TTL > 0 || (a.TTL == 0 && a.Position == 0):
 		d = min(d, max(a.TTL, time.Millisecond))
@@ -94,7 +94,7 @@ func (w *Waiter) Leave(ctx context.Context) error {
 	if !w.queued {
 		return nil
 	}
-	if err := w.l.leave(ctx, w.owner); err != nil {
+	if err := w.q.leave(ctx, w.owner); err != nil {
 		return err
 	}
 	w.queued = false

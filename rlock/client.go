@@ -33,8 +33,8 @@ type Client struct {
 	waiters waitList
 	// handoffs lists the waiters an Unlock may pass its lock to.
 	handoffs handoffs
-	// lines are the waiters of semaphores and latches, in arrival order.
-	lines lines
+	// countLines are the lines of the semaphores' and latches' waiters.
+	countLines countLines
 	// requests number the requests that change their counts.
 	requests requests
 	// latchTTL is how long a release outcome is kept for retries of its
@@ -291,3 +291,19 @@ func (c *Client) queuePublish() string {
 
 // closed reports whether Close has been called.
 func (c *Client) closed() bool { return c.ctx.Err() != nil }
+
+// persist makes a release request that the caller asked for even when its
+// ctx has ended: req runs with ctx, and if ctx had ended before or ends
+// while it runs, once more detached from ctx, bounded by the Client's
+// unlock timeout. req must be safe to repeat (a latched release is).
+func persist[T any](c *Client, ctx context.Context, req func(context.Context) (T, error)) (T, error) {
+	if ctx.Err() == nil {
+		v, err := req(ctx)
+		if err == nil || ctx.Err() == nil {
+			return v, err
+		}
+	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.opts.unlockTimeout)
+	defer cancel()
+	return req(dctx)
+}

@@ -1,10 +1,10 @@
 package rlock
 
 import (
-	"container/list"
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -14,16 +14,10 @@ import (
 	"github.com/relock-go/relock/scripts"
 )
 
-// The kinds of the counting objects (Event.Kind).
-const (
-	KindSemaphore       Kind = "semaphore"        // Semaphore: Redisson's RSemaphore
-	KindPermitSemaphore Kind = "permit-semaphore" // PermitExpirableSemaphore: RPermitExpirableSemaphore
-	KindCountDownLatch  Kind = "count-down-latch" // CountDownLatch: RCountDownLatch
-)
-
-// counter is what a semaphore and a latch handle share: the Client, the
-// object's name and channel, and its kind, for errors and events.
-type counter struct {
+// countHandle is what the handles of the counting objects (a semaphore, a
+// permit-expirable semaphore, a latch) share: the Client, the object's name
+// and channel, and its kind, for errors and events.
+type countHandle struct {
 	c       *Client
 	name    string
 	channel string
@@ -31,25 +25,25 @@ type counter struct {
 	nameErr error
 }
 
-func newCounter(c *Client, name, channel string, k Kind) counter {
-	n := counter{c: c, name: name, channel: channel, kind: k}
+func newCountHandle(c *Client, name, channel string, k Kind) countHandle {
+	h := countHandle{c: c, name: name, channel: channel, kind: k}
 	if _, cluster := c.rdb.(*redis.ClusterClient); cluster && keys.Slot(channel) != keys.Slot(name) {
-		n.nameErr = fmt.Errorf("%w: on Redis Cluster its channel %q would land in another slot than its key", ErrInvalidName, channel)
+		h.nameErr = fmt.Errorf("%w: on Redis Cluster its channel %q would land in another slot than its key", ErrInvalidName, channel)
 	}
-	return n
+	return h
 }
 
 // Name is the object's name, which is also its Redis key.
-func (n *counter) Name() string { return n.name }
+func (h *countHandle) Name() string { return h.name }
 
 // usable returns why the object cannot be used now, if it cannot.
-func (n *counter) usable() error {
+func (h *countHandle) usable() error {
 	switch {
-	case n.name == "":
+	case h.name == "":
 		return fmt.Errorf("%w: the name is empty", ErrInvalidName)
-	case n.nameErr != nil:
-		return n.nameErr
-	case n.c.closed():
+	case h.nameErr != nil:
+		return h.nameErr
+	case h.c.closed():
 		return ErrClosed
 	}
 	return nil
@@ -57,30 +51,30 @@ func (n *counter) usable() error {
 
 // begin checks that an operation may start, deciding the Client's pub/sub
 // first (its publish command) on a Redis Cluster.
-func (n *counter) begin(ctx context.Context) error {
-	if err := n.usable(); err != nil {
+func (h *countHandle) begin(ctx context.Context) error {
+	if err := h.usable(); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	_, err := n.c.pubsub(ctx)
+	_, err := h.c.pubsub(ctx)
 	return err
 }
 
 // request begins a request that changes the count (see requests).
-func (n *counter) request() (scripts.Request, func()) { return n.c.requests.begin(n.c) }
+func (h *countHandle) request() (scripts.Request, func()) { return h.c.requests.begin(h.c) }
 
 // observe reports an event of type t, with count, to the Client's
 // observers; a release that failed (err) is no event, as an Unlock's is
 // not.
-func (n *counter) observe(ctx context.Context, t EventType, count int, start time.Time, err error) {
-	obs := n.c.obs
+func (h *countHandle) observe(ctx context.Context, t EventType, count int, start time.Time, err error) {
+	obs := h.c.obs
 	if obs == nil || err != nil {
 		return
 	}
 	now := time.Now()
-	e := Event{Type: t, Time: now, Name: n.name, Kind: n.kind, Count: count, Context: ctx}
+	e := Event{Type: t, Time: now, Name: h.name, Kind: h.kind, Count: count, Context: ctx}
 	if t == EventReleased {
 		e.Latency = now.Sub(start)
 	} else {
@@ -89,208 +83,150 @@ func (n *counter) observe(ctx context.Context, t EventType, count int, start tim
 	obs.ObserveLock(e)
 }
 
-// try is one attempt of a counting wait: it reports whether it took what
-// it waits for, and if not, how long to sleep at most before the next
-// attempt unless woken (by Redisson's rule, or the Client's safety bound).
-type try func(ctx context.Context) (ok bool, pause time.Duration, err error)
-
-// wait is the wait loop of the counting objects. It attempts, and while
-// the attempt fails sleeps on the object's channel until woken by a
-// release or the attempt's pause passes, then attempts again, until ok,
-// the wait (forever when negative; 0: one attempt) elapses, or ctx ends.
-// While it waits it is listed among the Client's waiters (Activity), for
-// permits permits (0 for a latch).
-//
-// The waiters of one object in one Client form a line, in arrival order:
-// only its head attempts and sleeps on the channel, so a release message
-// costs one attempt per Client, and a waiter for many permits is never
-// overtaken by a later waiter of the same Client for fewer. When the head
-// is done it hands the line on, and the next head attempts at once.
-// Between Clients, whoever attempts first after a release wins, as with
-// Redisson.
-func (n *counter) wait(ctx context.Context, wait time.Duration, permits int, attempt try) (ok bool, err error) {
-	start := time.Now()
-	attempts, wakeups, waited := 0, 0, false
-	var w *waiter
-	waiting := func() {
-		waited = true
-		w = &waiter{info: WaiterInfo{Name: n.name, Kind: n.kind, Permits: permits, Since: start}}
-		w.attempts.Store(int64(attempts))
-		n.c.waiters.add(w)
-		n.observe(ctx, EventWaitStarted, 0, start, nil)
+// acquire takes permits, or a latch's zero, with the turn t (of the
+// object's kind), through the wait loop: within wait (forever when
+// negative; 0: a single attempt), or until ctx ends.
+func (h *countHandle) acquire(ctx context.Context, t turn, wait time.Duration) (bool, error) {
+	if err := h.usable(); err != nil {
+		return false, err
 	}
-	defer func() {
-		if w != nil {
-			n.c.waiters.remove(w)
-		}
-		if n.c.obs == nil {
-			return
-		}
-		t := EventAcquired
-		if !ok {
-			t = EventNotAcquired
-		}
-		e := Event{Type: t, Time: time.Now(), Name: n.name, Kind: n.kind, Attempts: attempts, Wakeups: wakeups, Waited: waited, Err: err, Context: ctx}
-		e.Wait = e.Time.Sub(start)
+	out, err := h.c.waitLoop(ctx, t, wait)
+	return out.ok, err
+}
+
+// turn is the start of an acquisition's turn for permits permits (0 for
+// a latch), which the kind's turn completes with its attempt.
+func (h *countHandle) turn(permits int) countTurn {
+	return countTurn{listening: listening{c: h.c, channel: h.channel}, h: h, permits: permits}
+}
+
+// countTurn is what the turns of the counting objects' acquisitions share.
+// The acquisitions of one object in one Client take turns in the object's
+// line, in arrival order: only the one holding its slot attempts and
+// sleeps on the object's channel, so a release message costs one attempt
+// per Client, and a waiter for many permits is never overtaken by a later
+// waiter of the same Client for fewer. When it is done it leaves the slot,
+// and the next one attempts at once. Between Clients (and Redisson's),
+// whoever attempts first after a release wins, as with Redisson. An
+// attempt's outcome carries, as its ttl, how long to sleep unless woken
+// before the next: by Redisson's rule, or the Client's safety bound, the
+// watchdog timeout.
+type countTurn struct {
+	listening
+	h       *countHandle
+	permits int        // waited for; 0 for a latch
+	line    *countLine // the object's line, once joined
+	inLine  bool       // holds its slot
+}
+
+func (t *countTurn) waiter() WaiterInfo {
+	return WaiterInfo{Name: t.h.name, Kind: t.h.kind, Permits: t.permits}
+}
+
+// untilTurn is how long an acquisition queued in its object's line sleeps
+// before its first attempt: until its turn comes, within its wait.
+const untilTurn = time.Duration(math.MaxInt64)
+
+// enter takes the slot of the object's line, if it is free and nobody
+// waits for it; else the acquisition is queued behind the Client's earlier
+// acquisitions of the object (unless it makes a single attempt), and its
+// first sleep waits for the slot.
+func (t *countTurn) enter(ctx context.Context, deadline time.Time, single bool) (time.Duration, bool, error) {
+	t.deadline = deadline
+	t.line = t.c.countLines.join(t.channel, t.c.ctx.Done())
+	if t.inLine, _, _ = t.line.enter(ctx, false, 0); t.inLine {
+		return 0, false, nil
+	}
+	if single {
+		return 0, false, errWaitElapsed // others of this Client wait already
+	}
+	return untilTurn, true, nil
+}
+
+// sleep waits for the slot of the object's line, while the acquisition is
+// queued in it, and then on the object's channel.
+func (t *countTurn) sleep(ctx context.Context, d time.Duration) (bool, error) {
+	if t.inLine {
+		return t.listening.sleep(ctx, d)
+	}
+	ok, _, err := t.line.enter(ctx, false, waitUntil(t.deadline))
+	if !ok {
+		return false, cmp.Or(err, errWaitElapsed)
+	}
+	t.inLine = true
+	return false, nil
+}
+
+func (t *countTurn) listen(ctx context.Context, out outcome) (time.Duration, bool, error) {
+	if ok, err := t.listening.listen(ctx); !ok {
+		return 0, false, err
+	}
+	return t.s.first(out.ttl), true, nil
+}
+
+func (t *countTurn) pause(out outcome) time.Duration { return out.ttl }
+
+func (t *countTurn) acquired(e Event) Event {
+	e.Count = t.permits
+	return e
+}
+
+// done leaves the object's channel and its line, where the next
+// acquisition of the Client attempts at once.
+func (t *countTurn) done(_ context.Context, ok bool) {
+	if t.s != nil {
 		if ok {
-			e.Count = permits
+			t.s.won()
 		}
-		n.c.obs.ObserveLock(e)
-	}()
-	if err := n.begin(ctx); err != nil {
-		return false, err
+		t.s.close()
 	}
-	var deadline time.Time
-	if wait > 0 {
-		deadline = start.Add(wait)
+	if t.inLine {
+		t.line.leave(false)
 	}
-	line := n.c.lines.join(n.channel)
-	defer n.c.lines.leave(n.channel, line)
-	if wait == 0 && !line.head() {
-		return false, nil // others of this Client wait already
-	}
-	if !line.head() {
-		waiting()
-		if ok, err := line.await(ctx, deadline, n.c.ctx.Done()); !ok || err != nil {
-			return false, err
-		}
-	}
-	attempts++
-	if w != nil {
-		w.attempts.Store(int64(attempts))
-	}
-	ok, pause, err := attempt(ctx)
-	if ok || err != nil || wait == 0 {
-		return ok, err
-	}
-	s, err := n.c.sleepers().listen(ctx, deadline, n.channel)
-	if s == nil {
-		return false, err
-	}
-	defer func() { s.close() }()
-	if !waited {
-		waiting()
-	}
-	sleep := s.first(pause)
-	for {
-		if !deadline.IsZero() {
-			left := time.Until(deadline)
-			if left <= 0 {
-				return false, nil
-			}
-			sleep = min(sleep, left)
-		}
-		if sleep > 0 {
-			woken, err := s.wait(ctx, sleep)
-			if errors.Is(err, errMoved) {
-				s.close()
-				if s, err = n.c.sleepers().listen(ctx, deadline, n.channel); s == nil {
-					return false, err
-				}
-			} else if err != nil {
-				return false, err
-			}
-			if woken {
-				wakeups++
-				w.wakeups.Store(int64(wakeups))
-				n.observe(ctx, EventWoken, 0, start, nil)
-			}
-		}
-		if err := ctx.Err(); err != nil {
-			return false, err
-		}
-		attempts++
-		w.attempts.Store(int64(attempts))
-		if ok, pause, err = attempt(ctx); ok || err != nil {
-			if ok {
-				s.won()
-			}
-			return ok, err
-		}
-		sleep = pause
+	if t.line != nil {
+		t.c.countLines.leave(t.channel, t.line)
 	}
 }
 
-// lines are a Client's lines of waiters, by channel.
-type lines struct {
+// countLines are the lines of a Client's counting objects, by channel:
+// the acquisitions of one object in the Client take the exclusive slot of
+// its line to attempt, so that only the oldest attempts. A line is kept
+// while an acquisition uses it.
+type countLines struct {
 	mu sync.Mutex
-	m  map[string]*list.List // of *place
+	m  map[string]*countLine
 }
 
-// place is one waiter's place in a line.
-type place struct {
-	l    *list.List
-	turn chan struct{} // closed when the place is the line's head
+// countLine is one object's line, with its users: the acquisitions that
+// joined it and have not left.
+type countLine struct {
+	line
+	users int
 }
 
-// join puts a new waiter at the back of channel's line.
-func (ls *lines) join(channel string) *place {
+// join returns channel's line for a new acquisition; closed is the
+// Client's Close.
+func (ls *countLines) join(channel string, closed <-chan struct{}) *countLine {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	if ls.m == nil {
-		ls.m = make(map[string]*list.List)
+		ls.m = make(map[string]*countLine)
 	}
 	l := ls.m[channel]
 	if l == nil {
-		l = list.New()
+		l = &countLine{line: line{closed: closed}}
 		ls.m[channel] = l
 	}
-	p := &place{l: l, turn: make(chan struct{})}
-	l.PushBack(p)
-	if l.Len() == 1 {
-		close(p.turn)
-	}
-	return p
+	l.users++
+	return l
 }
 
-// leave takes p out of its line; if p was the head, the next waiter's
-// turn comes.
-func (ls *lines) leave(channel string, p *place) {
+// leave tells channel's line l that an acquisition that joined it is
+// done with it (its slot left), and drops the line once nobody uses it.
+func (ls *countLines) leave(channel string, l *countLine) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	for e := p.l.Front(); e != nil; e = e.Next() {
-		if e.Value != p {
-			continue
-		}
-		head := e == p.l.Front()
-		p.l.Remove(e)
-		if head && p.l.Len() > 0 {
-			close(p.l.Front().Value.(*place).turn)
-		}
-		break
-	}
-	if p.l.Len() == 0 && ls.m[channel] == p.l {
+	if l.users--; l.users == 0 && ls.m[channel] == l {
 		delete(ls.m, channel)
-	}
-}
-
-// head reports whether it is p's turn.
-func (p *place) head() bool {
-	select {
-	case <-p.turn:
-		return true
-	default:
-		return false
-	}
-}
-
-// await waits for p's turn; false when the deadline (none when zero)
-// passed first, or with ctx.Err() or ErrClosed (closed is the Client's).
-func (p *place) await(ctx context.Context, deadline time.Time, closed <-chan struct{}) (bool, error) {
-	var timeout <-chan time.Time
-	if !deadline.IsZero() {
-		t := time.NewTimer(time.Until(deadline))
-		defer t.Stop()
-		timeout = t.C
-	}
-	select {
-	case <-p.turn:
-		return true, nil
-	case <-timeout:
-		return false, nil
-	case <-ctx.Done():
-		return false, ctx.Err()
-	case <-closed:
-		return false, ErrClosed
 	}
 }

@@ -9,11 +9,6 @@ import (
 	"github.com/relock-go/relock/scripts"
 )
 
-// KindElection is the kind of a leader election's lock (Election), in
-// events, Activity and Inspect: a fair lock whose holder leads, with the
-// election's log beside it.
-const KindElection Kind = "election"
-
 // ErrNoLeader is the cause of Election.Leader when the election has no
 // leader: nobody was elected, the last leader resigned, or its term ended
 // otherwise (its lease ran out, its Client closed).
@@ -85,9 +80,10 @@ type Election struct {
 	nameErr error // why the name or the options cannot be used
 	el      *scripts.Election
 	keep    int // entries the log keeps
-	// turn holds a token while a campaign or term of this Election is
-	// on.
-	turn chan struct{}
+	// line's exclusive slot is held while a campaign or term of this
+	// Election is on: the goroutines that campaign with it take turns, in
+	// arrival order.
+	line line
 }
 
 // ElectionOption configures an Election.
@@ -113,7 +109,7 @@ func WithElectionHistory(n int) ElectionOption {
 // unusable name or option yields an Election whose every operation
 // returns an error saying why (Observe's channel is closed at once).
 func (c *Client) NewElection(name string, opts ...ElectionOption) *Election {
-	e := &Election{c: c, name: name, nameErr: checkName(name), el: scripts.NewElection(name), keep: DefaultElectionHistory, turn: make(chan struct{}, 1)}
+	e := &Election{c: c, name: name, nameErr: checkName(name), el: scripts.NewElection(name), keep: DefaultElectionHistory, line: line{closed: c.ctx.Done()}}
 	for _, opt := range opts {
 		err := errors.New("nil ElectionOption")
 		if opt != nil {
@@ -157,17 +153,13 @@ func (e *Election) Campaign(ctx context.Context, value string) (*Term, error) {
 		return nil, opError(op, e.name, err)
 	}
 	start := time.Now()
-	select {
-	case e.turn <- struct{}{}:
-	case <-ctx.Done():
-		return nil, opError(op, e.name, ctx.Err())
-	case <-e.c.ctx.Done():
-		return nil, opError(op, e.name, ErrClosed)
+	if _, _, err := e.line.enter(ctx, false, -1); err != nil {
+		return nil, opError(op, e.name, err)
 	}
-	var t *Term // keeps the turn until it ends
+	var t *Term // keeps the line's slot until it ends
 	defer func() {
 		if t == nil {
-			<-e.turn
+			e.line.leave(false)
 		}
 	}()
 	e.c.elections.use(e.name, 1, 0)

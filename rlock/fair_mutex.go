@@ -2,7 +2,6 @@ package rlock
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -17,13 +16,22 @@ import (
 // in Redis and take the lock strictly in turn; a newcomer never gets ahead
 // of a waiting owner, not even with a single-attempt TryLock while the lock
 // is free and the next owner is about to take it. It is reentrant, owned
-// by the *FairMutex, and safe for concurrent use, exactly as Mutex. An
-// owner has one place in the queue: goroutines sharing a FairMutex take
-// turns waiting in it, and when the one in line gives up, the place is
-// given up and the next of them queues anew.
+// by the *FairMutex, and safe for concurrent use, exactly as Mutex, whose
+// methods it has. An owner has one place in the queue: goroutines sharing
+// a FairMutex take turns waiting in it, in arrival order, and when the one
+// in the queue gives up, the place is given up and the next of them queues
+// anew.
+//
+// The queue makes the differences its methods state: Lock and TryLock
+// take the lock in turn, and this owner has left the queue when they give
+// up; a TryLock with no wait succeeds only if the lock is free and nobody
+// waits (or this owner holds it already), and never queues, nor does
+// Reenter; Unlock wakes the next owner in the queue only, even when the
+// lock expired meanwhile, and ForceUnlock wakes it too and keeps the
+// queue.
 //
 // Each waiter is told its turn on its own channel. Unlock grants the lock
-// to the next owner in line inside the release script when it is a relock
+// to the next owner in the queue inside the release script when it is a relock
 // owner (the lock is never free between them, so nobody barges), or wakes
 // it when it is a Redisson client; a lock that expires without Unlock (its
 // holder died) passes to the next owner within its remaining lease. A
@@ -46,7 +54,7 @@ import (
 // lock's TTL as it last saw it (a FairMutex waiter at most a third of the
 // fair wait timeout).
 type FairMutex struct {
-	owner
+	handle
 	q *queue.Queue
 }
 
@@ -60,57 +68,9 @@ type FairMutex struct {
 func (c *Client) NewFairMutex(name string) *FairMutex {
 	f := &FairMutex{q: queue.New(c.rdb, name, c.opts.fairWaitTimeout, c.queuePublish)}
 	id := c.ids.Next()
-	f.init(c, name, id, keys.Channel(name), &fair{q: f.q, held: scripts.Held{Key: name, Owner: id}}, newFairLine(c, f.q, id))
+	f.init(c, name, id, keys.Channel(name), &fair{q: f.q, held: scripts.Held{Key: name, Owner: id}}, newFairTurns(c, f.q, id))
 	return f
 }
-
-// Lock acquires the lock in turn, waiting as long as it takes or until ctx
-// ends, and returns ctx.Err() then (having left the queue). The watchdog
-// keeps renewing the lease until the last Unlock, as for Mutex.Lock.
-func (f *FairMutex) Lock(ctx context.Context) error { return lockForever(ctx, f.name, f.acquire) }
-
-// LockWithLease acquires the lock like Lock, but with a fixed lease, as
-// Mutex.LockWithLease.
-func (f *FairMutex) LockWithLease(ctx context.Context, lease time.Duration) error {
-	return lockWithLease(ctx, f.name, lease, f.acquire)
-}
-
-// TryLock acquires the lock if its turn comes within wait: wait 0 is a
-// single attempt, which succeeds only if the lock is free and nobody
-// waits (or this owner holds it already), and never queues. A positive
-// lease is fixed; lease 0 lets the watchdog keep the lock. It returns
-// (true, nil) when the lock is held, (false, nil) when wait elapsed first
-// and (false, ctx.Err()) when ctx ended first; either way this owner has
-// left the queue. Negative durations are errors.
-func (f *FairMutex) TryLock(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	return tryLock(ctx, f.name, wait, lease, f.acquire)
-}
-
-func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	out, err := f.owner.enter(ctx, wait, lease)
-	return out.ok, err
-}
-
-// Unlock releases one acquisition, as Mutex.Unlock. Releasing the last one
-// deletes the lock and wakes the next owner in the queue only. It returns
-// an error wrapping ErrNotHeld when this owner does not hold the lock; if
-// the lock has expired meanwhile, the next owner is woken all the same.
-func (f *FairMutex) Unlock(ctx context.Context) error {
-	return f.exit(ctx)
-}
-
-// Reenter adds one hold to the lock this FairMutex holds, without
-// queueing, as Mutex.Reenter does; an error wrapping ErrNotHeld when it
-// holds none.
-func (f *FairMutex) Reenter(ctx context.Context) error { return f.reenter(ctx, nil) }
-
-// ForceUnlock deletes the lock whoever holds it and wakes the next owner in
-// the queue; it reports whether there was a lock. The queue is kept. Meant
-// for operators, not for the lock's users.
-func (f *FairMutex) ForceUnlock(ctx context.Context) (bool, error) { return f.forceRelease(ctx) }
-
-// Locker returns f as a sync.Locker, with the semantics of Mutex.Locker.
-func (f *FairMutex) Locker() sync.Locker { return locker{f.Lock, f.Unlock} }
 
 // fair is Redisson's RFairLock: a reentrant lock whose waiters queue.
 type fair struct {

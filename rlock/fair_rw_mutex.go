@@ -14,20 +14,20 @@ import (
 // NewFairRWMutex returns a new owner of the fair read-write lock called
 // name: an RWMutex, on Redisson's read-write lock hash, whose readers and
 // writers are granted the lock in arrival order. Owners that must wait
-// join one line in Redis (relock_rwlock_queue:{name}, with the deadlines
+// join one queue in Redis (relock_rwlock_queue:{name}, with the deadlines
 // in relock_rwlock_timeout:{name}; Redisson has no fair read-write lock).
-// A writer takes the lock when it is the head of the line; a reader when
+// A writer takes the lock when it is the head of the queue; a reader when
 // no writer is ahead of it, so consecutive readers go in together, and a
 // reader arriving after a waiting writer waits behind it: a stream of
 // readers never starves a writer. Re-entries, and a writer taking the read
-// lock, never wait in line.
+// lock, never queue.
 //
 // Each waiter is woken on a channel of its own, by the release that gives
-// it its turn (every reader at the head of the line at once); a waiter
-// that gives up leaves the line, and one whose process died is evicted
+// it its turn (every reader at the head of the queue at once); a waiter
+// that gives up leaves the queue, and one whose process died is evicted
 // about the fair wait timeout (WithFairWaitTimeout) after reaching the
 // head, as for FairMutex. Each side of the RWMutex, read and write, has
-// its own place in line. A name should be locked fairly or not, never
+// its own place in the queue. A name should be locked fairly or not, never
 // both: the two kinds exclude each other correctly, but wake only waiters
 // of their own kind.
 func (c *Client) NewFairRWMutex(name string) *RWMutex {
@@ -35,9 +35,9 @@ func (c *Client) NewFairRWMutex(name string) *RWMutex {
 	q := queue.NewRW(c.rdb, name, c.opts.fairWaitTimeout, c.queuePublish)
 	id, channel := c.ids.Next(), keys.RWChannel(name)
 	write := keys.WriteField(id)
-	rw.w.init(c, name, id, channel, &fairRW{q: q, entry: write, renew: rwRenewal(name, id, false)}, newFairLine(c, q, write))
-	rw.r.init(c, name, id, channel, &fairRW{q: q, entry: id, renew: rwRenewal(name, id, true)}, newFairLine(c, q, id))
-	rw.shareGate()
+	rw.w.init(c, name, id, channel, &fairRW{q: q, entry: write, renew: rwRenewal(name, id, false)}, newFairTurns(c, q, write))
+	rw.r.init(c, name, id, channel, &fairRW{q: q, entry: id, renew: rwRenewal(name, id, true)}, newFairTurns(c, q, id))
+	rw.shareLine()
 	return rw
 }
 

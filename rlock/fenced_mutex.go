@@ -41,34 +41,38 @@ func (c *Client) NewFencedMutex(name string) *FencedMutex {
 
 // Lock acquires the lock as Mutex.Lock does and returns its token.
 func (f *FencedMutex) Lock(ctx context.Context) (token int64, err error) {
-	err = lockForever(ctx, f.name, f.acquirer(&token))
-	return token, err
+	token, _, err = f.acquireToken(ctx, -1, 0)
+	return token, opError("lock", f.name, err)
 }
 
 // LockWithLease acquires the lock with a fixed lease as
 // Mutex.LockWithLease does and returns its token.
 func (f *FencedMutex) LockWithLease(ctx context.Context, lease time.Duration) (token int64, err error) {
-	err = lockWithLease(ctx, f.name, lease, f.acquirer(&token))
-	return token, err
+	if err := checkLease("lease", lease); err != nil {
+		return 0, opError("lock", f.name, err)
+	}
+	token, _, err = f.acquireToken(ctx, -1, lease)
+	return token, opError("lock", f.name, err)
 }
 
 // TryLock acquires the lock as Mutex.TryLock does; when it does, it returns
 // the acquisition's token, else 0.
 func (f *FencedMutex) TryLock(ctx context.Context, wait, lease time.Duration) (token int64, ok bool, err error) {
-	ok, err = tryLock(ctx, f.name, wait, lease, f.acquirer(&token))
-	return token, ok, err
+	if err := checkTry(wait, lease); err != nil {
+		return 0, false, opError("try lock", f.name, err)
+	}
+	token, ok, err = f.acquireToken(ctx, wait, lease)
+	return token, ok, opError("try lock", f.name, err)
 }
 
-// acquirer returns the lock's acquisition, storing each granted token in
-// *token.
-func (f *FencedMutex) acquirer(token *int64) acquireFunc {
-	return func(ctx context.Context, wait, lease time.Duration) (bool, error) {
-		out, err := f.owner.enter(ctx, wait, lease)
-		if out.ok {
-			*token = out.token
-		}
-		return out.ok, err
+// acquireToken acquires the lock (a negative wait has no limit) and
+// returns the acquisition's token, 0 when it did not acquire it.
+func (f *FencedMutex) acquireToken(ctx context.Context, wait, lease time.Duration) (int64, bool, error) {
+	out, err := f.owner.enter(ctx, wait, lease)
+	if !out.ok {
+		return 0, false, err
 	}
+	return out.token, true, err
 }
 
 // Token is the latest token granted for the lock, to any owner; 0 before

@@ -3,15 +3,107 @@ package rlock
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
-
-	"github.com/relock-go/relock/scripts"
 )
 
+// handle is a lock owner with the methods that Mutex, FairMutex and each
+// side of an RWMutex share: its acquisitions and releases, each through the
+// handle's line (owner.line) and the wait loop (Client.waitLoop). A handle
+// behaves like a sync.Mutex for the goroutines that share it (an RWMutex's
+// read side like a sync.RWMutex's readers), and excludes other owners
+// through Redis.
+type handle struct{ owner }
+
+// Lock acquires the lock, waiting as long as it takes or until ctx ends,
+// and returns ctx.Err() then. While another goroutine holds this handle,
+// Lock waits for its Unlock first, in the process; a fair lock is then
+// granted in turn (see FairMutex). The watchdog keeps renewing the lease
+// (the watchdog timeout) until the last Unlock, until the Client is
+// closed, or until the lock is lost (see Lost).
+func (h *handle) Lock(ctx context.Context) error {
+	_, err := h.owner.enter(ctx, -1, 0)
+	return opError("lock", h.name, err)
+}
+
+// LockWithLease acquires the lock like Lock, but with a fixed lease: the
+// lock expires lease after its last acquisition or partial release unless
+// fully released before, and no watchdog renews it.
+func (h *handle) LockWithLease(ctx context.Context, lease time.Duration) error {
+	if err := checkLease("lease", lease); err != nil {
+		return opError("lock", h.name, err)
+	}
+	_, err := h.owner.enter(ctx, -1, lease)
+	return opError("lock", h.name, err)
+}
+
+// TryLock acquires the lock if it can within wait: wait 0 is a single
+// attempt, which returns false at once while another goroutine holds this
+// handle (a fair lock's also unless the lock is free and nobody waits: it
+// never queues); a positive wait bounds the wait for it and for Redis
+// together. A positive lease is fixed (no watchdog); lease 0 lets the
+// watchdog keep the lock as Lock does. It returns (true, nil) when the
+// lock is held, (false, nil) when wait elapsed first, and (false,
+// ctx.Err()) when ctx ended first; either way a fair lock's owner has left
+// its queue. Negative durations are errors.
+func (h *handle) TryLock(ctx context.Context, wait, lease time.Duration) (bool, error) {
+	if err := checkTry(wait, lease); err != nil {
+		return false, opError("try lock", h.name, err)
+	}
+	ok, err := h.acquire(ctx, wait, lease)
+	return ok, opError("try lock", h.name, err)
+}
+
+// acquire is TryLock without its argument checks (a negative wait has no
+// limit): a Member's.
+func (h *handle) acquire(ctx context.Context, wait, lease time.Duration) (bool, error) {
+	out, err := h.owner.enter(ctx, wait, lease)
+	return out.ok, err
+}
+
+// Unlock releases one acquisition. Releasing the last one deletes the lock
+// and wakes a waiter (a fair lock's next owner in its queue only, even if
+// the lock expired meanwhile); releasing an inner one re-arms the hold's
+// lease. It returns an error wrapping ErrNotHeld when this owner does not
+// hold the lock, whether it never did or lost it (expiry, force-unlock),
+// and always once Lost has closed: the owner stopped holding then. A
+// request that go-redis retries after a lost reply is applied once.
+//
+// Unlock is safe with a ctx that has ended (a request's, in a deferred
+// call): the release is still sent, detached from ctx and bounded by
+// WithUnlockTimeout, and Unlock returns nil when it succeeds. If Redis
+// cannot be reached, Unlock returns the error, the watchdog stops renewing
+// the lock, and it expires within its lease (Lost closes then); calling
+// Unlock again before that retries the same release.
+func (h *handle) Unlock(ctx context.Context) error { return h.owner.exit(ctx) }
+
+// Reenter adds one hold to the lock this handle holds, without waiting
+// (nor queueing): the hash's hold count goes up by one, as a re-entry of
+// Redisson's RLock does, and one more Unlock is needed to release it. It
+// returns an error wrapping ErrNotHeld when this handle holds no lock
+// (never locked, fully unlocked, or lost). A hold taken with a fixed lease
+// keeps it; the watchdog keeps the others. Re-entry is explicit: Lock on a
+// handle that a goroutine holds waits for its Unlock, as sync.Mutex does.
+func (h *handle) Reenter(ctx context.Context) error { return h.owner.reenter(ctx, nil) }
+
+// ForceUnlock deletes the lock whoever holds it and wakes a waiter (a fair
+// lock's next owner in its queue, which is kept); it reports whether there
+// was a lock. Its owner learns of the loss at its next renewal or Unlock.
+// Meant for operators, not for the lock's users.
+func (h *handle) ForceUnlock(ctx context.Context) (bool, error) { return h.owner.forceRelease(ctx) }
+
+// Locker returns the handle as a sync.Locker, for code that takes one: it
+// excludes the goroutines that use it, and other owners, as Lock does,
+// with no deadline. Since sync.Locker cannot return an error, both methods
+// panic with it, an *Error (a closed Client, Redis unreachable, Unlock of
+// a lock not held), as sync.Mutex does on an unlock of an unlocked mutex.
+// Prefer the handle's methods wherever errors can be handled.
+func (h *handle) Locker() sync.Locker { return locker{h.Lock, h.Unlock} }
+
 // enter is every handle's acquisition (Lock, LockWithLease, TryLock and
-// their read-side twins): it passes the handle's gate, so that goroutines
-// sharing the handle exclude each other without a command to Redis, then
-// takes the lock in Redis with what is left of wait. The first acquisition
+// their read-side twins): it takes a slot of the handle's line, so that
+// goroutines sharing the handle exclude each other without a command to
+// Redis, then takes the lock in Redis with what is left of wait. The first acquisition
 // of a handle that holds nothing drops what is left in Redis of a hold
 // that ended without its last Unlock (dropLapsed), so that it starts a
 // fresh hold.
@@ -21,9 +113,9 @@ func (o *owner) enter(ctx context.Context, wait, lease time.Duration) (outcome, 
 	}
 	var start time.Time
 	if wait > 0 {
-		start = time.Now() // the gate's wait counts against wait
+		start = time.Now() // the line's wait counts against wait
 	}
-	ok, first, err := o.gate.enter(ctx, o.c.ctx.Done(), o.shared, wait)
+	ok, first, err := o.line.enter(ctx, o.shared, wait)
 	if !ok || err != nil {
 		return outcome{}, err
 	}
@@ -35,15 +127,15 @@ func (o *owner) enter(ctx context.Context, wait, lease time.Duration) (outcome, 
 	}
 	var out outcome
 	if err == nil {
-		out, err = o.take(ctx, wait, lease)
+		out, err = o.c.waitLoop(ctx, o.turns.start(o, lease), wait)
 	}
 	if !out.ok {
-		o.gate.leave(o.shared)
+		o.line.leave(o.shared)
 	}
 	return out, err
 }
 
-// exit is every handle's Unlock: it releases one hold, then the gate's
+// exit is every handle's Unlock: it releases one hold, then the line's
 // slot when the handle holds fewer holds than slots (an exclusive handle:
 // none). A writer that keeps read holds keeps a read slot.
 func (o *owner) exit(ctx context.Context) error {
@@ -51,14 +143,14 @@ func (o *owner) exit(ctx context.Context) error {
 	left := o.liveHolds()
 	switch {
 	case o.shared:
-		if left < o.gate.slots(true) {
-			o.gate.leave(true)
+		if left < o.line.slots(true) {
+			o.line.leave(true)
 		}
 	case left > 0:
-	case o.reads != nil && o.reads.liveHolds() > o.gate.slots(true):
-		o.gate.downgrade()
+	case o.reads != nil && o.reads.liveHolds() > o.line.slots(true):
+		o.line.downgrade()
 	default:
-		o.gate.leave(false)
+		o.line.leave(false)
 	}
 	return err
 }
@@ -75,8 +167,8 @@ func (o *owner) liveHolds() int {
 
 // reenter adds one hold to the lock this owner holds, or, when it holds
 // none, that also holds (a writer re-entering as a reader): an error
-// wrapping ErrNotHeld when neither holds it. It passes no gate: the
-// caller holds the handle.
+// wrapping ErrNotHeld when neither holds it. It takes no slot of the
+// handle's line: the caller holds the handle.
 func (o *owner) reenter(ctx context.Context, also *owner) error {
 	if err := o.usable(); err != nil {
 		return opError("reenter", o.name, err)
@@ -88,7 +180,7 @@ func (o *owner) reenter(ctx context.Context, also *owner) error {
 	if h == nil && (also == nil || also.liveHolds() == 0) {
 		return opError("reenter", o.name, ErrNotHeld)
 	}
-	out, err := o.take(ctx, 0, 0)
+	out, err := o.c.waitLoop(ctx, o.turns.start(o, 0), 0)
 	switch {
 	case err != nil:
 		return opError("reenter", o.name, err)
@@ -101,48 +193,4 @@ func (o *owner) reenter(ctx context.Context, also *owner) error {
 		return opError("reenter", o.name, fmt.Errorf("%w: lost before the re-entry", ErrNotHeld))
 	}
 	return nil
-}
-
-// dropLapsed releases in Redis what is left of the owner's last hold if
-// it ended without its last Unlock: lost (Lost closes a margin before the
-// lease ends, so the hash may still hold the owner's field) or left to
-// expire by a last Unlock that could not be confirmed (its retry is made).
-// The owner's next acquisition then starts a fresh hold: its count starts
-// at one, and a fenced one takes a new token.
-func (o *owner) dropLapsed(ctx context.Context) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.settle()
-	h := o.hold
-	if h == nil || !lapsed(h) {
-		return nil
-	}
-	if _, err := o.c.pubsub(ctx); err != nil {
-		return err
-	}
-	lease, _, count := h.terms()
-	for ; count > 0; count-- {
-		seq := o.unlockSeq()
-		res, err := persist(o.c, ctx, func(ctx context.Context) (scripts.Release, error) {
-			return o.kind.release(ctx, o.unlockRequest(lease, seq, count))
-		})
-		if err != nil {
-			return err
-		}
-		o.retrySeq = 0
-		if res != scripts.StillHeld {
-			break
-		}
-	}
-	h.released()
-	o.hold = nil
-	return nil
-}
-
-// lapsed reports whether h ended without its last Unlock, or its last
-// Unlock could not be confirmed.
-func lapsed(h *hold) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.over != nil || h.stopped
 }

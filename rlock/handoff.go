@@ -37,7 +37,7 @@ import (
 // only, nothing changes.
 type handoffs struct {
 	mu    sync.Mutex
-	lines map[string]*handoffLine
+	names map[string]*handoffWaiters
 	// yieldTill is until when this Client's new acquisitions of a lock let
 	// the waiters woken by its last published release go first, by lock
 	// name; entries past are dropped as others are added.
@@ -99,8 +99,8 @@ func (c *Client) stepAside(channel string) (time.Duration, bool) {
 	return 0, false
 }
 
-// handoffLine is the waiters of one lock name.
-type handoffLine struct {
+// handoffWaiters are the waiters of one lock name, oldest first.
+type handoffWaiters struct {
 	waiting list.List // of *clientTurn
 	kept    int       // releases passed on in a row
 }
@@ -117,15 +117,15 @@ const (
 func (h *handoffs) add(t *clientTurn) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.lines == nil {
-		h.lines = make(map[string]*handoffLine)
+	if h.names == nil {
+		h.names = make(map[string]*handoffWaiters)
 	}
-	line := h.lines[t.o.name]
-	if line == nil {
-		line = &handoffLine{}
-		h.lines[t.o.name] = line
+	ws := h.names[t.o.name]
+	if ws == nil {
+		ws = &handoffWaiters{}
+		h.names[t.o.name] = ws
 	}
-	t.listed = line.waiting.PushBack(t)
+	t.listed = ws.waiting.PushBack(t)
 }
 
 // remove takes t off the list, if it is listed. A release that reserved t
@@ -136,11 +136,11 @@ func (h *handoffs) remove(t *clientTurn) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	line := h.lines[t.o.name]
-	line.waiting.Remove(t.listed)
+	ws := h.names[t.o.name]
+	ws.waiting.Remove(t.listed)
 	t.listed = nil
-	if line.waiting.Len() == 0 {
-		delete(h.lines, t.o.name)
+	if ws.waiting.Len() == 0 {
+		delete(h.names, t.o.name)
 	}
 }
 
@@ -159,15 +159,15 @@ func (h *handoffs) reserve(from *owner) *clientTurn {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	line := h.lines[from.name]
-	if line == nil {
+	ws := h.names[from.name]
+	if ws == nil {
 		return nil
 	}
-	if line.kept >= limit {
-		line.kept = 0
+	if ws.kept >= limit {
+		ws.kept = 0
 		return nil
 	}
-	for el := line.waiting.Front(); el != nil; el = el.Next() {
+	for el := ws.waiting.Front(); el != nil; el = el.Next() {
 		t := el.Value.(*clientTurn)
 		// TryLock: an owner busy with an attempt is passed over, and a
 		// release never waits for another owner's mutex while it holds
@@ -179,19 +179,10 @@ func (h *handoffs) reserve(from *owner) *clientTurn {
 			t.o.mu.Unlock()
 			continue
 		}
-		line.kept++
+		ws.kept++
 		return t
 	}
 	return nil
-}
-
-// leaseOf is the lease the hold of an acquisition asked with lease (0:
-// the watchdog's) is taken with, and whether the watchdog renews it.
-func (o *owner) leaseOf(lease time.Duration) (time.Duration, bool) {
-	if lease == 0 {
-		return o.c.opts.watchdogTimeout, true
-	}
-	return lease, false
 }
 
 // handedOver records that a release sent at sent passed the lock to t, as

@@ -69,7 +69,7 @@ func TestLockHandedToAnEndedWaitIsReleased(t *testing.T) {
 	}
 	// The turn of a wait, listening, as the wait loop leaves it between
 	// two attempts.
-	turn := waiter.turns.start(&waiter.owner, time.Time{}, 0).(*clientTurn)
+	turn := waiter.turns.start(&waiter.owner, 0).(*clientTurn)
 	if _, ok, err := turn.listen(ctx, outcome{ttl: time.Minute}); !ok {
 		t.Fatal(err)
 	}

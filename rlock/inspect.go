@@ -23,12 +23,12 @@ import (
 type LockInfo struct {
 	Name string
 	// Kind is what the keys in Redis show: KindRWMutex when the hash has a
-	// mode field (KindFairRWMutex when a fair read-write line is beside
+	// mode field (KindFairRWMutex when a fair read-write queue is beside
 	// it), KindElection when a leader election's log is there,
 	// KindFairMutex when a fair queue is, KindFencedMutex when a fencing
 	// token counter is, else KindMutex. Empty when nothing of a
 	// lock of that name is in Redis. A fair lock nobody waits for has no
-	// line, so it shows as KindMutex or KindRWMutex; a fenced lock's
+	// queue, so it shows as KindMutex or KindRWMutex; a fenced lock's
 	// counter never expires, so a free fenced lock still shows its kind.
 	// A semaphore's or latch's kind is KindPermitSemaphore, KindCount, or
 	// the one InspectKind was told.
@@ -43,7 +43,7 @@ type LockInfo struct {
 	// Holders are the hash's owners, by owner id (a writer that also reads
 	// is there twice: writing, then reading).
 	Holders []Holder
-	// Queue is a fair lock's line, head first.
+	// Queue is a fair lock's queue, head first.
 	Queue []QueueEntry
 	// Subscribers is how many subscriptions (one per waiting process and
 	// kind of channel) listen on the lock's channels: its release channel
@@ -85,7 +85,7 @@ type Holder struct {
 	TTL time.Duration
 }
 
-// QueueEntry is one waiter in a fair lock's line.
+// QueueEntry is one waiter in a fair lock's queue.
 type QueueEntry struct {
 	Owner string // owner id
 	// Client is the client id part of Owner, and Label that Client's label
@@ -94,7 +94,7 @@ type QueueEntry struct {
 	Label  *ClientLabel
 	Mode   string // ModeRead or ModeWrite in a fair read-write lock
 	// Deadline is when the waiter is evicted unless it refreshes its place
-	// (the line's ZSET score: Redis server time); zero when it has none.
+	// (the queue's ZSET score: Redis server time); zero when it has none.
 	Deadline time.Time
 	// Relock reports a relock waiter (it may be granted the lock
 	// directly); false for a Redisson one. Every waiter of a fair
@@ -103,7 +103,7 @@ type QueueEntry struct {
 }
 
 // Inspect reads what Redis holds of the lock called name: its holders,
-// TTL, fair line, subscribers and fencing token, and adds this Client's
+// TTL, fair queue, subscribers and fencing token, and adds this Client's
 // own holds and waiters of it. It changes nothing. It takes two round
 // trips (three for a read-write lock with readers, whose leases are read
 // once their owners are known): one pipeline of reads in the lock's slot,
@@ -131,10 +131,10 @@ func (c *Client) inspect(ctx context.Context, name string, asked Kind) (LockInfo
 	pipe := c.rdb.Pipeline()
 	s := look(ctx, pipe, name)
 	pttl := pipe.Do(ctx, "pttl", name)
-	fairLine := pipe.LRange(ctx, keys.Queue(name), 0, -1)
+	fairEntries := pipe.LRange(ctx, keys.Queue(name), 0, -1)
 	fairDeadlines := pipe.ZRangeWithScores(ctx, keys.Timeout(name), 0, -1)
 	fairRelock := pipe.HKeys(ctx, keys.FairWaiters(name))
-	rwLine := pipe.LRange(ctx, keys.RWQueue(name), 0, -1)
+	rwEntries := pipe.LRange(ctx, keys.RWQueue(name), 0, -1)
 	rwDeadlines := pipe.ZRangeWithScores(ctx, keys.RWTimeout(name), 0, -1)
 	token := pipe.Get(ctx, keys.Token(name))
 	cs := lookCount(ctx, pipe, name)
@@ -168,14 +168,14 @@ func (c *Client) inspect(ctx context.Context, name string, asked Kind) (LockInfo
 		for _, owner := range fairRelock.Val() {
 			relock[owner] = true
 		}
-		info.Queue = line(fairLine.Val(), fairDeadlines.Val(), func(e *QueueEntry) {
+		info.Queue = queueEntries(fairEntries.Val(), fairDeadlines.Val(), func(e *QueueEntry) {
 			e.Relock = relock[e.Owner]
 			channels = append(channels, keys.WaiterChannel(name, e.Owner))
 		})
 	case KindFairRWMutex:
 		q := queue.NewRW(c.rdb, name, c.opts.fairWaitTimeout, c.queuePublish)
 		channels = []string{keys.RWChannel(name)}
-		info.Queue = line(rwLine.Val(), rwDeadlines.Val(), func(e *QueueEntry) {
+		info.Queue = queueEntries(rwEntries.Val(), rwDeadlines.Val(), func(e *QueueEntry) {
 			channels = append(channels, q.Channel(e.Owner))
 			e.Relock = true
 			e.Mode = ModeRead
@@ -292,9 +292,9 @@ func millis(pttl *redis.Cmd) time.Duration {
 	return time.Duration(ms) * time.Millisecond
 }
 
-// line is a fair line's entries, head first, each with its deadline from
-// deadlines and then completed by each.
-func line(entries []string, deadlines []redis.Z, each func(*QueueEntry)) []QueueEntry {
+// queueEntries is a fair queue's entries, head first, each with its
+// deadline from deadlines and then completed by each.
+func queueEntries(entries []string, deadlines []redis.Z, each func(*QueueEntry)) []QueueEntry {
 	at := make(map[string]time.Time, len(deadlines))
 	for _, z := range deadlines {
 		if member, ok := z.Member.(string); ok {

@@ -14,13 +14,6 @@ import (
 	"github.com/relock-go/relock/scripts"
 )
 
-// KindCount is what Inspect reports for a string of an integer at a name
-// with no leased permits beside it: a Semaphore's available permits or a
-// CountDownLatch's count, which Redis does not tell apart (Redisson keeps
-// both as a bare string). InspectKind, or the handle's own Inspect, says
-// which. No handle has this kind.
-const KindCount Kind = "count"
-
 // LeasedPermit is one leased permit of a PermitExpirableSemaphore, as
 // Inspect reads it from the semaphore's sorted set of leases.
 type LeasedPermit struct {
@@ -31,17 +24,6 @@ type LeasedPermit struct {
 	// expiry passed is still leased in Redis until the next operation on
 	// the semaphore (any client's) gives it back.
 	Expiry time.Time
-}
-
-// Counting reports whether k is the kind of a semaphore or a count-down
-// latch, or KindCount: objects that have a count rather than holders, and
-// whose events start and end no hold.
-func (k Kind) Counting() bool {
-	switch k {
-	case KindSemaphore, KindPermitSemaphore, KindCountDownLatch, KindCount:
-		return true
-	}
-	return false
 }
 
 // InspectKind is Inspect of the object called name, which the caller

@@ -9,6 +9,56 @@ import (
 	"github.com/relock-go/relock/scripts"
 )
 
+// Kind names a kind of lock or of counting object, in events and in
+// Inspect.
+type Kind string
+
+// The kinds of lock.
+const (
+	KindMutex       Kind = "mutex"           // Mutex: Redisson's RLock
+	KindFencedMutex Kind = "fenced"          // FencedMutex: RFencedLock
+	KindFairMutex   Kind = "fair"            // FairMutex: RFairLock
+	KindRWMutex     Kind = "read-write"      // RWMutex: RReadWriteLock
+	KindFairRWMutex Kind = "fair-read-write" // NewFairRWMutex
+)
+
+// KindElection is the kind of a leader election's lock (Election), in
+// events, Activity and Inspect: a fair lock whose holder leads, with the
+// election's log beside it.
+const KindElection Kind = "election"
+
+// The kinds of the counting objects (Event.Kind).
+const (
+	KindSemaphore       Kind = "semaphore"        // Semaphore: Redisson's RSemaphore
+	KindPermitSemaphore Kind = "permit-semaphore" // PermitExpirableSemaphore: RPermitExpirableSemaphore
+	KindCountDownLatch  Kind = "count-down-latch" // CountDownLatch: RCountDownLatch
+)
+
+// KindCount is what Inspect reports for a string of an integer at a name
+// with no leased permits beside it: a Semaphore's available permits or a
+// CountDownLatch's count, which Redis does not tell apart (Redisson keeps
+// both as a bare string). InspectKind, or the handle's own Inspect, says
+// which. No handle has this kind.
+const KindCount Kind = "count"
+
+// Counting reports whether k is the kind of a semaphore or a count-down
+// latch, or KindCount: objects that have a count rather than holders, and
+// whose events start and end no hold.
+func (k Kind) Counting() bool {
+	switch k {
+	case KindSemaphore, KindPermitSemaphore, KindCountDownLatch, KindCount:
+		return true
+	}
+	return false
+}
+
+// The modes of a read-write lock's hold or acquisition (Event.Mode,
+// LockInfo.Mode).
+const (
+	ModeRead  = "read"
+	ModeWrite = "write"
+)
+
 // kind is one kind of lock as the engine drives it: the scripts that
 // take, release and force-release one owner's hold, and what the watchdog
 // renews for it. A handle makes one per owner, with its keys computed once.
@@ -32,52 +82,18 @@ type kind interface {
 
 // outcome is what one acquisition attempt found.
 type outcome struct {
-	ok    bool          // the owner holds the lock now
-	ttl   time.Duration // when not, the lock's TTL: negative when it has none
-	pos   int           // a fair lock's queue place (0: the head); -1 when not queued
-	token int64         // a fenced acquisition's token
+	// ok: the owner holds the lock now (a counting object's acquisition:
+	// it took what it waits for).
+	ok bool
+	// ttl is, when not, the lock's TTL (negative when it has none); for a
+	// counting object, how long to wait for a release before the next
+	// attempt (countTurn).
+	ttl   time.Duration
+	pos   int   // a fair lock's queue place (0: the head); -1 when not queued
+	token int64 // a fenced acquisition's token
 	// granted: the owner made no attempt: a release in its Client passed
 	// it the lock (see handoffs), or a fair lock's grant message told it
 	// that it holds the lock: the lease was set when the grant was made,
 	// after its last attempt, and the turn's claim confirms it.
 	granted bool
-}
-
-// reentrant is Redisson's RLock (Mutex) and, fenced, its RFencedLock
-// (FencedMutex): one field of the lock's hash per owner.
-type reentrant struct {
-	rdb    redis.UniversalClient
-	lock   *scripts.Lock
-	held   scripts.Held
-	fenced bool
-}
-
-func newReentrant(c *Client, name, id string, fenced bool) *reentrant {
-	return &reentrant{rdb: c.rdb, lock: scripts.NewLock(name), held: scripts.Held{Key: name, Owner: id}, fenced: fenced}
-}
-
-func (k *reentrant) attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error) {
-	take := k.lock.Acquire
-	if k.fenced {
-		take = k.lock.AcquireFenced
-	}
-	a, err := take(ctx, rdb, k.held.Owner, lease, holds)
-	return outcome{ok: a.OK, ttl: a.TTL, pos: -1, token: a.Token}, err
-}
-
-func (k *reentrant) release(ctx context.Context, u scripts.Unlock) (scripts.Release, error) {
-	return k.lock.Release(ctx, k.rdb, u)
-}
-
-func (k *reentrant) forceRelease(ctx context.Context, publish string) (bool, error) {
-	return k.lock.ForceRelease(ctx, k.rdb, publish)
-}
-
-func (k *reentrant) renewal() renewal { return renewal{scripts.HashRenewer, k.held} }
-
-func (k *reentrant) describe() (Kind, string) {
-	if k.fenced {
-		return KindFencedMutex, ""
-	}
-	return KindMutex, ""
 }

@@ -16,7 +16,7 @@ import (
 // and is woken by the "0" message, as Redisson's await is. It is safe for
 // concurrent use.
 type CountDownLatch struct {
-	counter
+	countHandle
 	l *scripts.CountDownLatch
 }
 
@@ -25,7 +25,7 @@ type CountDownLatch struct {
 // when Redisson's channel for it lies in another slot than the name.
 func (c *Client) NewCountDownLatch(name string) *CountDownLatch {
 	l := scripts.NewCountDownLatch(name)
-	return &CountDownLatch{counter: newCounter(c, name, l.Channel(), KindCountDownLatch), l: l}
+	return &CountDownLatch{countHandle: newCountHandle(c, name, l.Channel(), KindCountDownLatch), l: l}
 }
 
 // TrySetCount sets the count to n (at least 1) if the latch has none, and
@@ -79,11 +79,20 @@ func (l *CountDownLatch) Await(ctx context.Context) error {
 // AwaitTimeout waits at most wait (negative: no limit but ctx) until the
 // count is zero, and reports whether it is.
 func (l *CountDownLatch) AwaitTimeout(ctx context.Context, wait time.Duration) (bool, error) {
-	ok, err := l.wait(ctx, wait, 0, func(ctx context.Context) (bool, time.Duration, error) {
-		n, err := l.Count(context.WithoutCancel(ctx))
-		return n <= 0 && err == nil, l.c.opts.watchdogTimeout, err
-	})
+	ok, err := l.countHandle.acquire(ctx, &latchTurn{countTurn: l.turn(0), l: l}, wait)
 	return ok, opError("await", l.name, err)
+}
+
+// latchTurn is the turn of a wait for a latch's zero: its attempt reads
+// the count.
+type latchTurn struct {
+	countTurn
+	l *CountDownLatch
+}
+
+func (t *latchTurn) attempt(ctx context.Context) (outcome, error) {
+	n, err := t.l.Count(context.WithoutCancel(ctx))
+	return outcome{ok: n <= 0 && err == nil, ttl: t.c.opts.watchdogTimeout}, err
 }
 
 // Delete deletes the latch, waking its waiters, and reports whether it

@@ -146,12 +146,19 @@ func isNil(m Member) bool {
 // Lock acquires the set, waiting as long as it takes or until ctx ends,
 // and returns ctx.Err() then, holding nothing. Each member gets the
 // watchdog timeout of its Client as lease, renewed until Unlock.
-func (l *MultiLock) Lock(ctx context.Context) error { return lockForever(ctx, l.label, l.acquire) }
+func (l *MultiLock) Lock(ctx context.Context) error {
+	_, err := l.acquire(ctx, -1, 0)
+	return opError("lock", l.label, err)
+}
 
 // LockWithLease acquires the set like Lock, but every member with the
 // fixed lease, which nothing renews.
 func (l *MultiLock) LockWithLease(ctx context.Context, lease time.Duration) error {
-	return lockWithLease(ctx, l.label, lease, l.acquire)
+	if err := checkLease("lease", lease); err != nil {
+		return opError("lock", l.label, err)
+	}
+	_, err := l.acquire(ctx, -1, lease)
+	return opError("lock", l.label, err)
 }
 
 // TryLock acquires the set if it can within wait, a deadline for the whole
@@ -162,7 +169,11 @@ func (l *MultiLock) LockWithLease(ctx context.Context, lease time.Duration) erro
 // error; unless it returns true, it holds no member. Negative durations are
 // errors.
 func (l *MultiLock) TryLock(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	return tryLock(ctx, l.label, wait, lease, l.acquire)
+	if err := checkTry(wait, lease); err != nil {
+		return false, opError("try lock", l.label, err)
+	}
+	ok, err := l.acquire(ctx, wait, lease)
+	return ok, opError("try lock", l.label, err)
 }
 
 // Unlock releases one acquisition of every member the last acquisition of

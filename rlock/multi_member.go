@@ -69,15 +69,18 @@ func (m *FencedMember) Lost() <-chan struct{} { return m.f.Lost() }
 // TryLock acquires the lock as FencedMutex.TryLock does, keeping the token
 // for Token.
 func (m *FencedMember) TryLock(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	return tryLock(ctx, m.f.name, wait, lease, m.acquire)
+	if err := checkTry(wait, lease); err != nil {
+		return false, opError("try lock", m.f.name, err)
+	}
+	ok, err := m.acquire(ctx, wait, lease)
+	return ok, opError("try lock", m.f.name, err)
 }
 
 // Unlock releases one acquisition, as FencedMutex.Unlock does.
 func (m *FencedMember) Unlock(ctx context.Context) error { return m.f.Unlock(ctx) }
 
 func (m *FencedMember) acquire(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	var token int64
-	ok, err := m.f.acquirer(&token)(ctx, wait, lease)
+	token, ok, err := m.f.acquireToken(ctx, wait, lease)
 	if ok {
 		m.token.Store(token)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -217,23 +216,18 @@ func TestSpinModeExcludesAndPolls(t *testing.T) {
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		if err := c.NewMutex("spin").Lock(ctx); err != nil {
-			t.Error(err)
-		}
-	}()
+	done := make(chan error, 1)
+	go func() { done <- c.NewMutex("spin").Lock(ctx) }()
 	before := evalCalls(t, rdb)
-	time.Sleep(200 * time.Millisecond) // time is the subject: count retries
-	if polled := evalCalls(t, rdb) - before; polled < 3 {
-		t.Fatalf("spinning waiter ran %d scripts in 200ms, want several", polled)
-	}
+	// Nothing is published and the lock's TTL is 30s: only polling (every
+	// 20ms) retries within seconds.
+	eventually(t, 5*time.Second, "the spinning waiter's retries", func() bool { return evalCalls(t, rdb)-before >= 3 })
 	if err := holder.Unlock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	wg.Wait()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestLockerAdapter(t *testing.T) {

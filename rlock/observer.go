@@ -6,25 +6,6 @@ import (
 	"time"
 )
 
-// Kind names a kind of lock, in events and in Inspect.
-type Kind string
-
-// The kinds of lock.
-const (
-	KindMutex       Kind = "mutex"           // Mutex: Redisson's RLock
-	KindFencedMutex Kind = "fenced"          // FencedMutex: RFencedLock
-	KindFairMutex   Kind = "fair"            // FairMutex: RFairLock
-	KindRWMutex     Kind = "read-write"      // RWMutex: RReadWriteLock
-	KindFairRWMutex Kind = "fair-read-write" // NewFairRWMutex
-)
-
-// The modes of a read-write lock's hold or acquisition (Event.Mode,
-// LockInfo.Mode).
-const (
-	ModeRead  = "read"
-	ModeWrite = "write"
-)
-
 // EventType tells what an Event reports.
 type EventType int
 

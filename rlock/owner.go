@@ -13,8 +13,9 @@ import (
 )
 
 // owner is one owner of a lock, as every kind of lock handle keeps it: its
-// identity, its kind of lock, its turn-taking, and its current hold. The
-// handles embed it, so its exported methods are theirs.
+// identity, its kind of lock, its turn-taking, its line, and its current
+// hold. The handles embed it (Mutex, FairMutex and an RWMutex's sides
+// through handle), so its exported methods are theirs.
 type owner struct {
 	c       *Client
 	name    string
@@ -30,9 +31,9 @@ type owner struct {
 	// (see handoffs). A Mutex's owners only.
 	handoff bool
 
-	// gate excludes the goroutines that share the handle (see gate): an
+	// line excludes the goroutines that share the handle (see line): an
 	// RWMutex's sides share one, where the read side's slots are shared.
-	gate   *gate
+	line   *line
 	shared bool
 	// reads is, for an RWMutex's write side, its read side: a writer
 	// that keeps read holds when it unlocks keeps a read slot.
@@ -77,7 +78,7 @@ func (o *owner) settle() {
 func (o *owner) init(c *Client, name, id, channel string, k kind, t turns) {
 	o.c, o.name, o.id, o.channel, o.kind, o.turns = c, name, id, channel, k, t
 	o.kindOf, o.mode = k.describe()
-	o.gate = &gate{}
+	o.line = &line{closed: c.ctx.Done()}
 	o.nameErr = checkName(name)
 }
 

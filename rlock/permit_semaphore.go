@@ -26,7 +26,7 @@ import (
 // earliest lease ends, when a permit may come back (Redisson's bound). It
 // is safe for concurrent use.
 type PermitExpirableSemaphore struct {
-	counter
+	countHandle
 	s *scripts.PermitSemaphore
 }
 
@@ -35,7 +35,7 @@ type PermitExpirableSemaphore struct {
 // TrySetPermits or AddPermits gives it some.
 func (c *Client) NewPermitExpirableSemaphore(name string) *PermitExpirableSemaphore {
 	s := scripts.NewPermitSemaphore(name)
-	return &PermitExpirableSemaphore{counter: newCounter(c, name, s.Channel(), KindPermitSemaphore), s: s}
+	return &PermitExpirableSemaphore{countHandle: newCountHandle(c, name, s.Channel(), KindPermitSemaphore), s: s}
 }
 
 // Permit is one leased permit of a PermitExpirableSemaphore.
@@ -102,12 +102,12 @@ func (p *Permit) end(lost bool) {
 // TrySetPermits sets the permits to n if the semaphore has no count yet,
 // and reports whether it did.
 func (s *PermitExpirableSemaphore) TrySetPermits(ctx context.Context, n int) (bool, error) {
-	return (&Semaphore{counter: s.counter, s: s.s.Semaphore}).TrySetPermits(ctx, n)
+	return (&Semaphore{countHandle: s.countHandle, s: s.s.Semaphore}).TrySetPermits(ctx, n)
 }
 
 // AddPermits adds n permits (fewer when negative), as Semaphore.AddPermits.
 func (s *PermitExpirableSemaphore) AddPermits(ctx context.Context, n int) error {
-	return (&Semaphore{counter: s.counter, s: s.s.Semaphore}).AddPermits(ctx, n)
+	return (&Semaphore{countHandle: s.countHandle, s: s.s.Semaphore}).AddPermits(ctx, n)
 }
 
 // Acquire leases a permit for lease (0: it never expires), waiting as long
@@ -126,26 +126,39 @@ func (s *PermitExpirableSemaphore) TryAcquire(ctx context.Context, wait, lease t
 			return nil, opError("acquire", s.name, err)
 		}
 	}
-	raw := make([]byte, 16)
-	_, _ = rand.Read(raw)
-	var expiry time.Time
-	ok, err := s.wait(ctx, wait, 1, func(ctx context.Context) (bool, time.Duration, error) {
-		if lease > 0 {
-			expiry = time.Now().Add(lease)
-		}
-		ok, next, err := s.s.Acquire(context.WithoutCancel(ctx), s.c.rdb, [][]byte{raw}, expiry, lease == 0, s.c.publishCommand())
-		pause := s.c.opts.watchdogTimeout
-		if !next.IsZero() {
-			pause = min(pause, max(time.Until(next), time.Millisecond))
-		}
-		return ok, pause, err
-	})
+	t := &permitTurn{countTurn: s.turn(1), s: s.s, raw: make([]byte, 16), lease: lease}
+	_, _ = rand.Read(t.raw)
+	ok, err := s.countHandle.acquire(ctx, t, wait)
 	if !ok || err != nil {
 		return nil, opError("acquire", s.name, err)
 	}
-	p := &Permit{ID: hex.EncodeToString(raw), lost: make(chan struct{})}
-	p.arm(expiry)
+	p := &Permit{ID: hex.EncodeToString(t.raw), lost: make(chan struct{})}
+	p.arm(t.expiry)
 	return p, nil
+}
+
+// permitTurn is the turn of an acquisition of a leased permit: its id
+// (raw), its lease (0: none), and the expiry its last attempt gave it. A
+// waiter that finds no permit sleeps at most until the earliest lease
+// ends, when a permit may come back (Redisson's bound).
+type permitTurn struct {
+	countTurn
+	s      *scripts.PermitSemaphore
+	raw    []byte
+	lease  time.Duration
+	expiry time.Time
+}
+
+func (t *permitTurn) attempt(ctx context.Context) (outcome, error) {
+	if t.lease > 0 {
+		t.expiry = time.Now().Add(t.lease)
+	}
+	ok, next, err := t.s.Acquire(context.WithoutCancel(ctx), t.c.rdb, [][]byte{t.raw}, t.expiry, t.lease == 0, t.c.publishCommand())
+	pause := t.c.opts.watchdogTimeout
+	if !next.IsZero() {
+		pause = min(pause, max(time.Until(next), time.Millisecond))
+	}
+	return outcome{ok: ok && err == nil, ttl: pause}, err
 }
 
 // parseID decodes a permit id.

@@ -187,3 +187,47 @@ func (o *owner) forceRelease(ctx context.Context) (bool, error) {
 	ok, err := o.kind.forceRelease(ctx, w.publish)
 	return ok, opError("force unlock", o.name, err)
 }
+
+// dropLapsed releases in Redis what is left of the owner's last hold if
+// it ended without its last Unlock: lost (Lost closes a margin before the
+// lease ends, so the hash may still hold the owner's field) or left to
+// expire by a last Unlock that could not be confirmed (its retry is made).
+// The owner's next acquisition then starts a fresh hold: its count starts
+// at one, and a fenced one takes a new token.
+func (o *owner) dropLapsed(ctx context.Context) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.settle()
+	h := o.hold
+	if h == nil || !lapsed(h) {
+		return nil
+	}
+	if _, err := o.c.pubsub(ctx); err != nil {
+		return err
+	}
+	lease, _, count := h.terms()
+	for ; count > 0; count-- {
+		seq := o.unlockSeq()
+		res, err := persist(o.c, ctx, func(ctx context.Context) (scripts.Release, error) {
+			return o.kind.release(ctx, o.unlockRequest(lease, seq, count))
+		})
+		if err != nil {
+			return err
+		}
+		o.retrySeq = 0
+		if res != scripts.StillHeld {
+			break
+		}
+	}
+	h.released()
+	o.hold = nil
+	return nil
+}
+
+// lapsed reports whether h ended without its last Unlock, or its last
+// Unlock could not be confirmed.
+func lapsed(h *hold) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.over != nil || h.stopped
+}

@@ -14,14 +14,14 @@ import (
 // Without enough acknowledgements of a successful acquisition it releases
 // what it took and reports ErrNotReplicated: a failover could lose such an
 // acquisition. Called with o.mu held.
-func (o *owner) attemptReplicated(ctx context.Context, lease time.Duration, holds int, t turn) (outcome, error) {
+func (o *owner) attemptReplicated(ctx context.Context, lease time.Duration, holds int, t ownerTurn) (outcome, error) {
 	master, err := o.c.master(ctx, o.name)
 	if err != nil {
 		return outcome{}, err
 	}
 	want, timeout := o.c.opts.replicas, o.c.opts.replicaTimeout
 	r := &replicated{Scripter: master, master: master, replicas: want, timeout: timeout}
-	out, err := t.attempt(ctx, r, lease, holds)
+	out, err := t.send(ctx, r, lease, holds)
 	if !out.ok || err != nil {
 		return out, err
 	}

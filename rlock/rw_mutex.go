@@ -15,7 +15,7 @@ import (
 // ErrUpgrade is the cause of a write acquisition by an owner that holds
 // the read lock in Redis: the write lock waits for every reader to leave,
 // this one included, so it would wait forever (Redisson's RReadWriteLock
-// does). An RWMutex handle that reads keeps its own writers at its gate
+// does). An RWMutex handle that reads keeps its own writers in its line
 // (they wait for its readers, as sync.RWMutex's do), so the refusal is
 // what the scripts answer should the hash say otherwise. Release the read
 // lock first; the other way round, a writer may read (RReenter).
@@ -48,9 +48,9 @@ type RWMutex struct {
 	lock *scripts.RWLock
 }
 
-// rwSide is one side, read or write, of an RWMutex: an owner of its own
-// kind that shares the RWMutex's owner id.
-type rwSide struct{ owner }
+// rwSide is one side, read or write, of an RWMutex: a handle of its own
+// kind that shares the RWMutex's owner id, and a Member of a MultiLock.
+type rwSide struct{ handle }
 
 // NewRWMutex returns a new owner of the read-write lock called name; the
 // name is the lock's Redis key. An empty name yields an RWMutex whose
@@ -60,7 +60,7 @@ func (c *Client) NewRWMutex(name string) *RWMutex {
 	id, channel := c.ids.Next(), keys.RWChannel(name)
 	rw.w.init(c, name, id, channel, &rwKind{rdb: c.rdb, lock: rw.lock, owner: id}, clientTurns{})
 	rw.r.init(c, name, id, channel, &rwKind{rdb: c.rdb, lock: rw.lock, owner: id, read: true}, clientTurns{shared: true})
-	rw.shareGate()
+	rw.shareLine()
 	return rw
 }
 
@@ -133,43 +133,43 @@ func (rw *RWMutex) Owner() string { return rw.w.id }
 // Lock acquires the write lock, waiting as long as it takes or until ctx
 // ends, as Mutex.Lock does; it fails at once with ErrUpgrade when this
 // owner holds the read lock.
-func (rw *RWMutex) Lock(ctx context.Context) error { return lockForever(ctx, rw.w.name, rw.w.acquire) }
+func (rw *RWMutex) Lock(ctx context.Context) error { return rw.w.Lock(ctx) }
 
 // LockWithLease acquires the write lock with a fixed lease, as
 // Mutex.LockWithLease does.
 func (rw *RWMutex) LockWithLease(ctx context.Context, lease time.Duration) error {
-	return lockWithLease(ctx, rw.w.name, lease, rw.w.acquire)
+	return rw.w.LockWithLease(ctx, lease)
 }
 
 // TryLock acquires the write lock if it can within wait, as Mutex.TryLock
 // does.
 func (rw *RWMutex) TryLock(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	return tryLock(ctx, rw.w.name, wait, lease, rw.w.acquire)
+	return rw.w.TryLock(ctx, wait, lease)
 }
 
 // Unlock releases one acquisition of the write lock, as Mutex.Unlock does.
 // The last one wakes every waiter; read locks this owner took while
 // writing stay held.
-func (rw *RWMutex) Unlock(ctx context.Context) error { return rw.w.exit(ctx) }
+func (rw *RWMutex) Unlock(ctx context.Context) error { return rw.w.Unlock(ctx) }
 
 // RLock acquires a read lock, waiting as long as it takes or until ctx
 // ends: it is granted while no other owner holds the write lock.
-func (rw *RWMutex) RLock(ctx context.Context) error { return lockForever(ctx, rw.r.name, rw.r.acquire) }
+func (rw *RWMutex) RLock(ctx context.Context) error { return rw.r.Lock(ctx) }
 
 // RLockWithLease acquires a read lock with a fixed lease.
 func (rw *RWMutex) RLockWithLease(ctx context.Context, lease time.Duration) error {
-	return lockWithLease(ctx, rw.r.name, lease, rw.r.acquire)
+	return rw.r.LockWithLease(ctx, lease)
 }
 
 // TryRLock acquires a read lock if it can within wait, with TryLock's
 // arguments and results.
 func (rw *RWMutex) TryRLock(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	return tryLock(ctx, rw.r.name, wait, lease, rw.r.acquire)
+	return rw.r.TryLock(ctx, wait, lease)
 }
 
 // RUnlock releases one acquisition of the read lock. The last reader's
 // release, with no writer left, deletes the lock and wakes a waiter.
-func (rw *RWMutex) RUnlock(ctx context.Context) error { return rw.r.exit(ctx) }
+func (rw *RWMutex) RUnlock(ctx context.Context) error { return rw.r.Unlock(ctx) }
 
 // HoldCount is how many times this owner holds the write lock.
 func (rw *RWMutex) HoldCount(ctx context.Context) (int, error) { return rw.w.HoldCount(ctx) }
@@ -224,18 +224,18 @@ func (rw *RWMutex) TTL(ctx context.Context) (time.Duration, error) { return rw.w
 
 // ForceUnlock deletes the lock whatever its mode and holders and wakes
 // every waiter; it reports whether there was a lock. Meant for operators.
-func (rw *RWMutex) ForceUnlock(ctx context.Context) (bool, error) { return rw.w.forceRelease(ctx) }
+func (rw *RWMutex) ForceUnlock(ctx context.Context) (bool, error) { return rw.w.ForceUnlock(ctx) }
 
-// shareGate gives the two sides one gate, the read side's slots shared,
+// shareLine gives the two sides one line, the read side's slots shared,
 // as sync.RWMutex's.
-func (rw *RWMutex) shareGate() {
-	rw.r.gate, rw.r.shared, rw.w.reads = rw.w.gate, true, &rw.r.owner
+func (rw *RWMutex) shareLine() {
+	rw.r.line, rw.r.shared, rw.w.reads = rw.w.line, true, &rw.r.owner
 }
 
 // Reenter adds one hold to the write lock this handle holds, released by
 // one more Unlock, as Mutex.Reenter does; an error wrapping ErrNotHeld when
 // it holds no write lock.
-func (rw *RWMutex) Reenter(ctx context.Context) error { return rw.w.reenter(ctx, nil) }
+func (rw *RWMutex) Reenter(ctx context.Context) error { return rw.w.Reenter(ctx) }
 
 // RReenter adds one read hold to the read lock this handle holds, or, when
 // it holds the write lock, takes a read hold beside it (a writer may also
@@ -248,27 +248,14 @@ func (rw *RWMutex) RReenter(ctx context.Context) error { return rw.r.reenter(ctx
 
 // Locker returns the write lock as a sync.Locker, with the semantics of
 // Mutex.Locker.
-func (rw *RWMutex) Locker() sync.Locker { return locker{rw.Lock, rw.Unlock} }
+func (rw *RWMutex) Locker() sync.Locker { return rw.w.Locker() }
 
 // RLocker returns the read lock as a sync.Locker (RLock and RUnlock), with
 // the semantics of Mutex.Locker.
-func (rw *RWMutex) RLocker() sync.Locker { return locker{rw.RLock, rw.RUnlock} }
+func (rw *RWMutex) RLocker() sync.Locker { return rw.r.Locker() }
 
 // WriteMember is the write lock as a Member of a MultiLock.
 func (rw *RWMutex) WriteMember() Member { return &rw.w }
 
 // ReadMember is the read lock as a Member of a MultiLock.
 func (rw *RWMutex) ReadMember() Member { return &rw.r }
-
-// TryLock acquires this side, as Mutex.TryLock: a Member's.
-func (s *rwSide) TryLock(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	return tryLock(ctx, s.name, wait, lease, s.acquire)
-}
-
-// Unlock releases this side once: a Member's.
-func (s *rwSide) Unlock(ctx context.Context) error { return s.exit(ctx) }
-
-func (s *rwSide) acquire(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	out, err := s.owner.enter(ctx, wait, lease)
-	return out.ok, err
-}

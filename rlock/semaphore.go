@@ -23,7 +23,7 @@ import (
 // retry when a release announces permits; see NewSemaphore for the order
 // in which they are served. A Semaphore is safe for concurrent use.
 type Semaphore struct {
-	counter
+	countHandle
 	s *scripts.Semaphore
 }
 
@@ -42,7 +42,7 @@ type Semaphore struct {
 // locks keep for keys without an expiry.
 func (c *Client) NewSemaphore(name string) *Semaphore {
 	s := scripts.NewSemaphore(name)
-	return &Semaphore{counter: newCounter(c, name, s.Channel(), KindSemaphore), s: s}
+	return &Semaphore{countHandle: newCountHandle(c, name, s.Channel(), KindSemaphore), s: s}
 }
 
 // checkPermits rejects a permit count below 1.
@@ -99,13 +99,21 @@ func (s *Semaphore) TryAcquire(ctx context.Context, n int, wait time.Duration) (
 	if err := checkPermits(n); err != nil {
 		return false, opError("acquire", s.name, err)
 	}
-	ok, err := s.wait(ctx, wait, n, func(ctx context.Context) (bool, time.Duration, error) {
-		req, end := s.request()
-		defer end()
-		left, err := s.s.Acquire(context.WithoutCancel(ctx), s.c.rdb, n, req)
-		return left >= 0, s.c.opts.watchdogTimeout, err
-	})
+	ok, err := s.countHandle.acquire(ctx, &semaphoreTurn{countTurn: s.turn(n), s: s.s}, wait)
 	return ok, opError("acquire", s.name, err)
+}
+
+// semaphoreTurn is the turn of an acquisition of a semaphore's permits.
+type semaphoreTurn struct {
+	countTurn
+	s *scripts.Semaphore
+}
+
+func (t *semaphoreTurn) attempt(ctx context.Context) (outcome, error) {
+	req, end := t.h.request()
+	defer end()
+	left, err := t.s.Acquire(context.WithoutCancel(ctx), t.c.rdb, t.permits, req)
+	return outcome{ok: left >= 0 && err == nil, ttl: t.c.opts.watchdogTimeout}, err
 }
 
 // Release gives back n permits and wakes the semaphore's waiters. It is

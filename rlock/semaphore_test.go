@@ -10,12 +10,13 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// lineLen is how many waiters of channel c's line holds now.
+// lineLen is how many acquisitions use channel's line in c now: the one
+// attempting and those waiting behind it.
 func lineLen(c *Client, channel string) int {
-	c.lines.mu.Lock()
-	defer c.lines.mu.Unlock()
-	if l := c.lines.m[channel]; l != nil {
-		return l.Len()
+	c.countLines.mu.Lock()
+	defer c.countLines.mu.Unlock()
+	if l := c.countLines.m[channel]; l != nil {
+		return l.users
 	}
 	return 0
 }
@@ -192,5 +193,47 @@ func TestSemaphoreMiniredis(t *testing.T) {
 	}
 	if v, _ := mr.Get("sem:mini"); v != "0" {
 		t.Fatalf("count %q; want 0", v)
+	}
+}
+
+// A semaphore's wait goes through the locks' wait loop: it reports the
+// same events, with the permits as the acquisition's count, and a waiter
+// queued behind another of its Client is listed while it waits in line.
+func TestSemaphoreWaitReportsTheLoopsEvents(t *testing.T) {
+	ctx := ctxT(t)
+	rdb := newRedis(t)
+	rec := newRecorder()
+	c, other := newClient(t, rdb, WithObserver(rec)), newClient(t, rdb)
+	s := c.NewSemaphore("sem:events")
+	first, second := make(chan error, 1), make(chan error, 1)
+	go func() { first <- s.Acquire(ctx, 2) }()
+	started := rec.await(t, EventWaitStarted, nil)
+	if started.Kind != KindSemaphore || started.Name != "sem:events" || started.Attempts != 1 || !started.Waited {
+		t.Fatalf("wait started: %+v, want the semaphore's waiter after one attempt", started)
+	}
+	eventually(t, 5*time.Second, "the first waiter asleep", func() bool { return hubOf(c).Stats().Sleeping == 1 })
+	go func() { second <- s.Acquire(ctx, 1) }()
+	queued := rec.await(t, EventWaitStarted, func(e Event) bool { return e.Attempts == 0 })
+	if ws := c.Activity().Waiters; len(ws) != 2 || queued.Kind != KindSemaphore {
+		t.Fatalf("Activity().Waiters = %+v with the second queued (%+v), want both", ws, queued)
+	}
+	if err := other.NewSemaphore("sem:events").Release(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	for _, done := range []chan error{first, second} {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	acq := rec.await(t, EventAcquired, func(e Event) bool { return e.Count == 2 })
+	if acq.Kind != KindSemaphore || acq.Attempts < 2 || acq.Wakeups < 1 || !acq.Waited || acq.Owner != "" {
+		t.Errorf("acquisition after a wake-up: %+v, want 2 permits, attempts >= 2, wakeups >= 1", acq)
+	}
+	if woken := rec.of(EventWoken); len(woken) < acq.Wakeups {
+		t.Errorf("%d woken events, the acquisition counted %d", len(woken), acq.Wakeups)
+	}
+	rec.await(t, EventAcquired, func(e Event) bool { return e.Count == 1 && e.Waited })
+	if ws := c.Activity().Waiters; len(ws) != 0 {
+		t.Errorf("Activity().Waiters after both = %+v, want none", ws)
 	}
 }

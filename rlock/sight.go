@@ -16,7 +16,7 @@ import (
 const modeField = "mode"
 
 // writeSuffix ends a writer's field in a read-write lock's hash, and its
-// entry in a fair read-write line.
+// entry in a fair read-write queue.
 var writeSuffix = keys.WriteField("")
 
 // usableName returns why the lock called name cannot be used with c: an
@@ -28,8 +28,8 @@ func (c *Client) usableName(name string) error { return c.NewMutex(name).usable(
 type sight struct {
 	typ    *redis.StatusCmd
 	hash   *redis.MapStringStringCmd
-	fair   *redis.IntCmd // how many of the fair line's keys exist
-	fairRW *redis.IntCmd // of the fair read-write line's
+	fair   *redis.IntCmd // how many of the fair queue's keys exist
+	fairRW *redis.IntCmd // of the fair read-write queue's
 	token  *redis.IntCmd // whether the fencing token counter exists
 	// election is a leader election's record, if any.
 	election *redis.MapStringStringCmd

@@ -240,7 +240,7 @@ func (t *Term) finish(cause error) bool {
 		stop()
 	}
 	t.e.c.elections.remove(t)
-	<-t.e.turn
+	t.e.line.leave(false)
 	for _, c := range ends {
 		c.f(cause)
 	}

@@ -1,7 +1,6 @@
 package rlock
 
 import (
-	"container/list"
 	"context"
 	"errors"
 	"time"
@@ -9,50 +8,58 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// turns is a turn-taking policy: how the acquisitions of an owner take
-// their turn among the lock's waiters.
-type turns interface {
-	// start begins the turn-taking of one acquisition by o, asked with
-	// lease (0: the watchdog's).
-	start(o *owner, deadline time.Time, lease time.Duration) turn
-}
-
-// turn is the turn-taking of one acquisition, used by one goroutine: the
-// attempts to make, where to listen for wake-ups, how long to sleep. The
-// wait loop (owner.take) calls enter, or a first attempt and listen;
-// then sleep and attempt until held or given up; then done, always.
+// turn is the turn-taking of one acquisition, used by one goroutine: whom
+// it waits behind in this process, what each attempt is, where it listens
+// for wake-ups and how long it sleeps. The wait loop (Client.waitLoop) calls
+// enter; then attempt, each after a sleep but the first (unless enter
+// queued the acquisition), and after a failed one listen, if the turn has
+// not listened yet, else pause; until an attempt succeeds or the
+// acquisition gives up; then done, always once enter was called.
+//
+// A lock's turns are clientTurn and fairTurn (see turns); a counting
+// object's, countTurn, embedded in the turn of each kind, which adds its
+// attempt.
 type turn interface {
-	// attempt makes the attempt due now.
-	attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error)
-	// enter is called before the first attempt of an owner that does not
-	// hold the lock: if it must wait behind others first, it starts
-	// listening and returns how long to sleep, and true.
-	enter(ctx context.Context) (time.Duration, bool)
-	// listen starts listening for wake-ups after a failed first attempt
-	// that found out; it returns how long to sleep before the next attempt,
-	// and false (with the error, nil when the wait elapsed) to give up.
+	// waiter is whom the acquisition is for, as the Client's events and
+	// its list of waiters (Activity) name it.
+	waiter() WaiterInfo
+	// enter is called first, with the deadline of the wait (zero: none),
+	// and single for a single attempt (wait 0). It reports whether the
+	// acquisition is queued behind others of this Client, and how long to
+	// sleep then before its first attempt: it is a waiter from then on. An
+	// error ends the acquisition: errWaitElapsed when it may not wait
+	// (single) behind others.
+	enter(ctx context.Context, deadline time.Time, single bool) (time.Duration, bool, error)
+	// attempt makes the attempt due now. It is not cut short by ctx: its
+	// outcome must be known, or a lock could be taken that nobody holds.
+	attempt(ctx context.Context) (outcome, error)
+	// listened reports whether the turn listens for wake-ups.
+	listened() bool
+	// listen starts listening for wake-ups after a failed attempt that
+	// found out; it returns how long to sleep before the next attempt, and
+	// false (with the error, nil when the wait elapsed) to give up.
 	listen(ctx context.Context, out outcome) (time.Duration, bool, error)
 	// sleep sleeps at most d, or until woken (then it reports true); it
-	// listens again by itself when the channel moved.
+	// listens again by itself when the channel moved. An acquisition
+	// queued behind others sleeps until its turn comes.
 	sleep(ctx context.Context, d time.Duration) (bool, error)
 	// pause is how long to sleep, unless woken, after the failed attempt
 	// out.
 	pause(out outcome) time.Duration
-	// listened reports whether the acquisition has listened for releases:
-	// it waited.
-	listened() bool
-	// handedOff reports that a release in this Client passed the lock to
-	// this acquisition and set up its hold (see handoffs): no attempt is
-	// due. Called with the owner's mu held.
-	handedOff() bool
-	// done ends the turn-taking; ok reports that the lock was taken.
+	// acquired completes e, the event of the acquisition's success.
+	acquired(e Event) Event
+	// done ends the turn-taking; ok reports that the acquisition succeeded.
 	done(ctx context.Context, ok bool)
 }
+
+// errWaitElapsed ends a wait loop whose wait elapsed, or that may not
+// wait: it is no error for the caller.
+var errWaitElapsed = errors.New("wait elapsed")
 
 // listening is the part of a turn that sleeps on a channel: its sleeper,
 // replaced when the channel moves.
 type listening struct {
-	o        *owner
+	c        *Client
 	channel  string
 	deadline time.Time
 	s        sleeper // nil until listening
@@ -60,7 +67,7 @@ type listening struct {
 
 // listen starts listening; false when the deadline passed first.
 func (l *listening) listen(ctx context.Context) (bool, error) {
-	s, err := l.o.c.sleepers().listen(ctx, l.deadline, l.channel)
+	s, err := l.c.sleepers().listen(ctx, l.deadline, l.channel)
 	l.s = s
 	return s != nil, err
 }
@@ -83,110 +90,47 @@ func (l *listening) sleep(ctx context.Context, d time.Duration) (bool, error) {
 // acquisition waited.
 func (l *listening) listened() bool { return l.s != nil }
 
-// errWaitElapsed ends a wait loop whose deadline passed while it listened
-// again.
-var errWaitElapsed = errors.New("wait elapsed")
+// turns is a lock owner's turn-taking policy: how its acquisitions take
+// their turn among the lock's waiters.
+type turns interface {
+	// start begins the turn-taking of one acquisition by o, asked with
+	// lease (0: the watchdog's).
+	start(o *owner, lease time.Duration) turn
+}
 
-// clientTurn is the turn-taking of every lock but the fair one: all
-// waiters of a lock name in one Client share one subscription and are
-// woken in arrival order; a newcomer, or an owner that just unlocked,
-// queues behind those already asleep instead of racing them.
-type clientTurn struct {
+// ownerTurn is the turn of a lock owner's acquisition, as the owner's
+// attempt (owner.attempt) drives it.
+type ownerTurn interface {
+	turn
+	// send sends the attempt due now to rdb for an owner that holds the
+	// lock holds times already, with lease.
+	send(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error)
+	// handedOff reports that a release in this Client passed the lock to
+	// this acquisition and set up its hold (see handoffs): no attempt is
+	// due. Called with the owner's mu held.
+	handedOff() bool
+}
+
+// lockTurn is what the turns of a lock owner's acquisition share.
+type lockTurn struct {
 	listening
-	k      kind
-	shared bool
-	lease  time.Duration // the acquisition's (0: the watchdog's)
-	// listed is the turn's place among the Client's handoffs while it
-	// listens, when its owner can be passed the lock (owner.handoff).
-	listed *list.Element
-	// handed: a release passed the lock to this turn. Guarded by the
-	// owner's mu.
-	handed bool
+	o     *owner
+	lease time.Duration // asked (0: the watchdog's)
 }
 
-// clientTurns is the policy of clientTurn. With shared, a waiter that
-// gets the lock wakes the others asleep on its channel in this Client, as
-// they may hold it too (readers): a release message wakes one waiter per
-// Client.
-type clientTurns struct{ shared bool }
-
-func (p clientTurns) start(o *owner, deadline time.Time, lease time.Duration) turn {
-	return &clientTurn{listening: listening{o: o, channel: o.channel, deadline: deadline}, k: o.kind, shared: p.shared, lease: lease}
+func (t *lockTurn) waiter() WaiterInfo {
+	return WaiterInfo{Name: t.o.name, Kind: t.o.kindOf, Mode: t.o.mode, Owner: t.o.id}
 }
 
-func (t *clientTurn) attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error) {
-	return t.k.attempt(ctx, rdb, lease, holds)
-}
+// queues reports whether the acquisition may wait behind others before its
+// first attempt: not a single attempt, nor an owner's that holds the lock
+// (a re-entry waits behind nobody).
+func (t *lockTurn) queues(single bool) bool { return !single && !t.o.holding() }
 
-func (t *clientTurn) enter(ctx context.Context) (time.Duration, bool) {
-	s, sleep := t.o.c.sleepers().join(t.channel)
-	if s == nil {
-		return t.yield(ctx)
+func (t *lockTurn) acquired(e Event) Event {
+	if h := t.o.currentHold(); h != nil {
+		e.Lease, e.Watchdog, e.Count = h.terms()
+		e.Reentry = e.Count > 1
 	}
-	t.s = s
-	t.list()
-	return sleep, true
-}
-
-// yield lets the waiters woken by this Client's last release of the lock
-// go first, if it was published within the step-aside (see handoffs): it
-// listens and sleeps out the rest of the step-aside before the first
-// attempt.
-// (Spinners do not: spin mode stays what it is.)
-func (t *clientTurn) yield(ctx context.Context) (time.Duration, bool) {
-	until := t.o.c.handoffs.yieldUntil(t.o.name)
-	if until.IsZero() || t.o.c.wire.Load().hub == nil {
-		return 0, false
-	}
-	if ok, _ := t.listening.listen(ctx); !ok {
-		return 0, false // the first attempt runs, and listen reports why
-	}
-	t.list()
-	return max(time.Until(until), 0), true
-}
-
-func (t *clientTurn) listen(ctx context.Context, out outcome) (time.Duration, bool, error) {
-	ok, err := t.listening.listen(ctx)
-	if !ok {
-		return 0, false, err
-	}
-	t.list()
-	return t.s.first(t.o.sleepFor(out.ttl)), true, nil
-}
-
-// list makes the turn one of the Client's handoffs, if its owner can be
-// passed the lock and it listens (a spinner is never passed a lock: spin
-// mode stays what it is).
-func (t *clientTurn) list() {
-	if t.o.handoff && t.o.c.wire.Load().hub != nil {
-		t.o.c.handoffs.add(t)
-	}
-}
-
-func (t *clientTurn) handedOff() bool { return t.handed }
-
-func (t *clientTurn) pause(out outcome) time.Duration { return t.o.sleepFor(out.ttl) }
-
-func (t *clientTurn) done(ctx context.Context, ok bool) {
-	if t.s == nil {
-		return
-	}
-	t.o.c.handoffs.remove(t)
-	if !ok {
-		t.o.mu.Lock()
-		handed := t.handed
-		t.o.mu.Unlock()
-		if handed {
-			// Passed the lock after the wait had ended (ctx, deadline,
-			// Close): nobody is to hold it.
-			_ = t.o.unlock(context.WithoutCancel(ctx))
-		}
-	}
-	if ok {
-		t.s.won()
-		if t.shared {
-			t.s.wakeOthers()
-		}
-	}
-	t.s.close()
+	return e
 }

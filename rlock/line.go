@@ -1,0 +1,222 @@
+package rlock
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// line is where goroutines of this process wait for a slot, in arrival
+// order, as sync.RWMutex's waiters do, but with waits that honour a ctx, a
+// wait limit and the Client's Close. A slot is exclusive (one at a time,
+// and no shared one beside it) or shared (any number together). It serves
+// four places:
+//
+//   - a lock handle's line (owner.line): the goroutines sharing a handle
+//     take an exclusive slot (a reader of an RWMutex a shared one) before
+//     they go to Redis, and keep it while they hold the lock, so that they
+//     exclude each other as they exclude other processes, and none sends a
+//     command while it waits;
+//   - a counting object's line (countLines): the acquisitions of one
+//     semaphore or latch in a Client take its exclusive slot for their
+//     attempts, so that only the oldest attempts;
+//   - a fair owner's line (fairTurns.line): the goroutines of one fair
+//     owner take its exclusive slot to wait in the lock's queue in Redis,
+//     where the owner has one place;
+//   - an Election's line (Election.line): its campaigns take its exclusive
+//     slot, and their terms keep it, one at a time.
+//
+// Each waiter waits on its own channel, as in golang.org/x/sync/semaphore.
+// The invariants, kept by every method under mu:
+//
+//   - the exclusive slot is never taken with any other slot;
+//   - a waiter is in waiting until it is given its slot (its ready channel
+//     closed) or gives up, never both: a slot given to a waiter that has
+//     just given up is freed again, and so passed on, never lost;
+//   - no waiter is given a slot before one that arrived earlier, and a
+//     newcomer takes a free slot at once only when nobody waits: a waiter
+//     for the exclusive slot keeps newcomers for shared slots out, so that
+//     they cannot starve it;
+//   - whenever a slot is freed or the head of the line gives up, the
+//     waiters at the head are given slots, in order, until one does not
+//     fit (so the shared ones right behind a freed exclusive slot go in
+//     together), and only they are woken;
+//   - freeing a slot that is not taken changes nothing, so that a release
+//     retried after a failure does not free a slot twice.
+//
+// The line counts slots, not goroutines: whoever releases a lock frees a
+// slot, as with sync.Mutex, whose Unlock may be called by another
+// goroutine than its Lock. A free line costs no timer and no allocation.
+//
+// The other waits of the package are not lines: pub/sub's wake-ups
+// (package pubsub) wake waiters asleep between attempts, in turn, with
+// permits for those busy with an attempt, and are shared with other
+// Clients by the messages they hear; and a Client's hand-offs (handoffs)
+// pick, at a release, a waiter that is not busy with an attempt, skipping
+// the others. Neither hands out slots held until freed.
+type line struct {
+	// closed ends every wait with ErrClosed: the Client's Close. Nil for
+	// a line that is never closed.
+	closed <-chan struct{}
+
+	mu        sync.Mutex
+	exclusive bool     // the exclusive slot is taken
+	shared    int      // shared slots taken
+	waiting   []*place // in arrival order
+}
+
+// place is one waiter's place in a line. ready is closed when it has been
+// given its slot; first then says that no other slot was taken.
+type place struct {
+	shared bool
+	first  bool
+	ready  chan struct{}
+}
+
+// enter takes a slot, shared or not, waiting at most wait (forever when
+// negative; wait 0 makes one try), until ctx ends (ctx.Err()) or the line
+// is closed (ErrClosed). It reports whether it took the slot, and first
+// that no other slot was taken: for a lock handle, the acquisition is the
+// first since the handle last held nothing.
+func (l *line) enter(ctx context.Context, shared bool, wait time.Duration) (ok, first bool, err error) {
+	l.mu.Lock()
+	if len(l.waiting) == 0 && l.fits(shared) {
+		first = l.take(shared)
+		l.mu.Unlock()
+		return true, first, nil
+	}
+	if wait == 0 {
+		l.mu.Unlock()
+		return false, false, nil
+	}
+	p := &place{shared: shared, ready: make(chan struct{})}
+	l.waiting = append(l.waiting, p)
+	l.mu.Unlock()
+
+	var timeout <-chan time.Time
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-p.ready:
+		return true, p.first, nil
+	case <-timeout:
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-l.closed:
+		err = ErrClosed
+	}
+	l.giveUp(p)
+	return false, false, err
+}
+
+// giveUp takes p, whose wait ended, out of the line. A slot given to p
+// meanwhile is passed on.
+func (l *line) giveUp(p *place) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	select {
+	case <-p.ready:
+		l.free(p.shared)
+	default:
+		for i, w := range l.waiting {
+			if w == p {
+				l.waiting = append(l.waiting[:i], l.waiting[i+1:]...)
+				break
+			}
+		}
+		// An exclusive waiter that leaves the head may let the shared
+		// ones behind it in.
+		l.admit()
+	}
+}
+
+// waitUntil is the wait of line.enter that ends at deadline: no limit when
+// the deadline is zero, one try when it has passed.
+func waitUntil(deadline time.Time) time.Duration {
+	if deadline.IsZero() {
+		return -1
+	}
+	return max(time.Until(deadline), 0)
+}
+
+// leave frees a slot, shared or not, and lets in who can enter. A slot
+// that is not taken is left as it is.
+func (l *line) leave(shared bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.free(shared)
+}
+
+// slots is how many slots of the kind are taken.
+func (l *line) slots(shared bool) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if shared {
+		return l.shared
+	}
+	if l.exclusive {
+		return 1
+	}
+	return 0
+}
+
+// downgrade turns the exclusive slot into a shared one, for a writer that
+// keeps read holds when it releases the write lock.
+func (l *line) downgrade() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.exclusive {
+		l.exclusive = false
+		l.shared++
+		l.admit()
+	}
+}
+
+// fits reports whether a slot of the kind is free now. Called with mu
+// held.
+func (l *line) fits(shared bool) bool {
+	if shared {
+		return !l.exclusive
+	}
+	return !l.exclusive && l.shared == 0
+}
+
+// take takes a slot that fits and reports whether it is the only one
+// taken. Called with mu held.
+func (l *line) take(shared bool) (first bool) {
+	first = !l.exclusive && l.shared == 0
+	if shared {
+		l.shared++
+	} else {
+		l.exclusive = true
+	}
+	return first
+}
+
+// admit gives free slots to the head of the line, in order, until one
+// does not fit. Called with mu held.
+func (l *line) admit() {
+	for len(l.waiting) > 0 && l.fits(l.waiting[0].shared) {
+		p := l.waiting[0]
+		l.waiting = l.waiting[1:]
+		p.first = l.take(p.shared)
+		close(p.ready)
+	}
+}
+
+// free frees a slot, if it is taken, and admits the waiters it lets in.
+// Called with mu held.
+func (l *line) free(shared bool) {
+	switch {
+	case shared && l.shared > 0:
+		l.shared--
+	case !shared && l.exclusive:
+		l.exclusive = false
+	default:
+		return
+	}
+	l.admit()
+}
