@@ -49,8 +49,8 @@ func TestSemaphoreCounts(t *testing.T) {
 	if n, err := s.Drain(ctx); n != 5 || err != nil {
 		t.Fatalf("Drain = %d, %v; want 5", n, err)
 	}
-	if n, _ := s.AvailablePermits(ctx); n != 0 {
-		t.Fatalf("after Drain: %d available", n)
+	if n, err := s.AvailablePermits(ctx); n != 0 || err != nil {
+		t.Fatalf("AvailablePermits after Drain = %d, %v; want 0", n, err)
 	}
 	for _, n := range []int{0, -1} {
 		if _, err := s.TryAcquire(ctx, n, 0); !errors.Is(err, ErrInvalidCount) {
@@ -82,8 +82,8 @@ func TestSemaphoreReleaseWakesWaiter(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("Acquire: %v", err)
 	}
-	if n, _ := b.NewSemaphore("sem:wake").AvailablePermits(ctx); n != 0 {
-		t.Fatalf("%d permits left; want 0", n)
+	if n, err := b.NewSemaphore("sem:wake").AvailablePermits(ctx); n != 0 || err != nil {
+		t.Fatalf("AvailablePermits = %d, %v; want 0 left", n, err)
 	}
 }
 
