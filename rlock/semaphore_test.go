@@ -103,15 +103,26 @@ func TestSemaphoreLargeWaiterFirst(t *testing.T) {
 	if err := rel.Release(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	// The head retries and fails; the small waiter never attempts.
-	eventually(t, 5*time.Second, "head asleep again", func() bool { return hubOf(c).Stats().Sleeping == 1 })
-	if n, _ := rel.AvailablePermits(ctx); n != 1 {
-		t.Fatalf("%d available; want the 1 released, untaken", n)
+	// The head is woken, retries, fails and sleeps again; the small
+	// waiter, behind it in the line, never attempts: it could take the
+	// released permit.
+	waiting := func(permits int) (WaiterInfo, bool) {
+		for _, w := range c.Activity().Waiters {
+			if w.Name == "sem:line" && w.Permits == permits {
+				return w, true
+			}
+		}
+		return WaiterInfo{}, false
 	}
-	select {
-	case <-small:
-		t.Fatal("the small waiter overtook the big one")
-	default:
+	eventually(t, 5*time.Second, "head woken, retried and asleep again", func() bool {
+		head, ok := waiting(3)
+		return ok && head.Wakeups == 1 && hubOf(c).Stats().Sleeping == 1
+	})
+	if w, ok := waiting(1); !ok || w.Attempts != 0 {
+		t.Fatalf("the small waiter (listed %v) made %d attempts while the big one waited ahead of it, want none", ok, w.Attempts)
+	}
+	if n, err := rel.AvailablePermits(ctx); n != 1 || err != nil {
+		t.Fatalf("AvailablePermits = %d, %v; want the 1 released, untaken", n, err)
 	}
 	if err := rel.Release(ctx, 2); err != nil {
 		t.Fatal(err)
