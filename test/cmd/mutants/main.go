@@ -51,6 +51,7 @@ func main() {
 	baseline := flag.Bool("baseline", false, "first run each mutation's tests on the unmutated copy: they must pass")
 	goCmd := flag.String("go", "go", "the go command")
 	run := flag.String("run", "", "run these tests (a -run pattern) instead of each mutation's own, to see what they catch")
+	verbose := flag.Bool("v", false, "print the output of every go test run")
 	flag.Parse()
 	if err := check(mutations); err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
@@ -70,7 +71,7 @@ func main() {
 		printList(selected)
 		return
 	}
-	r, err := newRunner(*goCmd, *keep)
+	r, err := newRunner(*goCmd, *keep, *verbose)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		os.Exit(2)
@@ -117,13 +118,14 @@ type runner struct {
 	goCmd   string
 	scratch string
 	keep    bool
+	verbose bool
 	env     []string
 	// java: Java and the Redisson peer's jar are there.
 	java bool
 }
 
 // newRunner copies the repository to a scratch directory.
-func newRunner(goCmd string, keep bool) (*runner, error) {
+func newRunner(goCmd string, keep, verbose bool) (*runner, error) {
 	root, err := repoRoot()
 	if err != nil {
 		return nil, err
@@ -143,7 +145,7 @@ func newRunner(goCmd string, keep bool) (*runner, error) {
 	if keep {
 		fmt.Println("mutants: scratch copy in", scratch)
 	}
-	r := &runner{goCmd: goCmd, scratch: scratch, keep: keep, env: os.Environ()}
+	r := &runner{goCmd: goCmd, scratch: scratch, keep: keep, verbose: verbose, env: os.Environ()}
 	if jar, ok := peerJar(root); ok {
 		r.java = true
 		r.env = append(r.env, "RELOCK_REDISSON_PEER="+jar)
@@ -187,6 +189,9 @@ func (r *runner) goTest(args []string, limit time.Duration) (string, bool) {
 	cmd.Dir, cmd.Env = r.scratch, r.env
 	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.CombinedOutput()
+	if r.verbose {
+		fmt.Printf("$ go %s\n%s\n", strings.Join(args, " "), out)
+	}
 	if ctx.Err() != nil {
 		return string(out) + fmt.Sprintf("\ngo test killed after %v\n", limit), true
 	}
