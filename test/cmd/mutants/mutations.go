@@ -4,9 +4,155 @@ import "time"
 
 // mutations is the mutation set: each takes a feature away, or turns it
 // wrong, in the library's code, and names the packages and tests that
-// must catch it. The slowest suites (chaos, failover, the full interop
-// suite) are left out: each mutant runs only the tests chosen for it.
+// must catch it. The slowest suites (chaos, failover, most of interop) are
+// left out: each mutant runs only the tests chosen for it.
 var mutations = []mutation{
+	{
+		Name: "release-no-publish",
+		What: "the release scripts of a reentrant lock publish no unlock message",
+		Edits: []edit{
+			{File: "scripts/release.lua", Old: "elseif redis.call(ARGV[4], KEYS[2], ARGV[1]) > 0 then", New: "elseif false then"},
+			{File: "scripts/release_bare.lua", Old: "if redis.call(PUBLISH, KEYS[2], '0') > 0 then", New: "if false then"},
+		},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^(TestWaiterWakesOnUnlockWithoutPolling|TestClusterEveryLockKindWakesWaitersOnEverySlot)$",
+		Timeout: 3 * time.Minute,
+	},
+	{
+		Name: "release-ignores-owner",
+		What: "a release takes whichever hold the lock has, not the releasing owner's",
+		Edits: []edit{
+			{File: "scripts/release_once.lua", Old: "local holds = redis.call('hget', lock, owner)", New: "local holds = redis.call('hvals', lock)[1] or false"},
+			{File: "scripts/release_bare.lua", Old: "if redis.call('hget', KEYS[1], ARGV[1]) ~= '1' then", New: "if (redis.call('hvals', KEYS[1])[1] or false) ~= '1' then"},
+		},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^(TestExclusionBetweenOwnersAndClients|TestUnlockAfterLostIsNotHeldAndNextLockStartsFresh)$",
+		Timeout: 3 * time.Minute,
+	},
+	{
+		Name:    "latch-not-consulted",
+		What:    "a resent release request does not read its latch: it releases again, or reports not held",
+		Edits:   []edit{{File: "scripts/release_once.lua", Old: "local done = latched(latchkey, seq)", New: "local done = nil"}},
+		Pkgs:    []string{"./scripts/", "./rlock/"},
+		Run:     "^(TestRetriedRequestsAreAppliedOnce|TestReleasesOfOneOwnerShareALatch|TestUnlockLatchesAreOnePerHoldField|TestUnlockWithEndedContextReleases)$",
+		Timeout: 3 * time.Minute,
+	},
+	{
+		Name:    "watchdog-never-renews",
+		What:    "the watchdog sends no renewal: a lock taken without a lease lapses after 30 s",
+		Edits:   []edit{{File: "rlock/watchdog.go", Old: "wd.renew(hs)", New: "wd.renew(nil)"}},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^(TestClockWatchdogRenewsForHoursThenStopsAtClose|TestWatchdogKeepsLockUntilClose)$",
+		Timeout: 3 * time.Minute,
+	},
+	{
+		Name:    "renewal-of-another-owner",
+		What:    "a renewal extends the lock's lease whoever holds it, not only the renewing owner's hold",
+		Edits:   []edit{{File: "scripts/renew.lua", Old: "if redis.call('hexists', key, ARGV[i + 1]) == 1 then", New: "if redis.call('exists', key) == 1 then"}},
+		Pkgs:    []string{"./rlock/", "./scripts/"},
+		Run:     "^(TestLostWhenLockDisappears|TestUnlockAfterLostIsNotHeldAndNextLockStartsFresh|TestObserverSeesRenewalsAndLoss|TestRenewBatchesSurviveScriptFlush)$",
+		Timeout: 3 * time.Minute,
+	},
+	{
+		Name:    "lost-after-the-lease",
+		What:    "Lost closes 50 ms after the lease ends, not a margin before: another owner may hold the lock meanwhile",
+		Edits:   []edit{{File: "rlock/hold.go", Old: "return h.deadline.Add(-lossMargin(h.lease))", New: "return h.deadline.Add(lossMargin(h.lease) + 50*time.Millisecond)"}},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^(TestClockFixedLeaseLostJustBeforeExpiry|TestFixedLeaseExpires|TestObserverSeesRenewalsAndLoss)$",
+		Timeout: 3 * time.Minute,
+	},
+	{
+		Name:    "line-lets-everyone-in",
+		What:    "a handle's line lets every goroutine in at once: goroutines sharing a Mutex are not excluded",
+		Edits:   []edit{{File: "rlock/line.go", Old: "if len(l.waiting) == 0 && l.fits(shared) {", New: "if true {"}},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^(TestSharedMutexExcludesGoroutines|TestLineExclusiveSlotsGoInArrivalOrderAndWakeOnlyWhoEnters)$",
+		Timeout: 3 * time.Minute,
+	},
+	{
+		Name: "waiters-poll",
+		What: "a waiter sleeps out its timer and ignores wake-ups: it polls at the lock's TTL",
+		Edits: []edit{{
+			File: "rlock/turn.go",
+			Old:  "woken, err := l.s.wait(ctx, d)",
+			New:  "woken, err := false, error(nil)\n\tselect {\n\tcase <-time.After(d):\n\tcase <-ctx.Done():\n\t\terr = ctx.Err()\n\t}",
+		}},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^(TestWaiterWakesOnUnlockWithoutPolling|TestSemaphoreReleaseWakesWaiter)$",
+		Timeout: 3 * time.Minute,
+	},
+	{
+		Name:    "step-aside-removed",
+		What:    "an owner that unlocks and locks again at once does not let the waiter its release woke go first",
+		Edits:   []edit{{File: "rlock/handoff.go", Old: "h.yieldTill[name] = now.Add(max(others, minStepAside))", New: "h.yieldTill[name] = now"}},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^TestRelockLetsTheWokenWaiterOfAnotherClientGoFirst$",
+		Timeout: 3 * time.Minute,
+	},
+	{
+		Name: "grant-lease-not-rearmed",
+		What: "the background claim of a fair lock's grant does not re-arm the hold's lease, which runs from the waiter's last attempt",
+		Edits: []edit{{
+			File: "rlock/attempt.go",
+			Old:  "\t\tcase ok:\n\t\t\th.renewed(sent)\n",
+			New:  "\t\tcase ok:\n\t\t\t_ = sent\n",
+		}},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^TestFairMutexGrantOfACallersLeaseIsConfirmed$",
+		Timeout: 3 * time.Minute,
+	},
+	{
+		Name: "fair-grants-the-tail",
+		What: "a fair lock's release grants the last waiter of the queue, not the first",
+		Edits: []edit{
+			{File: "queue/fair_grant.lua", Old: "head = head or redis.call('lindex', queue, 0)", New: "head = redis.call('lindex', queue, -1)"},
+			{File: "queue/fair_grant.lua", Old: "    redis.call('lpop', queue)\n    redis.call('zrem', timeouts, head)\n    if heard then", New: "    redis.call('lrem', queue, 1, head)\n    redis.call('zrem', timeouts, head)\n    if heard then"},
+		},
+		Pkgs:    []string{"./queue/", "./rlock/"},
+		Run:     "^(TestReleaseGrantsTheHead|TestFairMutexGrantsInArrivalOrder)$",
+		Timeout: 3 * time.Minute,
+	},
+	{
+		Name:    "fair-keeps-a-dead-head",
+		What:    "a fair lock's release never evicts a relock head nobody hears: the queue waits for its deadline",
+		Edits:   []edit{{File: "queue/fair_grant.lua", Old: "    if heard and not lease then", New: "    if not heard and mark then\n      return nil\n    end\n    if heard and not lease then"}},
+		Pkgs:    []string{"./queue/", "./rlock/"},
+		Run:     "^(TestDeadWaiterIsPassedOver|TestFairMutexDeadWaiterEvictedOnItsTurn)$",
+		Timeout: 3 * time.Minute,
+	},
+	{
+		Name:    "read-release-publishes-nothing",
+		What:    "a reader's last release of a read-write lock publishes no message",
+		Edits:   []edit{{File: "scripts/rw_read_release.lua", Old: "if gone then\n  redis.call(ARGV[3], KEYS[2], ARGV[1])\nend", New: "if false then\n  redis.call(ARGV[3], KEYS[2], ARGV[1])\nend"}},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^(TestRWMutexReadersWokenTogetherWithoutPolling|TestRWMutexExcludesWritersFromReadersAndEachOther)$",
+		Timeout: 3 * time.Minute,
+	},
+	{
+		Name:    "semaphore-release-adds-nothing",
+		What:    "a semaphore's release announces the count but adds no permit",
+		Edits:   []edit{{File: "scripts/sem_release.lua", Old: "local value = redis.call('incrby', KEYS[1], ARGV[1])", New: "local value = redis.call('incrby', KEYS[1], 0)"}},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^(TestSemaphoreCounts|TestSemaphoreReleaseWakesWaiter)$",
+		Timeout: 3 * time.Minute,
+	},
+	{
+		Name:    "expired-permits-never-return",
+		What:    "a permit-expirable semaphore's expired permits never come back",
+		Edits:   []edit{{File: "scripts/leases.lua", Old: "local expired = redis.call('zrangebyscore', leases, 0, now, 'limit', 0, limit)", New: "local expired = {}"}},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^TestPermitSemaphoreExpiry$",
+		Timeout: 3 * time.Minute,
+	},
+	{
+		Name:    "java-turns-not-taken",
+		What:    "a Client counts no Redisson client among a channel's subscribers: it keeps passing the lock among its own goroutines and steps aside a millisecond",
+		Edits:   []edit{{File: "pubsub/share.go", Old: "s.peers, s.foreign = peers, foreign", New: "s.peers, s.foreign = peers, 0"}},
+		Pkgs:    []string{"./test/interop/"},
+		Run:     "^TestMutexMixedShare$",
+		Timeout: 4 * time.Minute,
+		Java:    true,
+	},
 	{
 		Name: "hub-message-wakes-nobody",
 		What: "the pub/sub hub ignores a release message: its waiters sleep out their timers",
