@@ -176,7 +176,10 @@ func WithReplicaAck(replicas int, timeout time.Duration) Option {
 // must use the same kind. Sharded pub/sub needs a *redis.ClusterClient: a
 // release is then published on the lock's master alone, instead of being
 // broadcast to every node, and each master with waiters gets its own
-// subscription connection.
+// subscription connection. On servers without it (before Redis 7.0),
+// WithShardedPubSub(true) fails the first operation that publishes or
+// waits, and every one after it, with an error wrapping
+// errors.ErrUnsupported.
 func WithShardedPubSub(on bool) Option {
 	return func(o *options) error {
 		o.sharded = &on
