@@ -56,9 +56,13 @@ var (
 	ErrInvalidName = errors.New("invalid lock name")
 
 	// ErrInvalidDuration is the cause of an operation or Option given a
-	// duration it cannot use: a negative wait, a lease or timeout below one
-	// millisecond (the resolution of Redis expiries), and so on. The error's
-	// text says which duration and why.
+	// duration it cannot use, before anything is sent to Redis: any
+	// negative wait, lease or timeout; a lease or timeout below one
+	// millisecond (the resolution of Redis expiries), a fixed lease of 0
+	// included; an Option's duration below its minimum. The error's text
+	// says which duration and why ("wait -1s is negative"). A wait of 0 is
+	// one attempt, and a lease of 0 means what each method says (see
+	// docs/semantics.md, Durations).
 	ErrInvalidDuration = errors.New("invalid duration")
 
 	// ErrWrongType is the cause of an operation on a lock, semaphore or
@@ -132,11 +136,6 @@ func wrongTypeDetail(msg string) string {
 func isWrongType(err error) bool {
 	return err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) &&
 		strings.Contains(err.Error(), "WRONGTYPE")
-}
-
-// invalidDuration is the cause of a bad duration called what.
-func invalidDuration(what string, d any, rule string) error {
-	return fmt.Errorf("%w: %s %v %s", ErrInvalidDuration, what, d, rule)
 }
 
 // checkName is the one rule lock names follow on every topology (see

@@ -41,17 +41,17 @@ func (c *Client) NewFencedMutex(name string) *FencedMutex {
 
 // Lock acquires the lock as Mutex.Lock does and returns its token.
 func (f *FencedMutex) Lock(ctx context.Context) (token int64, err error) {
-	token, _, err = f.acquireToken(ctx, -1, 0)
+	token, _, err = f.acquireToken(ctx, noWaitLimit, 0)
 	return token, opError("lock", f.name, err)
 }
 
 // LockWithLease acquires the lock with a fixed lease as
 // Mutex.LockWithLease does and returns its token.
 func (f *FencedMutex) LockWithLease(ctx context.Context, lease time.Duration) (token int64, err error) {
-	if err := checkLease("lease", lease); err != nil {
+	if err := checkLease(lease); err != nil {
 		return 0, opError("lock", f.name, err)
 	}
-	token, _, err = f.acquireToken(ctx, -1, lease)
+	token, _, err = f.acquireToken(ctx, noWaitLimit, lease)
 	return token, opError("lock", f.name, err)
 }
 

@@ -72,13 +72,22 @@ func (l *CountDownLatch) Count(ctx context.Context) (int64, error) {
 
 // Await waits until the count is zero, or ctx ends (ctx.Err()).
 func (l *CountDownLatch) Await(ctx context.Context) error {
-	_, err := l.AwaitTimeout(ctx, -1)
+	_, err := l.await(ctx, noWaitLimit)
 	return err
 }
 
-// AwaitTimeout waits at most wait (negative: no limit but ctx) until the
-// count is zero, and reports whether it is.
+// AwaitTimeout waits at most wait until the count is zero, and reports
+// whether it is: a wait of 0 reads the count once, a negative one is an
+// error wrapping ErrInvalidDuration.
 func (l *CountDownLatch) AwaitTimeout(ctx context.Context, wait time.Duration) (bool, error) {
+	if err := checkWait(wait); err != nil {
+		return false, opError("await", l.name, err)
+	}
+	return l.await(ctx, wait)
+}
+
+// await is AwaitTimeout without its check of wait (noWaitLimit: none).
+func (l *CountDownLatch) await(ctx context.Context, wait time.Duration) (bool, error) {
 	ok, err := l.countHandle.acquire(ctx, &latchTurn{countTurn: l.turn(0), l: l}, wait)
 	return ok, opError("await", l.name, err)
 }

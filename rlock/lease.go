@@ -67,10 +67,11 @@ func (o *owner) whenEnds(end func(error)) (cancel func()) {
 // with a fixed lease (LockWithLease, TryLock with a lease); the watchdog
 // keeps the others, and Extend refuses them. It returns an error wrapping
 // ErrNotHeld when this owner does not hold the lock (never did, released
-// it, or lost it: then Lost is closed), and ErrInvalidDuration for a lease
-// below 1ms.
+// it, or lost it: then Lost is closed), and one wrapping
+// ErrInvalidDuration, sending nothing, for a lease of 0, a negative one or
+// one below 1ms.
 func (o *owner) Extend(ctx context.Context, lease time.Duration) error {
-	if err := checkLease("lease", lease); err != nil {
+	if err := checkLease(lease); err != nil {
 		return opError("extend", o.name, err)
 	}
 	if err := o.usable(); err != nil {

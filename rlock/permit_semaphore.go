@@ -110,21 +110,31 @@ func (s *PermitExpirableSemaphore) AddPermits(ctx context.Context, n int) error 
 	return (&Semaphore{countHandle: s.countHandle, s: s.s.Semaphore}).AddPermits(ctx, n)
 }
 
-// Acquire leases a permit for lease (0: it never expires), waiting as long
-// as it takes, until ctx ends: on a semaphore with no permits set, until
-// ctx ends (as Redisson's), so bound ctx or use TryAcquire.
+// Acquire leases a permit for lease (0: it never expires; negative, or
+// below 1ms: ErrInvalidDuration), waiting until it gets one or ctx ends:
+// on a semaphore with no permits set, that is until ctx ends (as
+// Redisson's), so bound ctx or use TryAcquire.
 func (s *PermitExpirableSemaphore) Acquire(ctx context.Context, lease time.Duration) (*Permit, error) {
-	return s.TryAcquire(ctx, -1, lease)
+	return s.acquire(ctx, noWaitLimit, lease)
 }
 
-// TryAcquire leases a permit for lease (0: it never expires) if it can
-// within wait (0: one attempt; negative: no limit but ctx). It returns nil
-// and no error when the wait elapsed.
+// TryAcquire leases a permit for lease if it can within wait, and returns
+// nil and no error when the wait elapsed. Its durations come in Redisson's
+// order, the wait then the lease (Semaphore.TryAcquire's arguments are the
+// permits, then the wait). A wait of 0 makes one attempt and a lease of 0
+// never expires; a negative wait or lease, or a lease below 1ms, is an
+// error wrapping ErrInvalidDuration.
 func (s *PermitExpirableSemaphore) TryAcquire(ctx context.Context, wait, lease time.Duration) (*Permit, error) {
-	if lease != 0 {
-		if err := checkLease("lease", lease); err != nil {
-			return nil, opError("acquire", s.name, err)
-		}
+	if err := checkWait(wait); err != nil {
+		return nil, opError("acquire", s.name, err)
+	}
+	return s.acquire(ctx, wait, lease)
+}
+
+// acquire is TryAcquire without its check of wait (noWaitLimit: none).
+func (s *PermitExpirableSemaphore) acquire(ctx context.Context, wait, lease time.Duration) (*Permit, error) {
+	if err := checkOptionalLease(lease); err != nil {
+		return nil, opError("acquire", s.name, err)
 	}
 	t := &permitTurn{countTurn: s.turn(1), s: s.s, raw: make([]byte, 16), lease: lease}
 	_, _ = rand.Read(t.raw)
@@ -214,12 +224,11 @@ func (s *PermitExpirableSemaphore) ReleasePermit(ctx context.Context, p *Permit)
 }
 
 // UpdateLeaseTime gives the leased permit id a new lease from now (0: it
-// never expires) and reports whether the permit was leased.
+// never expires; negative, or below 1ms: ErrInvalidDuration) and reports
+// whether the permit was leased.
 func (s *PermitExpirableSemaphore) UpdateLeaseTime(ctx context.Context, id string, lease time.Duration) (bool, error) {
-	if lease != 0 {
-		if err := checkLease("lease", lease); err != nil {
-			return false, opError("update lease", s.name, err)
-		}
+	if err := checkOptionalLease(lease); err != nil {
+		return false, opError("update lease", s.name, err)
 	}
 	if err := s.begin(ctx); err != nil {
 		return false, opError("update lease", s.name, err)

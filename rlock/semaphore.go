@@ -87,15 +87,26 @@ func (s *Semaphore) AddPermits(ctx context.Context, n int) error {
 // AddPermits), or for more permits than it will ever have, it waits until
 // ctx ends, as Redisson's does: bound ctx, or use TryAcquire.
 func (s *Semaphore) Acquire(ctx context.Context, n int) error {
-	_, err := s.TryAcquire(ctx, n, -1)
+	_, err := s.acquire(ctx, n, noWaitLimit)
 	return err
 }
 
-// TryAcquire takes n permits if it can within wait (0: one attempt;
-// negative: no limit but ctx), and reports whether it did. A false with a
-// nil error means the wait elapsed, which is all it reports of a
-// semaphore with no permits set or fewer than n in all.
+// TryAcquire takes n permits if it can within wait, and reports whether it
+// did: a wait of 0 makes one attempt, a negative one is an error wrapping
+// ErrInvalidDuration. Its arguments come in Redisson's order, the permits
+// then the wait (PermitExpirableSemaphore.TryAcquire's are the wait, then
+// the lease). A false with a nil error means the wait elapsed, which is
+// all it reports of a semaphore with no permits set or fewer than n in
+// all.
 func (s *Semaphore) TryAcquire(ctx context.Context, n int, wait time.Duration) (bool, error) {
+	if err := checkWait(wait); err != nil {
+		return false, opError("acquire", s.name, err)
+	}
+	return s.acquire(ctx, n, wait)
+}
+
+// acquire is TryAcquire without its check of wait (noWaitLimit: none).
+func (s *Semaphore) acquire(ctx context.Context, n int, wait time.Duration) (bool, error) {
 	if err := checkPermits(n); err != nil {
 		return false, opError("acquire", s.name, err)
 	}
