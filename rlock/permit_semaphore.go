@@ -171,11 +171,19 @@ func (t *permitTurn) attempt(ctx context.Context) (outcome, error) {
 	return outcome{ok: ok && err == nil, ttl: pause}, err
 }
 
+// ErrInvalidPermitID is the cause of a Release or UpdateLeaseTime given a
+// permit id that no permit can have: empty, or not hex digits. Nothing is
+// sent to Redis.
+var ErrInvalidPermitID = errors.New("invalid permit id")
+
 // parseID decodes a permit id.
 func parseID(id string) ([]byte, error) {
+	if id == "" {
+		return nil, fmt.Errorf("%w: the id is empty", ErrInvalidPermitID)
+	}
 	raw, err := hex.DecodeString(id)
-	if err != nil || len(raw) == 0 {
-		return nil, fmt.Errorf("%w: permit id %q is not hex", ErrNotHeld, id)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %q is not hex", ErrInvalidPermitID, id)
 	}
 	return raw, nil
 }
@@ -183,7 +191,8 @@ func parseID(id string) ([]byte, error) {
 // Release releases the permit id, leased by this or any other client (Go
 // or Java), and wakes the waiters. It returns an error wrapping ErrNotHeld
 // when the permit is not leased: released already, expired, or never
-// taken. It is sent even when ctx has ended (bounded by the unlock
+// taken; and one wrapping ErrInvalidPermitID, sending nothing, when id is
+// empty or not hex. It is sent even when ctx has ended (bounded by the unlock
 // timeout), and a request resent after a lost reply is applied once (and
 // reported a success): the Client's request records keep its outcome.
 func (s *PermitExpirableSemaphore) Release(ctx context.Context, id string) error {
@@ -225,16 +234,17 @@ func (s *PermitExpirableSemaphore) ReleasePermit(ctx context.Context, p *Permit)
 
 // UpdateLeaseTime gives the leased permit id a new lease from now (0: it
 // never expires; negative, or below 1ms: ErrInvalidDuration) and reports
-// whether the permit was leased.
+// whether the permit was leased. An id that is empty or not hex is an
+// error wrapping ErrInvalidPermitID.
 func (s *PermitExpirableSemaphore) UpdateLeaseTime(ctx context.Context, id string, lease time.Duration) (bool, error) {
 	if err := checkOptionalLease(lease); err != nil {
 		return false, opError("update lease", s.name, err)
 	}
-	if err := s.begin(ctx); err != nil {
-		return false, opError("update lease", s.name, err)
-	}
 	raw, err := parseID(id)
 	if err != nil {
+		return false, opError("update lease", s.name, err)
+	}
+	if err := s.begin(ctx); err != nil {
 		return false, opError("update lease", s.name, err)
 	}
 	var expiry time.Time
