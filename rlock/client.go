@@ -174,8 +174,8 @@ func (c *Client) pubsub(ctx context.Context) (*wire, error) {
 	return c.wire.Load(), nil
 }
 
-// ID is the random client id that prefixes the owner id of every Mutex of
-// this Client.
+// ID is the random client id that prefixes the owner id of every lock
+// owner of this Client (Mutex, FairMutex, ...).
 func (c *Client) ID() string { return c.ids.Client() }
 
 // Name is the name WithClientName gave the Client, or "".

@@ -213,9 +213,9 @@ func (e *Election) elect(ctx context.Context, m *FairMutex, value string, start 
 func (e *Election) giveBack(ctx context.Context, m *FairMutex) { _ = m.Unlock(ctx) }
 
 // Leader returns the election's leader: the term its record shows, if
-// that term's owner holds the lock; an error wrapping ErrNoLeader when there is none
-// (a term whose lock expired without a word is no longer the leader). It
-// changes nothing in Redis and takes one round trip.
+// that term's owner holds the lock; an error wrapping ErrNoLeader when
+// there is none (a term whose lock expired without a word is no longer the
+// leader). It changes nothing in Redis and takes one round trip.
 func (e *Election) Leader(ctx context.Context) (Leader, error) {
 	const op = "leader"
 	if err := e.usable(); err != nil {

@@ -34,9 +34,11 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 var (
-	// ErrNotHeld is the cause of an Unlock, Extend or Context of an owner
-	// that does not hold the lock: it never did, already fully unlocked it,
-	// or lost it (expiry, force-unlock). Nothing was changed in Redis.
+	// ErrNotHeld is the cause of an Unlock, Reenter, Extend or Context of
+	// an owner that does not hold the lock: it never did, already fully
+	// unlocked it, or lost it (expiry, force-unlock); of TTL when no owner
+	// holds the lock; and of a PermitExpirableSemaphore's Release of a
+	// permit that is not leased. Nothing was changed in Redis.
 	ErrNotHeld = errors.New("lock not held by this owner")
 
 	// ErrLost is the cause (context.Cause) of a hold's Context ending

@@ -20,7 +20,8 @@ import (
 // lower than the highest it has seen: the stale holder's writes then fail.
 //
 // Apart from the tokens it is a Mutex: the same semantics, reentrancy
-// (a reentrant acquisition takes a new token too), watchdog and waiting.
+// (Reenter keeps the hold's token: only an acquisition takes a new one),
+// watchdog and waiting.
 // The counter lives at redisson_lock_token:{name} and never expires. Lock a
 // name with FencedMutex only: a Mutex on the same name excludes it but
 // takes no tokens.
@@ -30,8 +31,9 @@ type FencedMutex struct {
 }
 
 // NewFencedMutex returns a new owner of the fenced lock called name, as
-// NewMutex does. An empty name yields a FencedMutex whose every operation
-// returns an error wrapping ErrInvalidName.
+// NewMutex does. An empty name, or one with braces but no hash tag (see
+// ErrInvalidName), yields a FencedMutex whose every operation returns an
+// error wrapping ErrInvalidName.
 func (c *Client) NewFencedMutex(name string) *FencedMutex {
 	f := &FencedMutex{tokenKey: keys.Token(name)}
 	id := c.ids.Next()

@@ -106,10 +106,10 @@ func (h *handle) Locker() sync.Locker { return locker{h.Lock, h.Unlock} }
 // enter is every handle's acquisition (Lock, LockWithLease, TryLock and
 // their read-side twins): it takes a slot of the handle's line, so that
 // goroutines sharing the handle exclude each other without a command to
-// Redis, then takes the lock in Redis with what is left of wait. The first acquisition
-// of a handle that holds nothing drops what is left in Redis of a hold
-// that ended without its last Unlock (dropLapsed), so that it starts a
-// fresh hold.
+// Redis, then takes the lock in Redis with what is left of wait. The first
+// acquisition of a handle that holds nothing drops what is left in Redis of
+// a hold that ended without its last Unlock (dropLapsed), so that it starts
+// a fresh hold.
 func (o *owner) enter(ctx context.Context, wait, lease time.Duration) (outcome, error) {
 	if err := o.usable(); err != nil {
 		return outcome{}, err

@@ -24,8 +24,8 @@ import (
 // goroutine holds it waits, and TryLock with no wait returns false. It has
 // no Reenter: re-enter a member through its own handle. Each Unlock
 // releases one acquisition of each. Ownership belongs to the *MultiLock
-// through its members' owners, and its methods are safe for concurrent use. A member should not be locked on its own while the set
-// uses it.
+// through its members' owners, and its methods are safe for concurrent use.
+// A member should not be locked on its own while the set uses it.
 //
 // # Order and waiting
 //
@@ -39,14 +39,14 @@ import (
 // overlapping locks, in any process, then wait for each other in one
 // direction only, so they cannot deadlock: a cycle of waits would need
 // names that grow all the way round. (Code that holds a lock on its own
-// while it locks a set must keep to the same order.) Redisson instead tries each member with a short wait and
-// starts over when one times out; that needs no order, but under
-// contention it can go round forever, and every timed-out try is a
-// wake-up nobody asked for. Names compare as strings, which are the same
-// in every process; client ids are random and only break ties between
-// equal names on different Redis deployments. Before waiting for a member
-// whose name equals a held one's, the set lets go of everything and waits
-// for that member alone.
+// while it locks a set must keep to the same order.) Redisson instead tries
+// each member with a short wait and starts over when one times out; that
+// needs no order, but under contention it can go round forever, and every
+// timed-out try is a wake-up nobody asked for. Names compare as strings,
+// which are the same in every process; client ids are random and only break
+// ties between equal names on different Redis deployments. Before waiting
+// for a member whose name equals a held one's, the set lets go of
+// everything and waits for that member alone.
 //
 // When one member cannot be had (wait elapsed, ctx ended, Redis error),
 // every member taken so far is released before the call returns: no

@@ -120,7 +120,7 @@ func WithSubscriptionConnections(n int) Option {
 
 // WithHealthCheck sets how long a subscription connection may stay silent
 // before it is pinged; one silent as long again after the ping is replaced
-// and its waiters woken. Default 3s.
+// and its waiters woken. Default 3s; d must be at least 1ms.
 func WithHealthCheck(d time.Duration) Option {
 	return func(o *options) error {
 		if err := checkNotNegative("WithHealthCheck", d); err != nil {
@@ -161,12 +161,14 @@ func WithFairWaitTimeout(d time.Duration) Option {
 
 // WithReplicaAck makes every acquisition wait, with Redis's WAIT, until at
 // least replicas replicas of the lock's master have acknowledged it, for at
-// most timeout (0: wait as long as it takes). An acquisition that too few
-// replicas acknowledged is undone and reported as ErrNotReplicated, so a
-// failover to a replica cannot lose a lock that its owner believes held
-// (unless the acknowledging replicas are not the one promoted). It costs a
-// round trip and the replication delay on every acquisition. It needs a
-// single-node or failover client (*redis.Client) or a *redis.ClusterClient.
+// most timeout (0: wait as long as it takes; negative, or below 1ms:
+// ErrInvalidDuration, since WAIT counts milliseconds). An acquisition that
+// too few replicas acknowledged is undone and reported as ErrNotReplicated,
+// so a failover to a replica cannot lose a lock that its owner believes
+// held (unless the acknowledging replicas are not the one promoted). It
+// costs a round trip and the replication delay on every acquisition. It
+// needs a single-node or failover client (*redis.Client) or a
+// *redis.ClusterClient.
 func WithReplicaAck(replicas int, timeout time.Duration) Option {
 	return func(o *options) error {
 		if replicas < 1 {

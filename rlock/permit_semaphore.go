@@ -52,11 +52,12 @@ type Permit struct {
 }
 
 // Lost is closed when the permit's lease ran out (by this process's clock,
-// against the expiry it gave the permit) before Release, or when a Release
-// or Extend of this Permit found it no longer leased: from then on
-// another worker may hold it. It is never closed for a permit without a
-// lease, or after a successful ReleasePermit or Extend that moved the
-// lease past now.
+// against the expiry it gave the permit) before ReleasePermit, or when a
+// ReleasePermit or Extend of this Permit found it no longer leased: from
+// then on another worker may hold it. A permit without a lease (0) is
+// lost only that second way. A successful ReleasePermit ends the watch
+// without closing it, and a successful Extend moves its deadline (a lease
+// of 0 removes it).
 func (p *Permit) Lost() <-chan struct{} { return p.lost }
 
 // Expiry is when the permit's lease ends; zero when it never does.
