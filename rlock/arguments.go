@@ -8,8 +8,8 @@ import (
 // The rule for durations, the same on every kind (docs/semantics.md,
 // "Durations"): a negative wait or lease is an error; a wait of 0 is one
 // attempt and a positive one its bound; a lease below a millisecond, the
-// resolution of Redis expiries, is an error, but for a lease of 0 where a
-// kind gives it a meaning (the watchdog's for TryLock, none for a permit).
+// resolution of Redis expiries, is an error, except a lease of 0 where the
+// method gives it a meaning (TryLock: the watchdog's; a permit: no expiry).
 
 // noWaitLimit is the wait of the acquisitions that wait until ctx ends
 // (Lock, Acquire, Await, ...). No public method takes a negative wait, so
