@@ -124,6 +124,14 @@ soak: redis-server ## many Clients under switching faults, every critical sectio
 matrix: redis-server ## the integration tests on Redis 7.0, Valkey 8.0.1 and Redis 6.2.16, as a table
 	@GO=$(GO) ./.ci/matrix
 
+# The mutation set (test/cmd/mutants): each mutation takes a feature away
+# from a scratch copy of the working tree, and the tests chosen for it must
+# fail; a mutant that survives fails the target. MUTANTSFLAGS="-only NAME"
+# runs some; docs/testing.md lists them and their killers.
+.PHONY: mutants
+mutants: redis-server ## the mutation set: each feature taken away must fail a test (MUTANTSFLAGS)
+	$(GO) run ./test/cmd/mutants $(MUTANTSFLAGS)
+
 # Proves the modules can be published at the version the nested modules
 # require of the library: a program outside the repository gets
 # rlock/relockotel at that version, with the library at the same version

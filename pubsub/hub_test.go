@@ -30,14 +30,39 @@ func subscribe(t *testing.T, h *Hub, channel string) *Subscription {
 	return sub
 }
 
+// waited is what a Wait returned.
+type waited struct {
+	woken bool
+	err   error
+}
+
 // waitAsync starts sub.Wait(d) and reports its result on the channel.
-func waitAsync(sub *Subscription, d time.Duration) <-chan error {
-	done := make(chan error, 1)
+func waitAsync(sub *Subscription, d time.Duration) <-chan waited {
+	done := make(chan waited, 1)
 	go func() {
-		_, err := sub.Wait(context.Background(), d)
-		done <- err
+		woken, err := sub.Wait(context.Background(), d)
+		done <- waited{woken, err}
 	}()
 	return done
+}
+
+// wakeBound is how long a wake-up may take to reach a waiter that sleeps
+// for a minute: generous on a loaded machine, and far less than the
+// minute a waiter that no message woke sleeps before its Wait returns.
+const wakeBound = 5 * time.Second
+
+// awaitWoken waits, up to wakeBound, for the Wait reported on done to
+// end woken (by a message, or a Poke), as the test expects.
+func awaitWoken(t *testing.T, done <-chan waited, who string) {
+	t.Helper()
+	select {
+	case w := <-done:
+		if w.err != nil || !w.woken {
+			t.Fatalf("%s's Wait = %v, %v; want woken", who, w.woken, w.err)
+		}
+	case <-time.After(wakeBound):
+		t.Fatalf("%s not woken within %v", who, wakeBound)
+	}
 }
 
 // untilSleeping waits until n waiters of h sleep.
@@ -98,27 +123,19 @@ func TestSubscribeIsConfirmedAndShared(t *testing.T) {
 func TestMessageWakesOneSleeperInArrivalOrder(t *testing.T) {
 	h, mr, _ := newHub(t)
 	subs := []*Subscription{subscribe(t, h, "ch"), subscribe(t, h, "ch"), subscribe(t, h, "ch")}
-	var done []<-chan error
+	var done []<-chan waited
 	for i, s := range subs {
 		done = append(done, waitAsync(s, time.Minute))
 		untilSleeping(t, h, i+1)
 	}
 	for i := range subs {
 		mr.Publish("ch", "0")
-		select {
-		case err := <-done[i]:
-			if err != nil {
-				t.Fatal(err)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("message %d did not wake waiter %d", i, i)
-		}
-		for _, later := range done[i+1:] {
-			select {
-			case <-later:
-				t.Fatal("one message woke two waiters")
-			default:
-			}
+		awaitWoken(t, done[i], fmt.Sprintf("waiter %d, by message %d,", i, i))
+		// Once the message is handled, exactly the waiters behind still
+		// sleep: a message that woke two would have left fewer.
+		handled(t, h, mr)
+		if n := h.Stats().Sleeping; n != len(subs)-i-1 {
+			t.Fatalf("%d waiters asleep after message %d, want %d: one message woke more than one", n, i, len(subs)-i-1)
 		}
 	}
 }
@@ -129,11 +146,8 @@ func TestReadUnlockMessageWakesAll(t *testing.T) {
 	da, db := waitAsync(a, time.Minute), waitAsync(b, time.Minute)
 	untilSleeping(t, h, 2)
 	mr.Publish("ch", "1")
-	for _, d := range []<-chan error{da, db} {
-		if err := <-d; err != nil {
-			t.Fatal(err)
-		}
-	}
+	awaitWoken(t, da, "the first waiter")
+	awaitWoken(t, db, "the second waiter")
 }
 
 func TestPermitKeptForBusyWaiterButNotHoarded(t *testing.T) {
@@ -181,8 +195,8 @@ func TestWaitEndsWithContextOrClose(t *testing.T) {
 	wait := waitAsync(sub, time.Minute)
 	untilSleeping(t, h, 1)
 	h.Close()
-	if err := <-wait; !errors.Is(err, ErrClosed) {
-		t.Fatalf("Wait after Close = %v, want ErrClosed", err)
+	if w := <-wait; !errors.Is(w.err, ErrClosed) {
+		t.Fatalf("Wait after Close = %v, want ErrClosed", w.err)
 	}
 	if _, err := h.Subscribe(context.Background(), "other"); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Subscribe after Close = %v, want ErrClosed", err)
@@ -228,24 +242,23 @@ func TestWokenWaiterThatRetriesInVainKeepsItsTurn(t *testing.T) {
 	db := waitAsync(b, time.Minute)
 	untilSleeping(t, h, 2)
 	mr.Publish("ch", "0")
-	if err := <-da; err != nil {
-		t.Fatal(err)
-	}
+	awaitWoken(t, da, "the first waiter")
 	// a's retry failed: it sleeps again, ahead of b.
 	da = waitAsync(a, time.Minute)
 	untilSleeping(t, h, 2)
 	mr.Publish("ch", "0")
 	select {
-	case <-da:
+	case w := <-da:
+		if w.err != nil || !w.woken {
+			t.Fatalf("the first waiter's Wait = %v, %v; want woken", w.woken, w.err)
+		}
 	case <-db:
 		t.Fatal("the waiter behind was woken before the one whose turn it was")
-	case <-time.After(5 * time.Second):
+	case <-time.After(wakeBound):
 		t.Fatal("nobody woken")
 	}
 	mr.Publish("ch", "0")
-	if err := <-db; err != nil {
-		t.Fatal(err)
-	}
+	awaitWoken(t, db, "the second waiter")
 }
 
 func TestJoinBehindOnlyWhenOthersWait(t *testing.T) {
@@ -291,7 +304,7 @@ func TestJoinedBehindLeavesPendingWakeUpToOthers(t *testing.T) {
 	if woken, err := b.Wait(context.Background(), 50*time.Millisecond); err != nil || woken || time.Since(start) < 50*time.Millisecond {
 		t.Fatalf("newcomer's Wait = %v, %v after %v: it took the busy waiter's wake-up", woken, err, time.Since(start))
 	}
-	if woken, err := a.Wait(context.Background(), time.Minute); err != nil || !woken {
+	if woken, err := a.Wait(context.Background(), wakeBound); err != nil || !woken {
 		t.Fatalf("busy waiter's Wait = %v, %v, want woken by its kept permit", woken, err)
 	}
 	a.Close()
@@ -307,33 +320,20 @@ func TestPokeWakesOneWaiterOutOfTurn(t *testing.T) {
 	defer poked.Close()
 	firstDone := waitAsync(first, time.Minute)
 	untilSleeping(t, h, 1)
-	pokedDone := make(chan bool, 1)
-	go func() {
-		woken, _ := poked.Wait(context.Background(), time.Minute)
-		pokedDone <- woken
-	}()
+	pokedDone := waitAsync(poked, time.Minute)
 	untilSleeping(t, h, 2)
 	poked.Poke()
-	select {
-	case woken := <-pokedDone:
-		if !woken {
-			t.Fatal("the poked Wait returned, not woken")
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the poked waiter still sleeps")
-	}
+	awaitWoken(t, pokedDone, "the poked waiter")
 	if st := h.Stats(); st.Sleeping != 1 {
 		t.Fatalf("%d asleep after the poke, want the first waiter still asleep", st.Sleeping)
 	}
 	poked.Poke()
-	if woken, err := poked.Wait(context.Background(), time.Minute); !woken || err != nil {
+	if woken, err := poked.Wait(context.Background(), wakeBound); !woken || err != nil {
 		t.Fatalf("Wait after a Poke while awake = %v, %v; want woken at once", woken, err)
 	}
 	// The first waiter kept its turn: a release wakes it.
 	if err := rdb.Publish(context.Background(), "ch", "0").Err(); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-firstDone; err != nil {
-		t.Fatal(err)
-	}
+	awaitWoken(t, firstDone, "the first waiter")
 }

@@ -5,12 +5,24 @@ import (
 	"time"
 )
 
+// The steps docs/semantics.md promises: a relock Client steps aside a
+// millisecond for other relock Clients; while Redisson's listen, the step
+// starts at 4 ms (a Redisson thread takes about 2.5 ms to wake and retry),
+// doubles up to 64 ms, and halves, not below 4 ms. The tests state them
+// here rather than read share.go's constants, so that a changed constant
+// fails them.
+const (
+	wantRelockStep = time.Millisecond
+	wantSlowStep   = 4 * time.Millisecond
+	wantMaxStep    = 64 * time.Millisecond
+)
+
 // A client that won the last release steps aside the longest, and one
 // that has not won for as many releases as there are peers not at all.
 func TestShareYieldsByHowRecentlyTheClientWon(t *testing.T) {
 	s := share{peers: 4}
 	s.won()
-	want := []time.Duration{relockStep, 2 * relockStep / 3, relockStep / 3, 0, 0}
+	want := []time.Duration{wantRelockStep, 2 * wantRelockStep / 3, wantRelockStep / 3, 0, 0}
 	for i, w := range want {
 		if d := s.released(); d != w {
 			t.Fatalf("release %d after a win: delay %v, want %v", i+1, d, w)
@@ -49,16 +61,16 @@ func TestShareGivesContendingClientsEqualTurns(t *testing.T) {
 	}
 }
 
-// While a client other than relock's listens, the step starts at
-// slowStep, grows while this client wins the releases it stepped aside for
-// (the others came too late), up to maxStep, and shrinks when another
-// client takes one, down to slowStep. Among relock Clients only it stays
-// relockStep; a client alone on the channel does not step aside.
+// While a client other than relock's listens, the step starts at 4 ms,
+// doubles while this client wins the releases it stepped aside for (the
+// others came too late), up to 64 ms, and halves when another client takes
+// one, down to 4 ms. Among relock Clients only it stays a millisecond; a
+// client alone on the channel does not step aside.
 func TestShareStepAdaptsToSlowPeers(t *testing.T) {
 	s := share{}
 	s.counted(2, 1)
 	s.won()
-	want := []time.Duration{slowStep, 2 * slowStep, 4 * slowStep, 8 * slowStep, maxStep, maxStep}
+	want := []time.Duration{wantSlowStep, 2 * wantSlowStep, 4 * wantSlowStep, 8 * wantSlowStep, wantMaxStep, wantMaxStep}
 	for i, w := range want {
 		if d := s.released(); d != w {
 			t.Fatalf("release %d won after stepping aside: delay %v, want %v", i+1, d, w)
@@ -69,23 +81,23 @@ func TestShareStepAdaptsToSlowPeers(t *testing.T) {
 		t.Fatal("a foreign subscriber does not count as slow")
 	}
 	s.lost()
-	if d := s.others(); d != maxStep/2 {
-		t.Fatalf("after another client took the lock the step is %v, want %v", d, maxStep/2)
+	if d := s.others(); d != wantMaxStep/2 {
+		t.Fatalf("after another client took the lock the step is %v, want %v", d, wantMaxStep/2)
 	}
 	for range 10 {
 		s.lost()
 	}
-	if d := s.others(); d != slowStep {
-		t.Fatalf("step %v after many losses, want %v", d, slowStep)
+	if d := s.others(); d != wantSlowStep {
+		t.Fatalf("step %v after many losses, want %v", d, wantSlowStep)
 	}
 	s.counted(3, 0)
 	for range 3 {
-		if d := s.released(); d > relockStep {
-			t.Fatalf("among relock Clients only the step is %v, want at most %v", d, relockStep)
+		if d := s.released(); d > wantRelockStep {
+			t.Fatalf("among relock Clients only the step is %v, want at most %v", d, wantRelockStep)
 		}
 		s.won()
 	}
-	if s.slow() || s.others() != relockStep {
+	if s.slow() || s.others() != wantRelockStep {
 		t.Fatalf("among relock Clients only: slow %v, step %v", s.slow(), s.others())
 	}
 	s.counted(1, 0)

@@ -1,24 +1,76 @@
 package rlock
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
-// checkTry checks TryLock's durations: a wait that is not negative, and a
-// lease of 0 (the watchdog's) or one that checkLease accepts.
+// The rule for durations, the same on every kind (docs/semantics.md,
+// "Durations"): a negative wait or lease is an error; a wait of 0 is one
+// attempt and a positive one its bound; a lease below a millisecond, the
+// resolution of Redis expiries, is an error, except a lease of 0 where the
+// method gives it a meaning (TryLock: the watchdog's; a permit: no expiry).
+
+// noWaitLimit is the wait of the acquisitions that wait until ctx ends
+// (Lock, Acquire, Await, ...). No public method takes a negative wait, so
+// within the package a negative wait means no limit.
+const noWaitLimit time.Duration = -1
+
+// checkWait refuses a negative wait.
+func checkWait(wait time.Duration) error { return checkNotNegative("wait", wait) }
+
+// checkTry checks TryLock's durations: a wait that checkWait accepts, and a
+// lease of 0 (the watchdog's) or one that checkDuration accepts.
 func checkTry(wait, lease time.Duration) error {
-	if wait < 0 {
-		return invalidDuration("wait", wait, "is negative")
+	if err := checkWait(wait); err != nil {
+		return err
 	}
-	if lease != 0 {
-		return checkLease("lease", lease)
-	}
-	return nil
+	return checkOptionalLease(lease)
 }
 
-// checkLease rejects a duration that Redis cannot hold as an expiry: one
-// below a millisecond. Longer ones are rounded up to whole milliseconds.
-func checkLease(what string, d time.Duration) error {
+// checkLease checks a fixed lease (LockWithLease, Extend): one that
+// checkDuration accepts. A lease of 0 is refused with a pointer to the
+// watchdog, which keeps the locks taken without a lease.
+func checkLease(lease time.Duration) error {
+	if lease == 0 {
+		return invalidDuration("lease", lease, "is no fixed lease: take the lock without one (Lock, or TryLock with lease 0) for the watchdog to keep it")
+	}
+	return checkDuration("lease", lease)
+}
+
+// checkOptionalLease checks a lease that may be 0, which means what the
+// method says (the watchdog's, or a permit that never expires): else one
+// that checkDuration accepts.
+func checkOptionalLease(lease time.Duration) error {
+	if lease == 0 {
+		return nil
+	}
+	return checkDuration("lease", lease)
+}
+
+// checkDuration refuses a duration called what that Redis cannot hold as an
+// expiry: a negative one, or one below a millisecond. Longer ones are
+// rounded up to whole milliseconds.
+func checkDuration(what string, d time.Duration) error {
+	if err := checkNotNegative(what, d); err != nil {
+		return err
+	}
 	if d < time.Millisecond {
 		return invalidDuration(what, d, "is below 1ms, the resolution of Redis expiries")
 	}
 	return nil
+}
+
+// checkNotNegative refuses a negative duration called what.
+func checkNotNegative(what string, d time.Duration) error {
+	if d < 0 {
+		return invalidDuration(what, d, "is negative")
+	}
+	return nil
+}
+
+// invalidDuration is the cause of a bad duration called what: "wait -1s is
+// negative".
+func invalidDuration(what string, d time.Duration, rule string) error {
+	return fmt.Errorf("%w: %s %v %s", ErrInvalidDuration, what, d, rule)
 }

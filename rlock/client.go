@@ -77,10 +77,12 @@ type wire struct {
 // close it.
 //
 // New sends nothing to Redis. On a *redis.ClusterClient without
-// WithShardedPubSub, whether the servers have sharded pub/sub is asked
-// once, by the first operation that publishes or waits, under that
+// WithShardedPubSub(false), whether the servers have sharded pub/sub is
+// asked once, by the first operation that publishes or waits, under that
 // operation's ctx; if the cluster cannot be reached, that operation fails
-// and the next one asks again.
+// and the next one asks again. With WithShardedPubSub(true), servers
+// without it (before Redis 7.0) fail every such operation with an error
+// wrapping errors.ErrUnsupported.
 func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 	if rdb == nil {
 		return nil, opError("new client", "", errors.New("nil redis client"))
@@ -107,10 +109,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Client{rdb: rdb, opts: o, obs: o.observer(), ids: ownerid.NewSource(), latchTTL: retryWindow(rdb), resends: resends(rdb), attempts: newAttemptSlots(rdb), ctx: ctx, cancel: cancel}
-	switch {
-	case o.sharded != nil:
-		c.setWire(*o.sharded)
-	case !cluster:
+	if !cluster || (o.sharded != nil && !*o.sharded) {
 		c.setWire(false)
 	}
 	var periodic func(context.Context)
@@ -143,8 +142,14 @@ func (c *Client) setWire(sharded bool) {
 	c.wire.Store(w)
 }
 
+// errNoShardedPubSub is the cause of every operation that publishes or
+// waits, of a Client told to use sharded pub/sub on servers without it.
+var errNoShardedPubSub = fmt.Errorf("%w: sharded pub/sub (WithShardedPubSub(true)) needs Redis 7.0 or later: this server has no SPUBLISH", errors.ErrUnsupported)
+
 // pubsub returns the Client's pub/sub, deciding it first on a Redis
-// Cluster (see New). It fails with ErrClosed once the Client is closed.
+// Cluster (see New): with WithShardedPubSub(true), only once the servers
+// are known to have sharded pub/sub. It fails with ErrClosed once the
+// Client is closed.
 func (c *Client) pubsub(ctx context.Context) (*wire, error) {
 	if w := c.wire.Load(); w != nil {
 		return w, nil
@@ -161,12 +166,16 @@ func (c *Client) pubsub(ctx context.Context) (*wire, error) {
 	if err != nil {
 		return nil, fmt.Errorf("asking the cluster whether it has sharded pub/sub: %w", err)
 	}
-	c.setWire(len(info) == 1 && info[0] != nil)
+	sharded := len(info) == 1 && info[0] != nil
+	if !sharded && c.opts.sharded != nil {
+		return nil, errNoShardedPubSub
+	}
+	c.setWire(sharded)
 	return c.wire.Load(), nil
 }
 
-// ID is the random client id that prefixes the owner id of every Mutex of
-// this Client.
+// ID is the random client id that prefixes the owner id of every lock
+// owner of this Client (Mutex, FairMutex, ...).
 func (c *Client) ID() string { return c.ids.Client() }
 
 // Name is the name WithClientName gave the Client, or "".

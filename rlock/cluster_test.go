@@ -63,6 +63,7 @@ type clusterHandle struct {
 	lock   func(context.Context) error
 	unlock func(context.Context) error
 	lost   func() <-chan struct{}
+	owner  func() string
 }
 
 // clusterLease is the holder's lease in the cluster wake-up test: short, so
@@ -72,7 +73,8 @@ const clusterLease = 500 * time.Millisecond
 func testClusterWakeUps(t *testing.T, cluster *redistest.Cluster, rdb *redis.ClusterClient, sharded bool) {
 	ctx := ctxT(t)
 	holderClient := newClient(t, rdb, WithWatchdogTimeout(clusterLease), WithShardedPubSub(sharded))
-	waiterClient := newClient(t, rdb, WithShardedPubSub(sharded))
+	waiterEvents := newRecorder()
+	waiterClient := newClient(t, rdb, WithShardedPubSub(sharded), WithObserver(waiterEvents))
 	if sharded {
 		auto := newClient(t, rdb)
 		if auto.wire.Load() != nil {
@@ -85,15 +87,15 @@ func testClusterWakeUps(t *testing.T, cluster *redistest.Cluster, rdb *redis.Clu
 	kinds := map[string]func(c *Client, name string) clusterHandle{
 		"mutex": func(c *Client, name string) clusterHandle {
 			m := c.NewMutex(name)
-			return clusterHandle{m.Lock, m.Unlock, m.Lost}
+			return clusterHandle{m.Lock, m.Unlock, m.Lost, m.Owner}
 		},
 		"fair": func(c *Client, name string) clusterHandle {
 			m := c.NewFairMutex(name)
-			return clusterHandle{m.Lock, m.Unlock, m.Lost}
+			return clusterHandle{m.Lock, m.Unlock, m.Lost, m.Owner}
 		},
 		"fenced": func(c *Client, name string) clusterHandle {
 			m := c.NewFencedMutex(name)
-			return clusterHandle{func(ctx context.Context) error { _, err := m.Lock(ctx); return err }, m.Unlock, m.Lost}
+			return clusterHandle{func(ctx context.Context) error { _, err := m.Lock(ctx); return err }, m.Unlock, m.Lost, m.Owner}
 		},
 	}
 	for kind, newHandle := range kinds {
@@ -105,7 +107,7 @@ func testClusterWakeUps(t *testing.T, cluster *redistest.Cluster, rdb *redis.Clu
 				// that lets a waiter in, and the name is tried again.
 				const tries = 5
 				for try := 1; !clusterWakeUp(t, ctx, cluster, name, sharded,
-					newHandle(holderClient, name), func() clusterHandle { return newHandle(waiterClient, name) }, hubOf(waiterClient)); try++ {
+					newHandle(holderClient, name), func() clusterHandle { return newHandle(waiterClient, name) }, hubOf(waiterClient), waiterEvents); try++ {
 					if try == tries {
 						t.Fatalf("%s: the holder lost its %v lease in each of %d tries: the watchdog does not renew it on its slot", name, clusterLease, tries)
 					}
@@ -118,20 +120,27 @@ func testClusterWakeUps(t *testing.T, cluster *redistest.Cluster, rdb *redis.Clu
 
 // clusterWakeUp has holder take name, a waiter of hub queue behind it,
 // holds the lock past the holder's lease and releases it: the waiter must
-// wait through the hold and be woken by the release. It reports false,
-// without failing, when the holder lost its lease during the hold (its Lost
-// closed): then the waiter was rightly let in and nothing is proven.
+// wait through the hold and be woken by the release's message (events, the
+// waiter Client's, tell). It reports false, without failing, when the
+// holder lost its lease during the hold (its Lost closed): then the waiter
+// was rightly let in and nothing is proven.
 func clusterWakeUp(t *testing.T, ctx context.Context, cluster *redistest.Cluster, name string, sharded bool,
-	holder clusterHandle, newWaiter func() clusterHandle, hub *pubsub.Hub) bool {
+	holder clusterHandle, newWaiter func() clusterHandle, hub *pubsub.Hub, events *recorder) bool {
 	t.Helper()
 	if err := holder.lock(ctx); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	done := make(chan error, 1)
+	type acquisition struct {
+		owner string
+		at    time.Time
+	}
+	acquired := make(chan acquisition, 1)
 	go func() {
 		w := newWaiter()
 		err := w.lock(ctx)
 		if err == nil {
+			acquired <- acquisition{w.owner(), time.Now()}
 			err = w.unlock(ctx)
 		}
 		done <- err
@@ -184,6 +193,7 @@ func clusterWakeUp(t *testing.T, ctx context.Context, cluster *redistest.Cluster
 			t.Fatalf("%s: waiter finished (%v) while the holder held the lock, its Lost still open", name, err)
 		}
 	}
+	unlocked := time.Now()
 	if err := holder.unlock(ctx); err != nil {
 		select {
 		case <-holder.lost():
@@ -199,6 +209,15 @@ func clusterWakeUp(t *testing.T, ctx context.Context, cluster *redistest.Cluster
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatalf("%s: waiter not woken by the unlock", name)
+	}
+	// The release's message woke the waiter. Only a timer that ended its
+	// sleep as the lock was freed (its retry then comes at once) may have
+	// beaten the message: a waiter that no message woke sleeps until its
+	// timer, any time up to the holder's lease after the unlock.
+	got := <-acquired
+	e := events.await(t, EventAcquired, func(e Event) bool { return e.Owner == got.owner })
+	if took := got.at.Sub(unlocked); e.Wakeups == 0 && took > clusterLease/4 {
+		t.Fatalf("%s: the waiter took the lock %v after the unlock, woken by no message: it slept out its timer", name, took)
 	}
 	return true
 }

@@ -153,7 +153,7 @@ func (e *Election) Campaign(ctx context.Context, value string) (*Term, error) {
 		return nil, opError(op, e.name, err)
 	}
 	start := time.Now()
-	if _, _, err := e.line.enter(ctx, false, -1); err != nil {
+	if _, _, err := e.line.enter(ctx, false, noWaitLimit); err != nil {
 		return nil, opError(op, e.name, err)
 	}
 	var t *Term // keeps the line's slot until it ends
@@ -213,9 +213,9 @@ func (e *Election) elect(ctx context.Context, m *FairMutex, value string, start 
 func (e *Election) giveBack(ctx context.Context, m *FairMutex) { _ = m.Unlock(ctx) }
 
 // Leader returns the election's leader: the term its record shows, if
-// that term's owner holds the lock; an error wrapping ErrNoLeader when there is none
-// (a term whose lock expired without a word is no longer the leader). It
-// changes nothing in Redis and takes one round trip.
+// that term's owner holds the lock; an error wrapping ErrNoLeader when
+// there is none (a term whose lock expired without a word is no longer the
+// leader). It changes nothing in Redis and takes one round trip.
 func (e *Election) Leader(ctx context.Context) (Leader, error) {
 	const op = "leader"
 	if err := e.usable(); err != nil {

@@ -34,9 +34,11 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 var (
-	// ErrNotHeld is the cause of an Unlock, Extend or Context of an owner
-	// that does not hold the lock: it never did, already fully unlocked it,
-	// or lost it (expiry, force-unlock). Nothing was changed in Redis.
+	// ErrNotHeld is the cause of an Unlock, Reenter, Extend or Context of
+	// an owner that does not hold the lock: it never did, already fully
+	// unlocked it, or lost it (expiry, force-unlock); of TTL when no owner
+	// holds the lock; and of a PermitExpirableSemaphore's Release of a
+	// permit that is not leased. Nothing was changed in Redis.
 	ErrNotHeld = errors.New("lock not held by this owner")
 
 	// ErrLost is the cause (context.Cause) of a hold's Context ending
@@ -56,9 +58,13 @@ var (
 	ErrInvalidName = errors.New("invalid lock name")
 
 	// ErrInvalidDuration is the cause of an operation or Option given a
-	// duration it cannot use: a negative wait, a lease or timeout below one
-	// millisecond (the resolution of Redis expiries), and so on. The error's
-	// text says which duration and why.
+	// duration it cannot use, before anything is sent to Redis: any
+	// negative wait, lease or timeout; a lease or timeout below one
+	// millisecond (the resolution of Redis expiries), a fixed lease of 0
+	// included; an Option's duration below its minimum. The error's text
+	// says which duration and why ("wait -1s is negative"). A wait of 0 is
+	// one attempt, and a lease of 0 means what each method says (see
+	// docs/semantics.md, Durations).
 	ErrInvalidDuration = errors.New("invalid duration")
 
 	// ErrWrongType is the cause of an operation on a lock, semaphore or
@@ -132,11 +138,6 @@ func wrongTypeDetail(msg string) string {
 func isWrongType(err error) bool {
 	return err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) &&
 		strings.Contains(err.Error(), "WRONGTYPE")
-}
-
-// invalidDuration is the cause of a bad duration called what.
-func invalidDuration(what string, d any, rule string) error {
-	return fmt.Errorf("%w: %s %v %s", ErrInvalidDuration, what, d, rule)
 }
 
 // checkName is the one rule lock names follow on every topology (see

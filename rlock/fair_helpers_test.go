@@ -129,8 +129,9 @@ func queueFairWaiters(t *testing.T, c *Client, rdb *redis.Client, name string, n
 }
 
 // lockAsync runs f.Lock in a goroutine; the returned channel yields its
-// error and the time it returned.
-func lockAsync(ctx context.Context, f *FairMutex) <-chan lockResult {
+// error and the time it returned. The goroutine reports to the channel
+// only, so it may outlive a test that failed first.
+func lockAsync(ctx context.Context, f interface{ Lock(context.Context) error }) <-chan lockResult {
 	ch := make(chan lockResult, 1)
 	go func() {
 		err := f.Lock(ctx)

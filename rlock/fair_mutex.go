@@ -59,12 +59,13 @@ type FairMutex struct {
 }
 
 // NewFairMutex returns a new owner of the fair lock called name: each call
-// is a distinct owner with its own owner id and its own wake-up channel,
-// and locking again through the same *FairMutex re-enters the lock. The
-// name is the lock's Redis key; the queue and the deadlines live in
+// is a distinct owner with its own owner id and its own wake-up channel.
+// Locking again through a *FairMutex that holds the lock waits for its
+// Unlock, as a Mutex does; Reenter re-enters it. The name is the lock's
+// Redis key; the queue and the deadlines live in
 // redisson_lock_queue:{name} and redisson_lock_timeout:{name}. An empty
-// name yields a FairMutex whose every operation returns an error wrapping
-// ErrInvalidName.
+// name, or one with braces but no hash tag (see ErrInvalidName), yields a
+// FairMutex whose every operation returns an error wrapping ErrInvalidName.
 func (c *Client) NewFairMutex(name string) *FairMutex {
 	f := &FairMutex{q: queue.New(c.rdb, name, c.opts.fairWaitTimeout, c.queuePublish)}
 	id := c.ids.Next()

@@ -3,6 +3,7 @@ package rlock
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -124,42 +125,94 @@ func (r workloadResult) summary(t *testing.T, label string) {
 		pct(0.5).Round(time.Microsecond), pct(0.99).Round(time.Microsecond), float64(trips)/n, float64(all)/n, r.calls)
 }
 
-// grantOrder replays the commands a MONITOR saw on a fair lock and counts
-// grants that did not go to the earliest waiting arrival (a barging
-// newcomer, or a waiter served out of turn), plus evictions and returns to
-// the head, none of which a healthy contended run should show.
-func grantOrder(cmds [][]string, name string) (grants, outOfOrder, evictions, restores int) {
+// grantOrder replays the commands a MONITOR saw on a fair lock, script by
+// script (a script's commands follow the client command that ran it), and
+// judges each script by what it did to the queue and the lock, whatever
+// the order or the commands it did it with: an owner granted the lock (its
+// field of the lock's hash written with one hold) and owners taken out of
+// the queue. It counts the grants; those that did not go to the earliest
+// waiting arrival (an owner granted while not at the head of the queue: a
+// barging newcomer, or a waiter served out of turn); evictions (an owner
+// taken out of the queue by a script that neither granted it the lock nor
+// was run by it, as its leaving is); and returns to the head (an owner put
+// back at the front). A command on the queue that the replay does not
+// model (one that changes it otherwise than by pushing, popping, removing
+// an owner or deleting it) is returned in unknown: the replay would be
+// wrong from there on.
+func grantOrder(cmds [][]string, name string) (grants, outOfOrder, evictions, restores int, unknown []string) {
 	queueKey := keys.Queue(name)
 	var waiting []string
-	prev := ""
+	var caller []string          // the client command running the script
+	removed := map[string]bool{} // by this script: owner -> it was the head
+	granted := map[string]bool{} // by this script
+	endScript := func() {
+		for owner := range removed {
+			if !granted[owner] && !slices.Contains(caller, owner) {
+				evictions++
+			}
+		}
+		clear(removed)
+		clear(granted)
+	}
+	remove := func(owner string, head bool) {
+		if i := slices.Index(waiting, owner); i >= 0 {
+			waiting = slices.Delete(waiting, i, i+1)
+			removed[owner] = removed[owner] || head
+		}
+	}
 	for _, c := range cmds {
-		if c[0] != "lua" || len(c) < 3 {
+		if c[0] != "lua" {
+			endScript()
+			caller = c
 			continue
 		}
-		switch cmd := c[1]; {
-		case cmd == "rpush" && c[2] == queueKey:
-			waiting = append(waiting, c[3])
-		case cmd == "lpush" && c[2] == queueKey:
-			restores++
-			waiting = append([]string{c[3]}, waiting...)
-		case cmd == "lpop" && c[2] == queueKey && prev == "zrem":
-			// Stale-waiter eviction removes the deadline first.
-			evictions++
-			if len(waiting) > 0 {
-				waiting = waiting[1:]
+		if len(c) < 3 {
+			continue
+		}
+		switch cmd := strings.ToLower(c[1]); {
+		case c[2] == queueKey && cmd == "rpush":
+			waiting = append(waiting, c[3:]...)
+		case c[2] == queueKey && cmd == "lpush":
+			for _, o := range c[3:] {
+				restores++
+				waiting = append([]string{o}, waiting...)
 			}
-		case cmd == "lrem" && c[2] == queueKey:
-			waiting = slices.DeleteFunc(waiting, func(o string) bool { return o == c[4] })
+		case c[2] == queueKey && (cmd == "lpop" || cmd == "rpop"):
+			if len(waiting) > 0 {
+				i := 0
+				if cmd == "rpop" {
+					i = len(waiting) - 1
+				}
+				remove(waiting[i], i == 0)
+			}
+		case c[2] == queueKey && cmd == "lrem":
+			if len(c) > 4 {
+				for slices.Contains(waiting, c[4]) {
+					remove(c[4], waiting[0] == c[4])
+				}
+			}
+		case c[2] == queueKey && cmd == "del":
+			for _, o := range waiting {
+				remove(o, false)
+			}
+		case c[2] == queueKey && !slices.Contains([]string{"lindex", "lrange", "llen", "lpos", "exists", "type", "pttl", "ttl", "pexpire", "expire"}, cmd):
+			unknown = append(unknown, strings.Join(c[1:], " "))
 		case cmd == "hset" && c[2] == name && len(c) == 5 && c[4] == "1":
 			grants++
-			if len(waiting) > 0 && waiting[0] != c[3] {
+			owner := c[3]
+			wasHead, left := removed[owner]
+			// In turn: taken from the head of the queue, or the queue was
+			// empty and the owner not in it.
+			inTurn := (left && wasHead) || (!left && len(waiting) == 0)
+			if !inTurn {
 				outOfOrder++
 			}
-			waiting = slices.DeleteFunc(waiting, func(o string) bool { return o == c[3] })
+			remove(owner, false)
+			granted[owner] = true
 		}
-		prev = c[1]
 	}
-	return grants, outOfOrder, evictions, restores
+	endScript()
+	return grants, outOfOrder, evictions, restores, unknown
 }
 
 // TestFairMutexWorkload runs 8 owners on each of 2 Clients taking one lock
@@ -179,7 +232,10 @@ func TestFairMutexWorkload(t *testing.T) {
 
 	m := startMonitor(t)
 	checked := w.run(t, rdb, cs, fair("workload-fair-checked"))
-	grants, outOfOrder, evictions, restores := grantOrder(m.stop(t, rdb), "workload-fair-checked")
+	grants, outOfOrder, evictions, restores, unknown := grantOrder(m.stop(t, rdb), "workload-fair-checked")
+	if len(unknown) > 0 {
+		t.Errorf("the replay does not model these commands on the queue, and cannot judge the run: %q", unknown)
+	}
 	t.Logf("fair, replayed: %d grants, %d out of arrival order, %d evictions, %d returns to the head", grants, outOfOrder, evictions, restores)
 	if grants != checked.acquisitions {
 		t.Errorf("MONITOR saw %d grants of %d acquisitions", grants, checked.acquisitions)
@@ -199,4 +255,50 @@ func TestFairMutexWorkload(t *testing.T) {
 		}
 	}
 	assertNoFairKeys(t, rdb, "workload-fair")
+}
+
+// The replay judges a script by what it did, not by the order of its
+// commands: an eviction counts whether the script removes the deadline
+// before or after the owner, an owner leaving on its own is no eviction, a
+// grant to an owner not at the head is out of turn, and a command on the
+// queue that the replay does not model is reported.
+func TestGrantOrderReplay(t *testing.T) {
+	const name = "replayed"
+	q, timeouts := keys.Queue(name), keys.Timeout(name)
+	script := func(caller string, cmds ...[]string) [][]string {
+		out := [][]string{{"client", "evalsha", "sha", "3", name, q, timeouts, caller}}
+		for _, c := range cmds {
+			out = append(out, append([]string{"lua"}, c...))
+		}
+		return out
+	}
+	queued := func(owner string) [][]string { return script(owner, []string{"rpush", q, owner}) }
+	for _, tc := range []struct {
+		what                                    string
+		cmds                                    [][][]string
+		grants, outOfOrder, evictions, restores int
+		unknown                                 int
+	}{
+		{"a release grants the head", [][][]string{queued("a"), queued("b"),
+			script("h", []string{"lpop", q}, []string{"zrem", timeouts, "a"}, []string{"hset", name, "a", "1"})}, 1, 0, 0, 0, 0},
+		{"an eviction, deadline first", [][][]string{queued("a"), queued("b"),
+			script("h", []string{"zrem", timeouts, "a"}, []string{"lpop", q}, []string{"lpop", q}, []string{"hset", name, "b", "1"})}, 1, 0, 1, 0, 0},
+		{"an eviction, owner first", [][][]string{queued("a"), queued("b"),
+			script("h", []string{"lpop", q}, []string{"zrem", timeouts, "a"}, []string{"lindex", q, "0"}, []string{"lpop", q}, []string{"zrem", timeouts, "b"}, []string{"hset", name, "b", "1"})}, 1, 0, 1, 0, 0},
+		{"an eviction by another's script, and no grant", [][][]string{queued("a"), queued("b"),
+			script("h", []string{"lrem", q, "1", "b"}, []string{"zrem", timeouts, "b"})}, 0, 0, 1, 0, 0},
+		{"an owner leaves", [][][]string{queued("a"), queued("b"),
+			script("b", []string{"lrem", q, "0", "b"}), script("h", []string{"lpop", q}, []string{"hset", name, "a", "1"})}, 1, 0, 0, 0, 0},
+		{"a newcomer barges", [][][]string{queued("a"), script("n", []string{"hset", name, "n", "1"})}, 1, 1, 0, 0, 0},
+		{"a waiter behind the head is served", [][][]string{queued("a"), queued("b"),
+			script("h", []string{"lrem", q, "1", "b"}, []string{"hset", name, "b", "1"})}, 1, 1, 0, 0, 0},
+		{"an owner back at the head", [][][]string{queued("a"), script("b", []string{"lpush", q, "b"})}, 0, 0, 0, 1, 0},
+		{"a command the replay does not model", [][][]string{queued("a"), script("h", []string{"ltrim", q, "1", "-1"})}, 0, 0, 0, 0, 1},
+	} {
+		grants, outOfOrder, evictions, restores, unknown := grantOrder(slices.Concat(tc.cmds...), name)
+		if grants != tc.grants || outOfOrder != tc.outOfOrder || evictions != tc.evictions || restores != tc.restores || len(unknown) != tc.unknown {
+			t.Errorf("%s: %d grants, %d out of order, %d evictions, %d returns to the head, unknown %q; want %d, %d, %d, %d, %d unknown",
+				tc.what, grants, outOfOrder, evictions, restores, unknown, tc.grants, tc.outOfOrder, tc.evictions, tc.restores, tc.unknown)
+		}
+	}
 }

@@ -20,7 +20,8 @@ import (
 // lower than the highest it has seen: the stale holder's writes then fail.
 //
 // Apart from the tokens it is a Mutex: the same semantics, reentrancy
-// (a reentrant acquisition takes a new token too), watchdog and waiting.
+// (Reenter keeps the hold's token: only an acquisition takes a new one),
+// watchdog and waiting.
 // The counter lives at redisson_lock_token:{name} and never expires. Lock a
 // name with FencedMutex only: a Mutex on the same name excludes it but
 // takes no tokens.
@@ -30,8 +31,9 @@ type FencedMutex struct {
 }
 
 // NewFencedMutex returns a new owner of the fenced lock called name, as
-// NewMutex does. An empty name yields a FencedMutex whose every operation
-// returns an error wrapping ErrInvalidName.
+// NewMutex does. An empty name, or one with braces but no hash tag (see
+// ErrInvalidName), yields a FencedMutex whose every operation returns an
+// error wrapping ErrInvalidName.
 func (c *Client) NewFencedMutex(name string) *FencedMutex {
 	f := &FencedMutex{tokenKey: keys.Token(name)}
 	id := c.ids.Next()
@@ -41,17 +43,17 @@ func (c *Client) NewFencedMutex(name string) *FencedMutex {
 
 // Lock acquires the lock as Mutex.Lock does and returns its token.
 func (f *FencedMutex) Lock(ctx context.Context) (token int64, err error) {
-	token, _, err = f.acquireToken(ctx, -1, 0)
+	token, _, err = f.acquireToken(ctx, noWaitLimit, 0)
 	return token, opError("lock", f.name, err)
 }
 
 // LockWithLease acquires the lock with a fixed lease as
 // Mutex.LockWithLease does and returns its token.
 func (f *FencedMutex) LockWithLease(ctx context.Context, lease time.Duration) (token int64, err error) {
-	if err := checkLease("lease", lease); err != nil {
+	if err := checkLease(lease); err != nil {
 		return 0, opError("lock", f.name, err)
 	}
-	token, _, err = f.acquireToken(ctx, -1, lease)
+	token, _, err = f.acquireToken(ctx, noWaitLimit, lease)
 	return token, opError("lock", f.name, err)
 }
 

@@ -14,8 +14,8 @@ func TestFencedTokensGrowWithEveryFirstAcquisition(t *testing.T) {
 	rdb := newRedis(t)
 	ctx := ctxT(t)
 	a, b := newClient(t, rdb).NewFencedMutex("fenced"), newClient(t, rdb).NewFencedMutex("fenced")
-	if tok, _ := a.Token(ctx); tok != 0 {
-		t.Fatalf("Token before any acquisition = %d, want 0", tok)
+	if tok, err := a.Token(ctx); tok != 0 || err != nil {
+		t.Fatalf("Token before any acquisition = %d, %v; want 0", tok, err)
 	}
 	t1, err := a.Lock(ctx)
 	if err != nil {
@@ -24,25 +24,28 @@ func TestFencedTokensGrowWithEveryFirstAcquisition(t *testing.T) {
 	if err := a.Reenter(ctx); err != nil { // a re-entry keeps the token
 		t.Fatal(err)
 	}
-	t2, _ := a.Token(ctx)
-	if t2 != t1 {
-		t.Fatalf("token %d after a re-entry, want %d", t2, t1)
+	t2, err := a.Token(ctx)
+	if t2 != t1 || err != nil {
+		t.Fatalf("token %d, %v after a re-entry, want %d", t2, err, t1)
 	}
-	if _, ok, _ := b.TryLock(ctx, 0, 0); ok {
-		t.Fatal("another owner acquired a held fenced lock")
+	if _, ok, err := b.TryLock(ctx, 0, 0); ok || err != nil {
+		t.Fatalf("another owner's TryLock of a held fenced lock = %v, %v; want false", ok, err)
 	}
-	a.Unlock(ctx)
-	a.Unlock(ctx)
+	for range 2 {
+		if err := a.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
 	t3, ok, err := b.TryLock(ctx, time.Second, 0)
 	if !ok || err != nil || t3 <= t2 {
 		t.Fatalf("TryLock = %d, %v, %v; want a token above %d", t3, ok, err, t2)
 	}
-	if tok, _ := b.Token(ctx); tok != t3 {
-		t.Fatalf("Token = %d, want the latest grant %d", tok, t3)
+	if tok, err := b.Token(ctx); tok != t3 || err != nil {
+		t.Fatalf("Token = %d, %v; want the latest grant %d", tok, err, t3)
 	}
 	// Redisson layout: the counter at redisson_lock_token:{name}.
-	if v, _ := rdb.Get(ctx, keys.Token("fenced")).Int64(); v != t3 {
-		t.Fatalf("token counter = %d, want %d", v, t3)
+	if v, err := rdb.Get(ctx, keys.Token("fenced")).Int64(); v != t3 || err != nil {
+		t.Fatalf("token counter = %d, %v; want %d", v, err, t3)
 	}
 	if _, err := b.LockWithLease(ctx, 0); err == nil {
 		t.Fatal("zero fixed lease accepted")
@@ -107,11 +110,11 @@ func TestFencedLockErrors(t *testing.T) {
 	}
 	l := m.Locker()
 	l.Lock()
-	if ok, _ := m.IsHeld(ctx); !ok {
-		t.Fatal("Locker.Lock did not take the lock")
+	if ok, err := m.IsHeld(ctx); !ok || err != nil {
+		t.Fatalf("IsHeld after Locker.Lock = %v, %v; want true", ok, err)
 	}
 	l.Unlock()
-	if ok, _ := m.IsLocked(ctx); ok {
-		t.Fatal("Locker left the lock held")
+	if ok, err := m.IsLocked(ctx); ok || err != nil {
+		t.Fatalf("IsLocked after Locker.Unlock = %v, %v; want false", ok, err)
 	}
 }

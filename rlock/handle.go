@@ -22,18 +22,20 @@ type handle struct{ owner }
 // (the watchdog timeout) until the last Unlock, until the Client is
 // closed, or until the lock is lost (see Lost).
 func (h *handle) Lock(ctx context.Context) error {
-	_, err := h.owner.enter(ctx, -1, 0)
+	_, err := h.owner.enter(ctx, noWaitLimit, 0)
 	return opError("lock", h.name, err)
 }
 
 // LockWithLease acquires the lock like Lock, but with a fixed lease: the
 // lock expires lease after its last acquisition or partial release unless
-// fully released before, and no watchdog renews it.
+// fully released before, and no watchdog renews it. A lease of 0 (Lock is
+// the call without one), a negative one or one below 1ms is an error
+// wrapping ErrInvalidDuration.
 func (h *handle) LockWithLease(ctx context.Context, lease time.Duration) error {
-	if err := checkLease("lease", lease); err != nil {
+	if err := checkLease(lease); err != nil {
 		return opError("lock", h.name, err)
 	}
-	_, err := h.owner.enter(ctx, -1, lease)
+	_, err := h.owner.enter(ctx, noWaitLimit, lease)
 	return opError("lock", h.name, err)
 }
 
@@ -45,7 +47,8 @@ func (h *handle) LockWithLease(ctx context.Context, lease time.Duration) error {
 // watchdog keep the lock as Lock does. It returns (true, nil) when the
 // lock is held, (false, nil) when wait elapsed first, and (false,
 // ctx.Err()) when ctx ended first; either way a fair lock's owner has left
-// its queue. Negative durations are errors.
+// its queue. A negative wait or lease, or a lease below 1ms, is an error
+// wrapping ErrInvalidDuration.
 func (h *handle) TryLock(ctx context.Context, wait, lease time.Duration) (bool, error) {
 	if err := checkTry(wait, lease); err != nil {
 		return false, opError("try lock", h.name, err)
@@ -54,8 +57,8 @@ func (h *handle) TryLock(ctx context.Context, wait, lease time.Duration) (bool, 
 	return ok, opError("try lock", h.name, err)
 }
 
-// acquire is TryLock without its argument checks (a negative wait has no
-// limit): a Member's.
+// acquire is TryLock without its argument checks (a negative wait,
+// noWaitLimit, has none): a Member's.
 func (h *handle) acquire(ctx context.Context, wait, lease time.Duration) (bool, error) {
 	out, err := h.owner.enter(ctx, wait, lease)
 	return out.ok, err
@@ -103,10 +106,10 @@ func (h *handle) Locker() sync.Locker { return locker{h.Lock, h.Unlock} }
 // enter is every handle's acquisition (Lock, LockWithLease, TryLock and
 // their read-side twins): it takes a slot of the handle's line, so that
 // goroutines sharing the handle exclude each other without a command to
-// Redis, then takes the lock in Redis with what is left of wait. The first acquisition
-// of a handle that holds nothing drops what is left in Redis of a hold
-// that ended without its last Unlock (dropLapsed), so that it starts a
-// fresh hold.
+// Redis, then takes the lock in Redis with what is left of wait. The first
+// acquisition of a handle that holds nothing drops what is left in Redis of
+// a hold that ended without its last Unlock (dropLapsed), so that it starts
+// a fresh hold.
 func (o *owner) enter(ctx context.Context, wait, lease time.Duration) (outcome, error) {
 	if err := o.usable(); err != nil {
 		return outcome{}, err

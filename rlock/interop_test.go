@@ -94,8 +94,8 @@ func TestRelockHolderSeenByRedisson(t *testing.T) {
 	if err := redissonLock.Run(ctx, rdb, []string{"shared"}, 30000, javaOwner).Err(); err != redis.Nil {
 		t.Fatalf("Redisson acquire after relock's unlock: %v", err)
 	}
-	if n, _ := m.HoldCount(ctx); n != 0 {
-		t.Fatalf("relock HoldCount = %d while Redisson holds", n)
+	if n, err := m.HoldCount(ctx); n != 0 || err != nil {
+		t.Fatalf("relock HoldCount = %d, %v while Redisson holds; want 0", n, err)
 	}
 }
 

@@ -49,9 +49,9 @@ const maxClientName = 64
 // /debug/locks. The connections are rdb's, which rlock does not rename:
 // to see the name in CLIENT LIST, give rdb the same one
 // (redis.Options.ClientName: go-redis sends CLIENT SETNAME on each new
-// connection); the label records it (ConnName). Without it a Client writes no label and is known by its
-// id alone. The label key needs "~relock_client:*" in an ACL user's key
-// patterns (docs/deployment.md).
+// connection); the label records it (ConnName). Without it a Client writes
+// no label and is known by its id alone. The label key needs
+// "~relock_client:*" in an ACL user's key patterns (docs/deployment.md).
 func WithClientName(name string) Option {
 	return func(o *options) error {
 		if err := checkClientName(name); err != nil {

@@ -13,8 +13,9 @@ import (
 // at zero), and redisson_countdownlatch__channel__{NAME} hears "1" when a
 // count is set and "0" when it reaches zero. Await returns once the count
 // is zero; it sleeps on the Client's shared subscription of the channel
-// and is woken by the "0" message, as Redisson's await is. It is safe for
-// concurrent use.
+// and is woken by the "0" message, as Redisson's await is, or, without a
+// message, reads the count again after the watchdog timeout
+// (WithWatchdogTimeout). It is safe for concurrent use.
 type CountDownLatch struct {
 	countHandle
 	l *scripts.CountDownLatch
@@ -44,7 +45,8 @@ func (l *CountDownLatch) TrySetCount(ctx context.Context, n int64) (bool, error)
 // CountDown counts the latch down by one; reaching zero deletes the count
 // and wakes every waiter. It is sent even when ctx has ended (bounded by
 // the unlock timeout), and a request resent after a lost reply is applied
-// once: the Client's request records keep its outcome. Counting down a latch at zero does nothing.
+// once: the Client's request records keep its outcome. Counting down a
+// latch at zero does nothing.
 func (l *CountDownLatch) CountDown(ctx context.Context) error {
 	if err := l.usable(); err != nil {
 		return opError("count down", l.name, err)
@@ -72,13 +74,22 @@ func (l *CountDownLatch) Count(ctx context.Context) (int64, error) {
 
 // Await waits until the count is zero, or ctx ends (ctx.Err()).
 func (l *CountDownLatch) Await(ctx context.Context) error {
-	_, err := l.AwaitTimeout(ctx, -1)
+	_, err := l.await(ctx, noWaitLimit)
 	return err
 }
 
-// AwaitTimeout waits at most wait (negative: no limit but ctx) until the
-// count is zero, and reports whether it is.
+// AwaitTimeout waits at most wait until the count is zero, and reports
+// whether it is: a wait of 0 reads the count once, a negative one is an
+// error wrapping ErrInvalidDuration.
 func (l *CountDownLatch) AwaitTimeout(ctx context.Context, wait time.Duration) (bool, error) {
+	if err := checkWait(wait); err != nil {
+		return false, opError("await", l.name, err)
+	}
+	return l.await(ctx, wait)
+}
+
+// await is AwaitTimeout without its check of wait (noWaitLimit: none).
+func (l *CountDownLatch) await(ctx context.Context, wait time.Duration) (bool, error) {
 	ok, err := l.countHandle.acquire(ctx, &latchTurn{countTurn: l.turn(0), l: l}, wait)
 	return ok, opError("await", l.name, err)
 }

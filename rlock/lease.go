@@ -21,11 +21,12 @@ var closedChan = func() chan struct{} {
 // a fixed lease ran out, an Unlock that could not reach Redis left it to
 // expire, or the Client was closed. Once lost, the owner must stop relying
 // on the lock. The lease end is reckoned from when the command that set it
-// was sent, and Lost closes a margin before it (lossMargin: 1% of the
-// lease plus 2 ms, against clock drift and a timer that fires late), so it
-// closes before Redis expires the lock and lets another owner in; an
-// Unlock in that moment still releases it, and ErrNotHeld after. When this owner holds nothing, Lost returns a closed
-// channel, so a select on it never blocks forever; it is never nil.
+// was sent, and Lost closes a margin before it (1% of the lease plus 2 ms,
+// against clock drift and a timer that fires late), so it closes before
+// Redis expires the lock and lets another owner in; an Unlock in that
+// moment still releases it, and ErrNotHeld after. When this owner holds
+// nothing, Lost returns a closed channel, so a select on it never blocks
+// forever; it is never nil.
 func (o *owner) Lost() <-chan struct{} {
 	if h := o.currentHold(); h != nil {
 		return h.lostChan()
@@ -67,10 +68,11 @@ func (o *owner) whenEnds(end func(error)) (cancel func()) {
 // with a fixed lease (LockWithLease, TryLock with a lease); the watchdog
 // keeps the others, and Extend refuses them. It returns an error wrapping
 // ErrNotHeld when this owner does not hold the lock (never did, released
-// it, or lost it: then Lost is closed), and ErrInvalidDuration for a lease
-// below 1ms.
+// it, or lost it: then Lost is closed), and one wrapping
+// ErrInvalidDuration, sending nothing, for a lease of 0, a negative one or
+// one below 1ms.
 func (o *owner) Extend(ctx context.Context, lease time.Duration) error {
-	if err := checkLease("lease", lease); err != nil {
+	if err := checkLease(lease); err != nil {
 		return opError("extend", o.name, err)
 	}
 	if err := o.usable(); err != nil {

@@ -137,7 +137,7 @@ func (l *line) giveUp(p *place) {
 // the deadline is zero, one try when it has passed.
 func waitUntil(deadline time.Time) time.Duration {
 	if deadline.IsZero() {
-		return -1
+		return noWaitLimit
 	}
 	return max(time.Until(deadline), 0)
 }

@@ -2,6 +2,7 @@ package rlock
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -54,9 +55,15 @@ func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 	testkit.Eventually(t, d, what, cond)
 }
 
-// hubOf is the Hub of c, whose pub/sub must be decided (on a Cluster
-// without WithShardedPubSub: by a first operation).
-func hubOf(c *Client) *pubsub.Hub { return c.wire.Load().hub }
+// hubOf is the Hub of c, its pub/sub decided first if need be (on a
+// Cluster, as a first operation would decide it).
+func hubOf(c *Client) *pubsub.Hub {
+	w, err := c.pubsub(context.Background())
+	if err != nil {
+		panic(fmt.Sprintf("the pub/sub of a Client: %v", err))
+	}
+	return w.hub
+}
 
 // publishCmd is the classic publish command, for queues made by tests.
 func publishCmd() string { return scripts.Publish }

@@ -114,11 +114,11 @@ func mayHaveTaken(ctx context.Context, err error) bool {
 	return err != nil && ctx.Err() == nil && !errors.Is(err, ErrClosed)
 }
 
-// waitLeft is what is left of a wait that ends at deadline: negative for a
-// wait with no limit; live is false once a positive wait has elapsed.
+// waitLeft is what is left of a wait that ends at deadline: noWaitLimit
+// for a wait with no limit; live is false once a positive wait has elapsed.
 func waitLeft(wait time.Duration, deadline time.Time) (left time.Duration, live bool) {
 	if wait < 0 {
-		return -1, true
+		return noWaitLimit, true
 	}
 	left = time.Until(deadline)
 	return left, left > 0

@@ -24,8 +24,8 @@ import (
 // goroutine holds it waits, and TryLock with no wait returns false. It has
 // no Reenter: re-enter a member through its own handle. Each Unlock
 // releases one acquisition of each. Ownership belongs to the *MultiLock
-// through its members' owners, and its methods are safe for concurrent use. A member should not be locked on its own while the set
-// uses it.
+// through its members' owners, and its methods are safe for concurrent use.
+// A member should not be locked on its own while the set uses it.
 //
 // # Order and waiting
 //
@@ -39,14 +39,14 @@ import (
 // overlapping locks, in any process, then wait for each other in one
 // direction only, so they cannot deadlock: a cycle of waits would need
 // names that grow all the way round. (Code that holds a lock on its own
-// while it locks a set must keep to the same order.) Redisson instead tries each member with a short wait and
-// starts over when one times out; that needs no order, but under
-// contention it can go round forever, and every timed-out try is a
-// wake-up nobody asked for. Names compare as strings, which are the same
-// in every process; client ids are random and only break ties between
-// equal names on different Redis deployments. Before waiting for a member
-// whose name equals a held one's, the set lets go of everything and waits
-// for that member alone.
+// while it locks a set must keep to the same order.) Redisson instead tries
+// each member with a short wait and starts over when one times out; that
+// needs no order, but under contention it can go round forever, and every
+// timed-out try is a wake-up nobody asked for. Names compare as strings,
+// which are the same in every process; client ids are random and only break
+// ties between equal names on different Redis deployments. Before waiting
+// for a member whose name equals a held one's, the set lets go of
+// everything and waits for that member alone.
 //
 // When one member cannot be had (wait elapsed, ctx ended, Redis error),
 // every member taken so far is released before the call returns: no
@@ -147,17 +147,19 @@ func isNil(m Member) bool {
 // and returns ctx.Err() then, holding nothing. Each member gets the
 // watchdog timeout of its Client as lease, renewed until Unlock.
 func (l *MultiLock) Lock(ctx context.Context) error {
-	_, err := l.acquire(ctx, -1, 0)
+	_, err := l.acquire(ctx, noWaitLimit, 0)
 	return opError("lock", l.label, err)
 }
 
 // LockWithLease acquires the set like Lock, but every member with the
-// fixed lease, which nothing renews.
+// fixed lease, which nothing renews. A lease of 0 (Lock is the call
+// without one), a negative one or one below 1ms is an error wrapping
+// ErrInvalidDuration.
 func (l *MultiLock) LockWithLease(ctx context.Context, lease time.Duration) error {
-	if err := checkLease("lease", lease); err != nil {
+	if err := checkLease(lease); err != nil {
 		return opError("lock", l.label, err)
 	}
-	_, err := l.acquire(ctx, -1, lease)
+	_, err := l.acquire(ctx, noWaitLimit, lease)
 	return opError("lock", l.label, err)
 }
 
@@ -166,8 +168,8 @@ func (l *MultiLock) LockWithLease(ctx context.Context, lease time.Duration) erro
 // for every member; lease 0 lets their watchdogs keep them. It returns
 // (true, nil) when the set is held, (false, nil) when wait elapsed first,
 // (false, ctx.Err()) when ctx ended first and (false, err) on a member's
-// error; unless it returns true, it holds no member. Negative durations are
-// errors.
+// error; unless it returns true, it holds no member. A negative wait or
+// lease, or a lease below 1ms, is an error wrapping ErrInvalidDuration.
 func (l *MultiLock) TryLock(ctx context.Context, wait, lease time.Duration) (bool, error) {
 	if err := checkTry(wait, lease); err != nil {
 		return false, opError("try lock", l.label, err)
@@ -251,7 +253,7 @@ func (l *MultiLock) Context(parent context.Context) (context.Context, context.Ca
 	}
 }
 
-// acquire takes the set; wait < 0 has no limit.
+// acquire takes the set; a negative wait (noWaitLimit) has no limit.
 func (l *MultiLock) acquire(ctx context.Context, wait, lease time.Duration) (bool, error) {
 	if l.err != nil {
 		return false, l.err

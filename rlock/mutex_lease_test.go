@@ -98,8 +98,8 @@ func TestWatchdogKeepsLockUntilClose(t *testing.T) {
 		t.Fatal("Close did not close Lost")
 	}
 	// Close does not unlock: the lock expires within one lease.
-	if ok, _ := other.TryLock(ctx, 0, time.Second); ok {
-		t.Fatal("Close unlocked the lock")
+	if ok, err := other.TryLock(ctx, 0, time.Second); ok || err != nil {
+		t.Fatalf("TryLock just after Close = %v, %v; want false: Close unlocked the lock", ok, err)
 	}
 	ok, err = other.TryLock(ctx, 5*time.Second, time.Second)
 	if !ok || err != nil {

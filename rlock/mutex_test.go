@@ -75,15 +75,15 @@ func TestExclusionBetweenOwnersAndClients(t *testing.T) {
 		if err := other.Unlock(ctx); !errors.Is(err, ErrNotHeld) {
 			t.Errorf("%s: Unlock by a non-owner = %v, want ErrNotHeld", name, err)
 		}
-		if held, _ := other.IsHeld(ctx); held {
-			t.Errorf("%s: IsHeld true for a non-owner", name)
+		if held, err := other.IsHeld(ctx); held || err != nil {
+			t.Errorf("%s: IsHeld for a non-owner = %v, %v; want false", name, held, err)
 		}
 	}
-	if n, _ := holder.HoldCount(ctx); n != 1 {
-		t.Fatalf("non-owner unlocks changed the holder's count to %d", n)
+	if n, err := holder.HoldCount(ctx); n != 1 || err != nil {
+		t.Fatalf("the holder's count after non-owner unlocks = %d, %v; want 1", n, err)
 	}
-	if locked, _ := holder.IsLocked(ctx); !locked {
-		t.Fatal("IsLocked false while held")
+	if locked, err := holder.IsLocked(ctx); !locked || err != nil {
+		t.Fatalf("IsLocked while held = %v, %v", locked, err)
 	}
 }
 
@@ -154,8 +154,8 @@ func TestBadInput(t *testing.T) {
 	if err := m.LockWithLease(ctx, 0); err == nil {
 		t.Error("zero fixed lease accepted")
 	}
-	if held, _ := m.IsLocked(ctx); held {
-		t.Error("bad input took the lock")
+	if held, err := m.IsLocked(ctx); held || err != nil {
+		t.Errorf("IsLocked after bad input = %v, %v; want false: bad input took the lock", held, err)
 	}
 	// A key of another type is reported, not overwritten.
 	rdb.Set(ctx, "string-key", "v", 0)

@@ -23,13 +23,7 @@ func TestWaiterWakesOnUnlockWithoutPolling(t *testing.T) {
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	acquired := make(chan time.Time, 1)
-	go func() {
-		if err := waiterClient.NewMutex("wake").Lock(ctx); err != nil {
-			t.Error(err)
-		}
-		acquired <- time.Now()
-	}()
+	acquired := lockAsync(ctx, waiterClient.NewMutex("wake"))
 	channel := keys.Channel("wake")
 	eventually(t, 5*time.Second, "waiter subscribed", func() bool {
 		return rdb.PubSubNumSub(ctx, channel).Val()[channel] == 1
@@ -50,8 +44,11 @@ func TestWaiterWakesOnUnlockWithoutPolling(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case at := <-acquired:
-		t.Logf("hand-off %v after unlock", at.Sub(unlocked))
+	case got := <-acquired:
+		if got.err != nil {
+			t.Fatal(got.err)
+		}
+		t.Logf("hand-off %v after unlock", got.at.Sub(unlocked))
 	case <-time.After(5 * time.Second):
 		t.Fatal("waiter not woken by the unlock")
 	}

@@ -60,8 +60,11 @@ func defaultOptions() options {
 // (A fixed lease, LockWithLease, may be shorter: nothing renews it.)
 func WithWatchdogTimeout(d time.Duration) Option {
 	return func(o *options) error {
+		if err := checkNotNegative("WithWatchdogTimeout", d); err != nil {
+			return err
+		}
 		if d < MinWatchdogTimeout {
-			return invalidDuration("watchdog timeout", d, "is below MinWatchdogTimeout ("+MinWatchdogTimeout.String()+"): renewals every third of it could not keep the lock reliably")
+			return invalidDuration("WithWatchdogTimeout", d, "is below MinWatchdogTimeout ("+MinWatchdogTimeout.String()+"): renewals every third of it could not keep the lock reliably")
 		}
 		o.watchdogTimeout = d
 		return nil
@@ -69,16 +72,17 @@ func WithWatchdogTimeout(d time.Duration) Option {
 }
 
 // Backoff returns how long a spinning waiter sleeps before its attempt
-// number attempt (0 for the first retry).
+// number attempt (0 for the first retry): 0 retries at once.
 type Backoff func(attempt int) time.Duration
 
-// ConstantBackoff sleeps d between attempts.
+// ConstantBackoff sleeps d between attempts; WithSpin refuses a negative d.
 func ConstantBackoff(d time.Duration) Backoff {
 	return func(int) time.Duration { return d }
 }
 
 // ExponentialBackoff sleeps min, doubling each attempt up to max, each sleep
 // a random duration in its upper half so that spinning clients spread out.
+// WithSpin refuses a negative min or max.
 func ExponentialBackoff(min, max time.Duration) Backoff {
 	return func(attempt int) time.Duration { return backoff.Exponential(min, max, attempt) }
 }
@@ -87,10 +91,15 @@ func ExponentialBackoff(min, max time.Duration) Backoff {
 // longer than the lock's TTL or the remaining wait) instead of sleeping
 // until Redis announces a release. It exists to compare the two strategies
 // on one workload; pub/sub waiting is the default and the better choice.
+// A Backoff whose first sleep, b(0), is negative is refused with an error
+// wrapping ErrInvalidDuration: New calls it once to check.
 func WithSpin(b Backoff) Option {
 	return func(o *options) error {
 		if b == nil {
 			return errors.New("WithSpin: nil Backoff")
+		}
+		if err := checkNotNegative("WithSpin's first sleep", b(0)); err != nil {
+			return err
 		}
 		o.spin = b
 		return nil
@@ -111,11 +120,14 @@ func WithSubscriptionConnections(n int) Option {
 
 // WithHealthCheck sets how long a subscription connection may stay silent
 // before it is pinged; one silent as long again after the ping is replaced
-// and its waiters woken. Default 3s.
+// and its waiters woken. Default 3s; d must be at least 1ms.
 func WithHealthCheck(d time.Duration) Option {
 	return func(o *options) error {
+		if err := checkNotNegative("WithHealthCheck", d); err != nil {
+			return err
+		}
 		if d < time.Millisecond {
-			return invalidDuration("health check", d, "is below 1ms")
+			return invalidDuration("WithHealthCheck", d, "is below 1ms")
 		}
 		o.healthCheck = d
 		return nil
@@ -136,8 +148,11 @@ func WithHealthCheck(d time.Duration) Option {
 // at least 3ms.
 func WithFairWaitTimeout(d time.Duration) Option {
 	return func(o *options) error {
+		if err := checkNotNegative("WithFairWaitTimeout", d); err != nil {
+			return err
+		}
 		if d < 3*time.Millisecond {
-			return invalidDuration("fair wait timeout", d, "is below 3ms (a heartbeat is a third of it)")
+			return invalidDuration("WithFairWaitTimeout", d, "is below 3ms (a heartbeat is a third of it)")
 		}
 		o.fairWaitTimeout = d
 		return nil
@@ -146,12 +161,14 @@ func WithFairWaitTimeout(d time.Duration) Option {
 
 // WithReplicaAck makes every acquisition wait, with Redis's WAIT, until at
 // least replicas replicas of the lock's master have acknowledged it, for at
-// most timeout (0: wait as long as it takes). An acquisition that too few
-// replicas acknowledged is undone and reported as ErrNotReplicated, so a
-// failover to a replica cannot lose a lock that its owner believes held
-// (unless the acknowledging replicas are not the one promoted). It costs a
-// round trip and the replication delay on every acquisition. It needs a
-// single-node or failover client (*redis.Client) or a *redis.ClusterClient.
+// most timeout (0: wait as long as it takes; negative, or below 1ms:
+// ErrInvalidDuration, since WAIT counts milliseconds). An acquisition that
+// too few replicas acknowledged is undone and reported as ErrNotReplicated,
+// so a failover to a replica cannot lose a lock that its owner believes
+// held (unless the acknowledging replicas are not the one promoted). It
+// costs a round trip and the replication delay on every acquisition. It
+// needs a single-node or failover client (*redis.Client) or a
+// *redis.ClusterClient.
 func WithReplicaAck(replicas int, timeout time.Duration) Option {
 	return func(o *options) error {
 		if replicas < 1 {
@@ -159,7 +176,7 @@ func WithReplicaAck(replicas int, timeout time.Duration) Option {
 		}
 		if timeout != 0 {
 			// WAIT counts in milliseconds, and 0 means forever.
-			if err := checkLease("replica ack timeout", timeout); err != nil {
+			if err := checkDuration("WithReplicaAck timeout", timeout); err != nil {
 				return err
 			}
 		}
@@ -176,7 +193,10 @@ func WithReplicaAck(replicas int, timeout time.Duration) Option {
 // must use the same kind. Sharded pub/sub needs a *redis.ClusterClient: a
 // release is then published on the lock's master alone, instead of being
 // broadcast to every node, and each master with waiters gets its own
-// subscription connection.
+// subscription connection. On servers without it (before Redis 7.0),
+// WithShardedPubSub(true) fails the first operation that publishes or
+// waits, and every one after it, with an error wrapping
+// errors.ErrUnsupported.
 func WithShardedPubSub(on bool) Option {
 	return func(o *options) error {
 		o.sharded = &on
@@ -193,7 +213,7 @@ func WithShardedPubSub(on bool) Option {
 // DefaultUnlockTimeout; d must be at least 1ms.
 func WithUnlockTimeout(d time.Duration) Option {
 	return func(o *options) error {
-		if err := checkLease("unlock timeout", d); err != nil {
+		if err := checkDuration("WithUnlockTimeout", d); err != nil {
 			return err
 		}
 		o.unlockTimeout = d

@@ -120,7 +120,9 @@ func (o *owner) currentHold() *hold {
 	return o.hold
 }
 
-// HoldCount is how many times this owner holds the lock: 0 when it does not.
+// HoldCount is how many times this owner holds the lock: 0 when it does
+// not. A key at the lock's name that holds a value of another kind is an
+// error wrapping ErrWrongType.
 func (o *owner) HoldCount(ctx context.Context) (int, error) {
 	if err := o.usable(); err != nil {
 		return 0, opError("hold count", o.name, err)
@@ -134,7 +136,8 @@ func (o *owner) HoldCount(ctx context.Context) (int, error) {
 }
 
 // IsLocked reports whether any owner holds the lock. A key at the lock's
-// name that is not a lock is an error wrapping ErrWrongType.
+// name that holds a value of another kind is an error wrapping
+// ErrWrongType.
 func (o *owner) IsLocked(ctx context.Context) (bool, error) {
 	if err := o.usable(); err != nil {
 		return false, opError("is locked", o.name, err)
@@ -146,7 +149,9 @@ func (o *owner) IsLocked(ctx context.Context) (bool, error) {
 	return ms != -2, nil
 }
 
-// IsHeld reports whether this owner holds the lock.
+// IsHeld reports whether this owner holds the lock. A key at the lock's
+// name that holds a value of another kind is an error wrapping
+// ErrWrongType.
 func (o *owner) IsHeld(ctx context.Context) (bool, error) {
 	if err := o.usable(); err != nil {
 		return false, opError("is held", o.name, err)
@@ -165,8 +170,8 @@ const NoExpiry time.Duration = -1
 // TTL is the lock's remaining time to live, whoever holds it: NoExpiry
 // when its key has no expiry, and an error wrapping ErrNotHeld when no
 // owner holds it, so that a free lock cannot be read as one about to
-// expire. A key at the lock's name that is not a lock is an error wrapping
-// ErrWrongType.
+// expire. A key at the lock's name that holds a value of another kind is
+// an error wrapping ErrWrongType.
 func (o *owner) TTL(ctx context.Context) (time.Duration, error) {
 	if err := o.usable(); err != nil {
 		return 0, opError("ttl", o.name, err)

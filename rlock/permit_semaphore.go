@@ -52,11 +52,12 @@ type Permit struct {
 }
 
 // Lost is closed when the permit's lease ran out (by this process's clock,
-// against the expiry it gave the permit) before Release, or when a Release
-// or Extend of this Permit found it no longer leased: from then on
-// another worker may hold it. It is never closed for a permit without a
-// lease, or after a successful ReleasePermit or Extend that moved the
-// lease past now.
+// against the expiry it gave the permit) before ReleasePermit, or when a
+// ReleasePermit or Extend of this Permit found it no longer leased: from
+// then on another worker may hold it. A permit without a lease (0) is
+// lost only that second way. A successful ReleasePermit ends the watch
+// without closing it, and a successful Extend moves its deadline (a lease
+// of 0 removes it).
 func (p *Permit) Lost() <-chan struct{} { return p.lost }
 
 // Expiry is when the permit's lease ends; zero when it never does.
@@ -110,21 +111,31 @@ func (s *PermitExpirableSemaphore) AddPermits(ctx context.Context, n int) error 
 	return (&Semaphore{countHandle: s.countHandle, s: s.s.Semaphore}).AddPermits(ctx, n)
 }
 
-// Acquire leases a permit for lease (0: it never expires), waiting as long
-// as it takes, until ctx ends: on a semaphore with no permits set, until
-// ctx ends (as Redisson's), so bound ctx or use TryAcquire.
+// Acquire leases a permit for lease (0: it never expires; negative, or
+// below 1ms: ErrInvalidDuration), waiting until it gets one or ctx ends:
+// on a semaphore with no permits set, that is until ctx ends (as
+// Redisson's), so bound ctx or use TryAcquire.
 func (s *PermitExpirableSemaphore) Acquire(ctx context.Context, lease time.Duration) (*Permit, error) {
-	return s.TryAcquire(ctx, -1, lease)
+	return s.acquire(ctx, noWaitLimit, lease)
 }
 
-// TryAcquire leases a permit for lease (0: it never expires) if it can
-// within wait (0: one attempt; negative: no limit but ctx). It returns nil
-// and no error when the wait elapsed.
+// TryAcquire leases a permit for lease if it can within wait, and returns
+// nil and no error when the wait elapsed. Its durations come in Redisson's
+// order, the wait then the lease (Semaphore.TryAcquire's arguments are the
+// permits, then the wait). A wait of 0 makes one attempt and a lease of 0
+// never expires; a negative wait or lease, or a lease below 1ms, is an
+// error wrapping ErrInvalidDuration.
 func (s *PermitExpirableSemaphore) TryAcquire(ctx context.Context, wait, lease time.Duration) (*Permit, error) {
-	if lease != 0 {
-		if err := checkLease("lease", lease); err != nil {
-			return nil, opError("acquire", s.name, err)
-		}
+	if err := checkWait(wait); err != nil {
+		return nil, opError("acquire", s.name, err)
+	}
+	return s.acquire(ctx, wait, lease)
+}
+
+// acquire is TryAcquire without its check of wait (noWaitLimit: none).
+func (s *PermitExpirableSemaphore) acquire(ctx context.Context, wait, lease time.Duration) (*Permit, error) {
+	if err := checkOptionalLease(lease); err != nil {
+		return nil, opError("acquire", s.name, err)
 	}
 	t := &permitTurn{countTurn: s.turn(1), s: s.s, raw: make([]byte, 16), lease: lease}
 	_, _ = rand.Read(t.raw)
@@ -161,11 +172,19 @@ func (t *permitTurn) attempt(ctx context.Context) (outcome, error) {
 	return outcome{ok: ok && err == nil, ttl: pause}, err
 }
 
+// ErrInvalidPermitID is the cause of a Release or UpdateLeaseTime given a
+// permit id that no permit can have: empty, or not hex digits. Nothing is
+// sent to Redis.
+var ErrInvalidPermitID = errors.New("invalid permit id")
+
 // parseID decodes a permit id.
 func parseID(id string) ([]byte, error) {
+	if id == "" {
+		return nil, fmt.Errorf("%w: the id is empty", ErrInvalidPermitID)
+	}
 	raw, err := hex.DecodeString(id)
-	if err != nil || len(raw) == 0 {
-		return nil, fmt.Errorf("%w: permit id %q is not hex", ErrNotHeld, id)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %q is not hex", ErrInvalidPermitID, id)
 	}
 	return raw, nil
 }
@@ -173,7 +192,8 @@ func parseID(id string) ([]byte, error) {
 // Release releases the permit id, leased by this or any other client (Go
 // or Java), and wakes the waiters. It returns an error wrapping ErrNotHeld
 // when the permit is not leased: released already, expired, or never
-// taken. It is sent even when ctx has ended (bounded by the unlock
+// taken; and one wrapping ErrInvalidPermitID, sending nothing, when id is
+// empty or not hex. It is sent even when ctx has ended (bounded by the unlock
 // timeout), and a request resent after a lost reply is applied once (and
 // reported a success): the Client's request records keep its outcome.
 func (s *PermitExpirableSemaphore) Release(ctx context.Context, id string) error {
@@ -219,18 +239,18 @@ func (s *PermitExpirableSemaphore) ReleasePermit(ctx context.Context, p *Permit)
 }
 
 // UpdateLeaseTime gives the leased permit id a new lease from now (0: it
-// never expires) and reports whether the permit was leased.
+// never expires; negative, or below 1ms: ErrInvalidDuration) and reports
+// whether the permit was leased. An id that is empty or not hex is an
+// error wrapping ErrInvalidPermitID.
 func (s *PermitExpirableSemaphore) UpdateLeaseTime(ctx context.Context, id string, lease time.Duration) (bool, error) {
-	if lease != 0 {
-		if err := checkLease("lease", lease); err != nil {
-			return false, opError("update lease", s.name, err)
-		}
-	}
-	if err := s.begin(ctx); err != nil {
+	if err := checkOptionalLease(lease); err != nil {
 		return false, opError("update lease", s.name, err)
 	}
 	raw, err := parseID(id)
 	if err != nil {
+		return false, opError("update lease", s.name, err)
+	}
+	if err := s.begin(ctx); err != nil {
 		return false, opError("update lease", s.name, err)
 	}
 	var expiry time.Time

@@ -30,8 +30,8 @@ func TestPermitSemaphoreLeases(t *testing.T) {
 	if err := s.Release(ctx, p.ID); !errors.Is(err, ErrNotHeld) {
 		t.Fatalf("second Release: %v; want ErrNotHeld", err)
 	}
-	if err := s.Release(ctx, "zz"); !errors.Is(err, ErrNotHeld) {
-		t.Fatalf("Release of a bad id: %v; want ErrNotHeld", err)
+	if err := s.Release(ctx, "zz"); !errors.Is(err, ErrInvalidPermitID) || errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Release of a bad id: %v; want ErrInvalidPermitID, not ErrNotHeld", err)
 	}
 	if _, err := s.TryAcquire(ctx, 0, time.Microsecond); !errors.Is(err, ErrInvalidDuration) {
 		t.Fatalf("sub-millisecond lease: %v", err)

@@ -72,8 +72,8 @@ func (o *owner) unlock(ctx context.Context) error {
 	if err == nil && res == scripts.NotHeld && o.bareSeq == seq && h.heldUntil(time.Now()) {
 		// A resend of a bare request whose send failed found neither the
 		// hold nor a latch: the bare send released it, since the lease
-		// could not have ended yet. (A force-unlock meanwhile reads the same: the lock is not
-		// held either way.)
+		// could not have ended yet. (A force-unlock meanwhile reads the
+		// same: the lock is not held either way.)
 		res = scripts.Released
 	}
 	if err != nil {

@@ -53,8 +53,9 @@ type RWMutex struct {
 type rwSide struct{ handle }
 
 // NewRWMutex returns a new owner of the read-write lock called name; the
-// name is the lock's Redis key. An empty name yields an RWMutex whose
-// every operation returns an error wrapping ErrInvalidName.
+// name is the lock's Redis key. An empty name, or one with braces but no
+// hash tag (see ErrInvalidName), yields an RWMutex whose every operation
+// returns an error wrapping ErrInvalidName.
 func (c *Client) NewRWMutex(name string) *RWMutex {
 	rw := &RWMutex{lock: scripts.NewRWLock(name)}
 	id, channel := c.ids.Next(), keys.RWChannel(name)
@@ -156,7 +157,8 @@ func (rw *RWMutex) Unlock(ctx context.Context) error { return rw.w.Unlock(ctx) }
 // ends: it is granted while no other owner holds the write lock.
 func (rw *RWMutex) RLock(ctx context.Context) error { return rw.r.Lock(ctx) }
 
-// RLockWithLease acquires a read lock with a fixed lease.
+// RLockWithLease acquires a read lock with a fixed lease, as
+// Mutex.LockWithLease does (with its rules for the lease).
 func (rw *RWMutex) RLockWithLease(ctx context.Context, lease time.Duration) error {
 	return rw.r.LockWithLease(ctx, lease)
 }
@@ -171,10 +173,12 @@ func (rw *RWMutex) TryRLock(ctx context.Context, wait, lease time.Duration) (boo
 // release, with no writer left, deletes the lock and wakes a waiter.
 func (rw *RWMutex) RUnlock(ctx context.Context) error { return rw.r.Unlock(ctx) }
 
-// HoldCount is how many times this owner holds the write lock.
+// HoldCount is how many times this owner holds the write lock, as
+// Mutex.HoldCount reports it.
 func (rw *RWMutex) HoldCount(ctx context.Context) (int, error) { return rw.w.HoldCount(ctx) }
 
-// RHoldCount is how many times this owner holds the read lock.
+// RHoldCount is how many times this owner holds the read lock, as
+// Mutex.HoldCount reports it.
 func (rw *RWMutex) RHoldCount(ctx context.Context) (int, error) { return rw.r.HoldCount(ctx) }
 
 // Lost is Mutex.Lost for the write hold.
@@ -203,11 +207,14 @@ func (rw *RWMutex) RExtend(ctx context.Context, lease time.Duration) error {
 	return rw.r.Extend(ctx, lease)
 }
 
-// IsLocked reports whether any owner holds the lock, reading or writing.
+// IsLocked reports whether any owner holds the lock, reading or writing,
+// as Mutex.IsLocked reports it.
 func (rw *RWMutex) IsLocked(ctx context.Context) (bool, error) { return rw.w.IsLocked(ctx) }
 
 // Mode is the lock's mode: "write" while an owner holds the write lock,
-// "read" while only readers hold it, "" when it is free.
+// "read" while only readers hold it, "" when it is free. A key at the
+// lock's name that holds a value of another kind is an error wrapping
+// ErrWrongType.
 func (rw *RWMutex) Mode(ctx context.Context) (string, error) {
 	if err := rw.w.usable(); err != nil {
 		return "", opError("mode", rw.w.name, err)

@@ -115,8 +115,8 @@ func TestRWMutexReentryDowngradeAndNoUpgrade(t *testing.T) {
 		if err := rw.RReenter(ctx); err != nil {
 			t.Fatalf("RReenter by the writer: %v", err)
 		}
-		if ok, _ := other.TryRLock(ctx, 0, 0); ok {
-			t.Fatal("another owner read while the lock was written")
+		if ok, err := other.TryRLock(ctx, 0, 0); ok || err != nil {
+			t.Fatalf("another owner's TryRLock while the lock was written = %v, %v; want false", ok, err)
 		}
 		for range 2 {
 			if err := rw.Unlock(ctx); err != nil {
@@ -129,11 +129,11 @@ func TestRWMutexReentryDowngradeAndNoUpgrade(t *testing.T) {
 		if n, _ := rw.RHoldCount(ctx); n != 1 {
 			t.Fatalf("RHoldCount after the downgrade = %d, want 1", n)
 		}
-		if ok, _ := other.TryLock(ctx, 0, 0); ok {
-			t.Fatal("another owner wrote while the lock was read")
+		if ok, err := other.TryLock(ctx, 0, 0); ok || err != nil {
+			t.Fatalf("another owner's TryLock while the lock was read = %v, %v; want false", ok, err)
 		}
-		if ok, _ := other.TryRLock(ctx, 0, 0); !ok {
-			t.Fatal("another reader was refused")
+		if ok, err := other.TryRLock(ctx, 0, 0); !ok || err != nil {
+			t.Fatalf("another reader's TryRLock = %v, %v; want true", ok, err)
 		}
 		if err := rw.RLock(ctx); err != nil {
 			t.Fatal(err)

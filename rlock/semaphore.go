@@ -20,8 +20,11 @@ import (
 // back (use a PermitExpirableSemaphore for that).
 //
 // Waiters sleep on the Client's shared subscription of the channel and
-// retry when a release announces permits; see NewSemaphore for the order
-// in which they are served. A Semaphore is safe for concurrent use.
+// retry when a release announces permits or, without a message, after the
+// watchdog timeout (WithWatchdogTimeout), the bound the locks keep for
+// keys without an expiry (Redisson's waiters wait for the message alone).
+// See NewSemaphore for the order in which they are served. A Semaphore is
+// safe for concurrent use.
 type Semaphore struct {
 	countHandle
 	s *scripts.Semaphore
@@ -37,9 +40,7 @@ type Semaphore struct {
 // release message costs one attempt per Client. Between Clients (and
 // Redisson clients), as in Redisson, whoever attempts first after a release
 // takes the permits: a waiter for many permits can wait long while other
-// processes keep taking few. A release message wakes the waiter; with no
-// message, it checks again after the watchdog timeout, the bound the
-// locks keep for keys without an expiry.
+// processes keep taking few.
 func (c *Client) NewSemaphore(name string) *Semaphore {
 	s := scripts.NewSemaphore(name)
 	return &Semaphore{countHandle: newCountHandle(c, name, s.Channel(), KindSemaphore), s: s}
@@ -87,15 +88,26 @@ func (s *Semaphore) AddPermits(ctx context.Context, n int) error {
 // AddPermits), or for more permits than it will ever have, it waits until
 // ctx ends, as Redisson's does: bound ctx, or use TryAcquire.
 func (s *Semaphore) Acquire(ctx context.Context, n int) error {
-	_, err := s.TryAcquire(ctx, n, -1)
+	_, err := s.acquire(ctx, n, noWaitLimit)
 	return err
 }
 
-// TryAcquire takes n permits if it can within wait (0: one attempt;
-// negative: no limit but ctx), and reports whether it did. A false with a
-// nil error means the wait elapsed, which is all it reports of a
-// semaphore with no permits set or fewer than n in all.
+// TryAcquire takes n permits if it can within wait, and reports whether it
+// did: a wait of 0 makes one attempt, a negative one is an error wrapping
+// ErrInvalidDuration. Its arguments come in Redisson's order, the permits
+// then the wait (PermitExpirableSemaphore.TryAcquire's are the wait, then
+// the lease). A false with a nil error means the wait elapsed, which is
+// all it reports of a semaphore with no permits set or fewer than n in
+// all.
 func (s *Semaphore) TryAcquire(ctx context.Context, n int, wait time.Duration) (bool, error) {
+	if err := checkWait(wait); err != nil {
+		return false, opError("acquire", s.name, err)
+	}
+	return s.acquire(ctx, n, wait)
+}
+
+// acquire is TryAcquire without its check of wait (noWaitLimit: none).
+func (s *Semaphore) acquire(ctx context.Context, n int, wait time.Duration) (bool, error) {
 	if err := checkPermits(n); err != nil {
 		return false, opError("acquire", s.name, err)
 	}
@@ -119,8 +131,8 @@ func (t *semaphoreTurn) attempt(ctx context.Context) (outcome, error) {
 // Release gives back n permits and wakes the semaphore's waiters. It is
 // sent even when ctx has ended (then bounded by the unlock timeout), and
 // a request resent after a lost reply is applied once: the Client's
-// request records keep its outcome. Like Redisson's, it does not check that the permits were
-// taken.
+// request records keep its outcome. Like Redisson's, it does not check
+// that the permits were taken.
 func (s *Semaphore) Release(ctx context.Context, n int) error {
 	if err := checkPermits(n); err != nil {
 		return opError("release", s.name, err)

@@ -49,8 +49,8 @@ func TestSemaphoreCounts(t *testing.T) {
 	if n, err := s.Drain(ctx); n != 5 || err != nil {
 		t.Fatalf("Drain = %d, %v; want 5", n, err)
 	}
-	if n, _ := s.AvailablePermits(ctx); n != 0 {
-		t.Fatalf("after Drain: %d available", n)
+	if n, err := s.AvailablePermits(ctx); n != 0 || err != nil {
+		t.Fatalf("AvailablePermits after Drain = %d, %v; want 0", n, err)
 	}
 	for _, n := range []int{0, -1} {
 		if _, err := s.TryAcquire(ctx, n, 0); !errors.Is(err, ErrInvalidCount) {
@@ -82,8 +82,8 @@ func TestSemaphoreReleaseWakesWaiter(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("Acquire: %v", err)
 	}
-	if n, _ := b.NewSemaphore("sem:wake").AvailablePermits(ctx); n != 0 {
-		t.Fatalf("%d permits left; want 0", n)
+	if n, err := b.NewSemaphore("sem:wake").AvailablePermits(ctx); n != 0 || err != nil {
+		t.Fatalf("AvailablePermits = %d, %v; want 0 left", n, err)
 	}
 }
 
@@ -103,15 +103,26 @@ func TestSemaphoreLargeWaiterFirst(t *testing.T) {
 	if err := rel.Release(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	// The head retries and fails; the small waiter never attempts.
-	eventually(t, 5*time.Second, "head asleep again", func() bool { return hubOf(c).Stats().Sleeping == 1 })
-	if n, _ := rel.AvailablePermits(ctx); n != 1 {
-		t.Fatalf("%d available; want the 1 released, untaken", n)
+	// The head is woken, retries, fails and sleeps again; the small
+	// waiter, behind it in the line, never attempts: it could take the
+	// released permit.
+	waiting := func(permits int) (WaiterInfo, bool) {
+		for _, w := range c.Activity().Waiters {
+			if w.Name == "sem:line" && w.Permits == permits {
+				return w, true
+			}
+		}
+		return WaiterInfo{}, false
 	}
-	select {
-	case <-small:
-		t.Fatal("the small waiter overtook the big one")
-	default:
+	eventually(t, 5*time.Second, "head woken, retried and asleep again", func() bool {
+		head, ok := waiting(3)
+		return ok && head.Wakeups == 1 && hubOf(c).Stats().Sleeping == 1
+	})
+	if w, ok := waiting(1); !ok || w.Attempts != 0 {
+		t.Fatalf("the small waiter (listed %v) made %d attempts while the big one waited ahead of it, want none", ok, w.Attempts)
+	}
+	if n, err := rel.AvailablePermits(ctx); n != 1 || err != nil {
+		t.Fatalf("AvailablePermits = %d, %v; want the 1 released, untaken", n, err)
 	}
 	if err := rel.Release(ctx, 2); err != nil {
 		t.Fatal(err)

@@ -52,8 +52,8 @@ const (
 	ErrorCanceled         = "canceled"          // the call's ctx was canceled
 	ErrorDeadlineExceeded = "deadline_exceeded" // the call's ctx passed its deadline
 	ErrorClosed           = "closed"            // rlock.ErrClosed
-	ErrorWrongType        = "wrong_type"        // rlock.ErrWrongType: the name holds something that is not a lock
-	ErrorInvalidArgument  = "invalid_argument"  // rlock.ErrInvalidName, ErrInvalidDuration, ErrInvalidSet
+	ErrorWrongType        = "wrong_type"        // rlock.ErrWrongType: the name holds a value of another kind
+	ErrorInvalidArgument  = "invalid_argument"  // rlock.ErrInvalidName, ErrInvalidDuration, ErrInvalidSet, ErrInvalidCount, ErrInvalidPermitID
 	ErrorNotReplicated    = "not_replicated"    // rlock.ErrNotReplicated
 	ErrorRedis            = "redis"             // an error reply of the Redis server (READONLY, NOSCRIPT, ...)
 	ErrorIOTimeout        = "io_timeout"        // no answer from Redis in time
@@ -74,7 +74,8 @@ func errorType(err error) string {
 		return ErrorClosed
 	case errors.Is(err, rlock.ErrWrongType):
 		return ErrorWrongType
-	case errors.Is(err, rlock.ErrInvalidName), errors.Is(err, rlock.ErrInvalidDuration), errors.Is(err, rlock.ErrInvalidSet):
+	case errors.Is(err, rlock.ErrInvalidName), errors.Is(err, rlock.ErrInvalidDuration), errors.Is(err, rlock.ErrInvalidSet),
+		errors.Is(err, rlock.ErrInvalidCount), errors.Is(err, rlock.ErrInvalidPermitID):
 		return ErrorInvalidArgument
 	case errors.Is(err, rlock.ErrNotReplicated):
 		return ErrorNotReplicated

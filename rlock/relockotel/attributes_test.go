@@ -31,6 +31,8 @@ func TestErrorType(t *testing.T) {
 		{rlock.Event{Type: rlock.EventNotAcquired, Err: &rlock.Error{Op: "lock", Name: "x", Err: rlock.ErrClosed}}, ErrorClosed},
 		{rlock.Event{Type: rlock.EventNotAcquired, Err: rlock.ErrWrongType}, ErrorWrongType},
 		{rlock.Event{Type: rlock.EventNotAcquired, Err: rlock.ErrInvalidName}, ErrorInvalidArgument},
+		{rlock.Event{Type: rlock.EventNotAcquired, Err: rlock.ErrInvalidCount}, ErrorInvalidArgument},
+		{rlock.Event{Type: rlock.EventNotAcquired, Err: rlock.ErrInvalidPermitID}, ErrorInvalidArgument},
 		{rlock.Event{Type: rlock.EventNotAcquired, Err: rlock.ErrNotReplicated}, ErrorNotReplicated},
 		{rlock.Event{Type: rlock.EventNotAcquired, Err: fmt.Errorf("x: %w", replyError("READONLY You can't write against a read only replica."))}, ErrorRedis},
 		{rlock.Event{Type: rlock.EventNotAcquired, Err: &net.OpError{Op: "read", Err: os.ErrDeadlineExceeded}}, ErrorIOTimeout},

@@ -24,6 +24,26 @@ func acquireAsync(ctx context.Context, h handle) <-chan error {
 	return done
 }
 
+// acquiredAfter is how another owner's Lock ended, and whether the
+// holder's Lost was closed by then.
+type acquiredAfter struct {
+	err       error
+	lostFirst bool
+}
+
+// acquireAfterLost starts h.Lock and reports how it ended, and whether
+// lost was closed when it returned. Lock returns only after Redis granted
+// h the lock, which Redis does not before the hold whose Lost is lost has
+// ended: Lost must be closed by then.
+func acquireAfterLost(ctx context.Context, h handle, lost <-chan struct{}) <-chan acquiredAfter {
+	done := make(chan acquiredAfter, 1)
+	go func() {
+		err := h.Lock(ctx)
+		done <- acquiredAfter{err, testkit.Closed(lost)}
+	}()
+	return done
+}
+
 func TestHolderCutOffFromRedisIsToldByLeaseEnd(t *testing.T) {
 	const lease = 600 * time.Millisecond
 	for _, k := range kinds {
@@ -67,13 +87,8 @@ func cutOff(t *testing.T, k kind, lease time.Duration, name string) bool {
 	}
 
 	p.BlackHole(true)
-	bDone := acquireAsync(ctx, b)
+	bDone := acquireAfterLost(ctx, b, lost)
 	lostWithin(t, lost, within, "holder cut off from Redis")
-	select {
-	case err := <-bDone:
-		t.Fatalf("another owner acquired (err %v) before the cut-off holder's Lost fired", err)
-	default:
-	}
 	// Lost closes a margin (1% of the lease and 2 ms) before the lease
 	// the last successful renewal set, reckoned from when it was sent:
 	// never sooner, however late the renewals came.
@@ -86,9 +101,12 @@ func cutOff(t *testing.T, k kind, lease time.Duration, name string) bool {
 		t.Fatalf("Lost fired at %v, before the lease set by the last renewal (sent %v) could end (%v)", lostAt, lastSent, earliest)
 	}
 	select {
-	case err := <-bDone:
-		if err != nil {
-			t.Fatalf("other owner's Lock: %v", err)
+	case got := <-bDone:
+		if got.err != nil {
+			t.Fatalf("other owner's Lock: %v", got.err)
+		}
+		if !got.lostFirst {
+			t.Fatal("another owner acquired the lock while the cut-off holder's Lost was still open")
 		}
 	case <-time.After(lease + within):
 		t.Fatal("the lock did not pass to another owner after the cut-off holder's lease")

@@ -57,6 +57,13 @@
 //     ran, and the client, which never hears back, ends in its read
 //     timeout and cannot tell whether the command ran.
 //
+//   - DropRequests(s): every chunk read from a client from then on that
+//     contains s, ignoring case, is dropped (DropRequests("") ends it);
+//     the others are forwarded. DropRequests("SUBSCRIBE") keeps a
+//     client's subscriptions from reaching Redis while its other commands
+//     run: the client waits for a confirmation that never comes. A
+//     chunk of pipelined commands is dropped whole.
+//
 //   - ResetAll(): every open connection is aborted now: the client socket
 //     is closed with SO_LINGER 0, so the kernel sends a TCP RST, and the
 //     connection to Redis is closed. Queued chunks are discarded. The

@@ -147,3 +147,34 @@ func TestRefuseNew(t *testing.T) {
 		t.Fatalf("PING after RefuseNew(false): %v", err)
 	}
 }
+
+func TestDropRequestsKeepsSubscriptionsFromRedis(t *testing.T) {
+	p := checkedProxy(t)
+	ctx := context.Background()
+	rdb := client(t, p.Addr())
+	p.DropRequests("subscribe")
+	if err := rdb.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatalf("SET while SUBSCRIBE is dropped: %v", err)
+	}
+	sub := rdb.Subscribe(ctx)
+	defer sub.Close()
+	if err := sub.Subscribe(ctx, "ch"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sub.ReceiveTimeout(ctx, replyTimeout); !isTimeout(err) {
+		t.Fatalf("confirmation of a dropped SUBSCRIBE: %v, want none (a timeout)", err)
+	}
+	admin := srv.Client(t)
+	if n := admin.PubSubNumSub(ctx, "ch").Val()["ch"]; n != 0 {
+		t.Fatalf("NUMSUB ch = %d: the dropped SUBSCRIBE reached Redis", n)
+	}
+	p.DropRequests("")
+	other := rdb.Subscribe(ctx, "ch2")
+	defer other.Close()
+	if _, err := other.ReceiveTimeout(ctx, within); err != nil {
+		t.Fatalf("SUBSCRIBE after DropRequests(\"\"): %v", err)
+	}
+	if n := admin.PubSubNumSub(ctx, "ch2").Val()["ch2"]; n != 1 {
+		t.Fatalf("NUMSUB ch2 = %d after DropRequests(\"\"), want 1", n)
+	}
+}

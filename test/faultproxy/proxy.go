@@ -1,6 +1,7 @@
 package faultproxy
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net"
@@ -25,6 +26,9 @@ type Proxy struct {
 	blackHole   bool
 	refuseNew   bool
 	dropReplies int
+	// dropWith: drop the requests that contain it, upper-cased (nil:
+	// none).
+	dropWith []byte
 }
 
 // Start listens on 127.0.0.1 on a free port and forwards every connection
@@ -93,6 +97,20 @@ func (p *Proxy) BlackHole(on bool) {
 func (p *Proxy) DropReplies(n int) {
 	p.mu.Lock()
 	p.dropReplies = max(n, 0)
+	p.mu.Unlock()
+}
+
+// DropRequests makes the proxy drop every chunk it reads from a client
+// that contains s, ignoring case ("SUBSCRIBE": no subscription reaches
+// Redis), until DropRequests(""). Other chunks are forwarded. See the
+// package doc for what a chunk holds: a client that pipelines sends other
+// commands in the same chunk, and they are dropped too.
+func (p *Proxy) DropRequests(s string) {
+	p.mu.Lock()
+	p.dropWith = nil
+	if s != "" {
+		p.dropWith = bytes.ToUpper([]byte(s))
+	}
 	p.mu.Unlock()
 }
 
@@ -180,6 +198,9 @@ func (p *Proxy) admit(b []byte, fromTarget bool) (chunk, bool) {
 	}
 	if fromTarget && p.dropReplies > 0 {
 		p.dropReplies--
+		return chunk{}, false
+	}
+	if !fromTarget && p.dropWith != nil && bytes.Contains(bytes.ToUpper(b), p.dropWith) {
 		return chunk{}, false
 	}
 	return chunk{data: append([]byte(nil), b...), due: time.Now().Add(p.latency)}, true

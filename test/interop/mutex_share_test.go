@@ -3,6 +3,7 @@ package interop
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -21,28 +22,58 @@ type shareRound struct {
 	goAcq, javaAcq    int
 	goP99, javaP99    float64 // wait p99, ms
 	switches, entries int     // side changes in the counter's log, and its length
+	// goRuns are the runs of Go acquisitions in a row between two Java
+	// ones in the counter's log, from Java's javaWarmUp-th acquisition on.
+	goRuns []int
 }
+
+// javaWarmUp is how many acquisitions the Java threads make before their
+// turns are judged: the first ones run the lock path of a cold JVM
+// (classes loaded, code not yet compiled), which is slow however the
+// turns are taken.
+const javaWarmUp = 10
+
+// maxGoRun bounds the 90th percentile of the Go runs of a fair round. The
+// two Java threads wait for the lock nearly all the time (a thread locks
+// again as soon as it has released), so a run of Go acquisitions is a
+// stretch they waited through. Taking turns, a Client that sees other
+// clients listen passes the lock to its own waiters at most twice before
+// it publishes the release and steps aside: the runs are of a few
+// acquisitions, a few times that when the JVM is slow to retry. Without
+// turns, Java waits through runs of dozens.
+const maxGoRun = 16
 
 func (r shareRound) perTen() float64 { return 10 * float64(r.switches) / float64(r.entries) }
 
-// fair reports whether Java had its share: a wait p99 within 3x Go's, and
-// at least one side change per ten acquisitions.
-func (r shareRound) fair() bool { return r.javaP99 <= 3*r.goP99 && r.perTen() >= 1 }
+// runP90 is the 90th percentile of the Go runs (0 with none).
+func (r shareRound) runP90() int {
+	if len(r.goRuns) == 0 {
+		return 0
+	}
+	runs := slices.Sorted(slices.Values(r.goRuns))
+	return runs[len(runs)*9/10]
+}
+
+// fair reports whether Java had its turns: the runs of Go acquisitions it
+// waited through are short (maxGoRun), and there were enough of them to
+// judge.
+func (r shareRound) fair() bool { return len(r.goRuns) >= 20 && r.runP90() <= maxGoRun }
 
 func (r shareRound) String() string {
-	return fmt.Sprintf("Go %d acquisitions, wait p99 %.1f ms; Java %d, wait p99 %.1f ms (%.1fx Go's); %.2f side changes per ten acquisitions",
-		r.goAcq, r.goP99, r.javaAcq, r.javaP99, r.javaP99/r.goP99, r.perTen())
+	return fmt.Sprintf("Go %d acquisitions, wait p99 %.1f ms; Java %d, wait p99 %.1f ms (%.1fx Go's); %.2f side changes per ten acquisitions; %d runs of Go acquisitions between Java's, p90 %d, longest %d",
+		r.goAcq, r.goP99, r.javaAcq, r.javaP99, r.javaP99/r.goP99, r.perTen(), len(r.goRuns), r.runP90(), slices.Max(append([]int{0}, r.goRuns...)))
 }
 
 // Four goroutines of one Client and two Java threads contend for a plain
-// Mutex with 1 ms holds: the Java threads are not starved. Their wait p99
-// is within 3x the goroutines', and the lock changes sides (Go to Java or
-// back) at least once per ten acquisitions. A round is 120 Java
-// acquisitions against as many Go ones as fit meanwhile; up to three
-// rounds are measured, and one that meets both bounds passes. If none
-// does, the Java threads contend alone for a round: when their p99 there
-// is already beyond the bound, the JVM is too slow on this machine for the
-// turn-taking to be judged, and the test says so and skips.
+// Mutex with 1 ms holds: the Java threads are not starved. Once their
+// JVM is warm (javaWarmUp), the runs of Go acquisitions between two Java
+// ones, which the Java threads wait through, are short: their 90th
+// percentile is at most maxGoRun. A round is 120 Java acquisitions, by
+// threads that start once the JVM is ready, against as many Go ones as
+// fit meanwhile; up to three rounds are measured, and one within the
+// bound passes. The bound counts acquisitions, not milliseconds, so a
+// slow JVM does not fail it: it only makes the Go runs a few times
+// longer, where without the turn-taking they are dozens long.
 func TestMutexMixedShare(t *testing.T) {
 	rdb, c := setup(t)
 	var rounds []shareRound
@@ -54,16 +85,7 @@ func TestMutexMixedShare(t *testing.T) {
 		}
 		rounds = append(rounds, r)
 	}
-	alone := mixedRound(t, rdb, c, "mutex-share-java-alone", 0)
-	t.Logf("Java alone: wait p99 %.1f ms", alone.javaP99)
-	best := rounds[0]
-	for _, r := range rounds {
-		best.goP99 = max(best.goP99, r.goP99)
-	}
-	if alone.javaP99 > 3*best.goP99 {
-		t.Skipf("the JVM is too slow on this machine to judge the turn-taking: two Java threads alone wait %.1f ms p99, beyond 3x Go's p99 in the mixed rounds (%.1f ms)", alone.javaP99, best.goP99)
-	}
-	t.Fatalf("Java did not get its share in %d rounds (Java alone waits %.1f ms p99): %v", len(rounds), alone.javaP99, rounds)
+	t.Fatalf("Java did not get its turns in %d rounds (a fair round has at least 20 runs of Go acquisitions between Java's, p90 at most %d): %v", len(rounds), maxGoRun, rounds)
 }
 
 // mixedRound runs two Java threads, 60 acquisitions each, against
@@ -121,9 +143,29 @@ func mixedRound(t *testing.T, rdb *redis.Client, c *rlock.Client, name string, g
 			r.switches++
 		}
 	}
+	r.goRuns = goRuns(log, javaWarmUp)
+
 	if len(waits) > 0 {
 		sort.Float64s(waits)
 		r.goP99 = waits[len(waits)*99/100]
 	}
 	return r
+}
+
+// goRuns returns the lengths of the runs of "go" entries between two
+// "java" ones in log, from the warm-th "java" entry on.
+func goRuns(log []string, warm int) []int {
+	var runs []int
+	seen, run := 0, 0
+	for _, e := range log {
+		if e != "java" {
+			run++
+			continue
+		}
+		if seen++; seen > warm && run > 0 {
+			runs = append(runs, run)
+		}
+		run = 0
+	}
+	return runs
 }

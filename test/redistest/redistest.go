@@ -286,8 +286,9 @@ func Main(m *testing.M, srv **Server) int {
 	return code
 }
 
-// Client returns a new go-redis client of the server whose database is
-// flushed first; it is closed when the test ends.
+// Client returns a new go-redis client of the server, closed when the test
+// ends. It flushes nothing: a test may take several clients of one server,
+// each seeing what the others wrote; Reset empties the server.
 func (s *Server) Client(tb testing.TB) *redis.Client {
 	tb.Helper()
 	rdb := redis.NewClient(&redis.Options{Addr: s.Addr})
@@ -295,8 +296,9 @@ func (s *Server) Client(tb testing.TB) *redis.Client {
 	return rdb
 }
 
-// Reset flushes every database, resets INFO commandstats and drops the
-// server's script cache, so that each test starts from an empty server.
+// Reset flushes every database and resets INFO commandstats, so that each
+// test starts from an empty server with no command counted. It keeps the
+// script cache: a test that needs scripts unloaded runs SCRIPT FLUSH.
 func (s *Server) Reset(tb testing.TB) {
 	tb.Helper()
 	rdb := redis.NewClient(&redis.Options{Addr: s.Addr})

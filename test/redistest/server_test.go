@@ -1,6 +1,7 @@
 package redistest
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,4 +43,33 @@ func TestServerEnvChoosesTheBinary(t *testing.T) {
 		t.Errorf("Version() = %q, want a server name and version", v)
 	}
 	t.Logf("%s runs %s", chosen, s.Version())
+}
+
+// A second Client sees what the first wrote (Client flushes nothing), and
+// Reset empties the server and its command statistics.
+func TestClientKeepsDataAndResetEmpties(t *testing.T) {
+	s, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if err := s.Client(t).Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s.Client(t).Get(ctx, "k").Result(); err != nil || v != "v" {
+		t.Fatalf("GET k from a second Client = %q, %v; want the first Client's value", v, err)
+	}
+	s.Reset(t)
+	rdb := s.Client(t)
+	if n, err := rdb.DBSize(ctx).Result(); err != nil || n != 0 {
+		t.Fatalf("DBSIZE after Reset = %d, %v; want 0", n, err)
+	}
+	calls, err := CommandCalls(ctx, rdb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls["set"] != 0 || calls["get"] != 0 {
+		t.Fatalf("command calls after Reset = %v, want no SET or GET counted", calls)
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -67,6 +68,9 @@ func main() {
 type result struct {
 	perSec float64
 	p99    time.Duration
+	// maxHeld is the most permits held at once, as the goroutines counted
+	// them; left is the semaphore's available permits after the run.
+	maxHeld, left int
 }
 
 // run runs the rounds and prints the medians.
@@ -105,8 +109,8 @@ func once(ctx context.Context, rdb *redis.Client, m mode, c config, name string)
 		defer cl.Close()
 		clients[i] = cl
 	}
-	if _, err := clients[0].NewSemaphore(name).TrySetPermits(ctx, c.permits); err != nil {
-		return result{}, err
+	if set, err := clients[0].NewSemaphore(name).TrySetPermits(ctx, c.permits); err != nil || !set {
+		return result{}, fmt.Errorf("TrySetPermits(%d) on %s = %v, %v: the run would not measure K permits", c.permits, name, set, err)
 	}
 	rctx, cancel := context.WithTimeout(ctx, c.duration)
 	defer cancel()
@@ -114,6 +118,7 @@ func once(ctx context.Context, rdb *redis.Client, m mode, c config, name string)
 	var waits []time.Duration
 	var wg sync.WaitGroup
 	var failed error
+	var held, maxHeld atomic.Int64
 	for g := range c.goroutines {
 		s := clients[g%c.clients].NewSemaphore(name)
 		wg.Add(1)
@@ -126,7 +131,9 @@ func once(ctx context.Context, rdb *redis.Client, m mode, c config, name string)
 					break
 				}
 				mine = append(mine, time.Since(start))
+				raise(&maxHeld, held.Add(1))
 				time.Sleep(c.hold)
+				held.Add(-1)
 				if err := s.Release(ctx, 1); err != nil {
 					mu.Lock()
 					failed = err
@@ -143,12 +150,30 @@ func once(ctx context.Context, rdb *redis.Client, m mode, c config, name string)
 	if failed != nil {
 		return result{}, failed
 	}
+	left, err := clients[0].NewSemaphore(name).AvailablePermits(ctx)
+	if err != nil {
+		return result{}, err
+	}
+	// A run that held more than K permits at once, or lost or made some,
+	// measured another semaphore than the one it names.
+	if maxHeld.Load() > int64(c.permits) || left != c.permits {
+		return result{}, fmt.Errorf("%s with %d permits: %d held at once, %d available after the run", m.name, c.permits, maxHeld.Load(), left)
+	}
 	slices.Sort(waits)
-	res := result{perSec: float64(len(waits)) / c.duration.Seconds()}
+	res := result{perSec: float64(len(waits)) / c.duration.Seconds(), maxHeld: int(maxHeld.Load()), left: left}
 	if len(waits) > 0 {
 		res.p99 = waits[len(waits)*99/100]
 	}
 	return res, nil
+}
+
+// raise sets most to n if n is more.
+func raise(most *atomic.Int64, n int64) {
+	for m := most.Load(); n > m; m = most.Load() {
+		if most.CompareAndSwap(m, n) {
+			return
+		}
+	}
 }
 
 // median is the median of f over rs.

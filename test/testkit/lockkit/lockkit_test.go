@@ -36,7 +36,7 @@ func TestNewClientFailsTheTestOnBadOptions(t *testing.T) {
 	_, rdb := testkit.Miniredis(t)
 	tb := testkit.NewRecorder(t)
 	tb.Run(func(tb testing.TB) { NewClient(tb, rdb, rlock.WithWatchdogTimeout(-1)) })
-	if !strings.Contains(tb.Failure, "rlock.New: ") || !strings.Contains(tb.Failure, "watchdog timeout") {
+	if !strings.Contains(tb.Failure, "rlock.New: ") || !strings.Contains(tb.Failure, "WithWatchdogTimeout") {
 		t.Fatalf("NewClient with a negative watchdog timeout failed the test with %q, want rlock.New's error", tb.Failure)
 	}
 }
