@@ -18,3 +18,16 @@ func TestSemaphoreSharedWithJavaFromItsFirstWait(t *testing.T) {
 	t.Log(m)
 	checkTurns(t, m, 4)
 }
+
+// One goroutine shares a semaphore of one permit with two Java threads:
+// with no other waiter of its Client to pass the permit to, the goroutine
+// acquires again right after each release, and would take the permit back
+// before the Java thread the release woke could retry. Its acquisition
+// waits out the step-aside instead (countTurn.enter), so the Java side
+// has its turns as in the test above (checkTurns).
+func TestSemaphoreLoneGoroutineLetsJavaGoFirst(t *testing.T) {
+	rdb, c := setup(t)
+	m := mix{kind: "semaphore", jvms: 1, threads: 2, goroutines: 1, rounds: 51}.run(t, rdb, c, "sem-share-lone")
+	t.Log(m)
+	checkTurns(t, m, 4)
+}
