@@ -16,7 +16,9 @@
 // in Redisson's LockPubSub and golang.org/x/sync/semaphore. Message "0"
 // (one lock released) wakes the longest-sleeping waiter, or leaves a permit
 // for a waiter that is busy with an attempt and not asleep yet; message "1"
-// wakes them all. Permits never outnumber the entry's waiters, so unlock
+// wakes them all, except on a semaphore's channel while clients other than
+// relock's listen there: a message is a count of permits, and "1" wakes
+// one waiter, in turn with them, as a release does. Permits never outnumber the entry's waiters, so unlock
 // messages that nobody needed cannot turn into a burst of useless retries.
 // A waiter sleeps at most as long as it asks (the lock's TTL, or its
 // remaining wait): a lost message costs at most that, never a hang. A
@@ -26,14 +28,18 @@
 // Clients take turns at the releases they all hear: Redis delivers a
 // release in subscription order, so the first subscriber would win every
 // race. A client that won one of the channel's last N releases (N its
-// subscribers, from PUBSUB NUMSUB) lets the others retry first, the more
-// recently it won the longer: up to a millisecond among relock Clients,
-// and while other clients listen (Redisson's, whose threads take a few
-// milliseconds to retry) up to a step that adapts to them, from 4 to 64 ms
-// (share.go). To tell them apart, every subscription comes with one to a
-// presence marker beside its channel (keys.Presence), on which nothing is
-// published: the channel's subscribers that are not relock Clients are
-// its NUMSUB minus the marker's.
+// subscribers) lets the others retry first, the more recently it won the
+// longer: up to a millisecond among relock Clients, and while other
+// clients listen (Redisson's, whose threads take a few milliseconds to
+// retry) up to a step that adapts to them, from 4 to 64 ms (share.go). To
+// tell them apart, every subscription comes with one to a presence marker
+// beside its channel (keys.Presence), on which nothing is published: the
+// channel's subscribers that are not relock Clients are its NUMSUB minus
+// the marker's. The release scripts count both whenever a release is
+// heard or passed on within a client, and the client hands the counts in
+// (Hub.Counted), so that it knows a Redisson waiter from its first
+// contended release; failing that, PUBSUB NUMSUB is asked after a win,
+// at most every second.
 //
 // # Failures
 //

@@ -1,5 +1,7 @@
 package pubsub
 
+import "github.com/relock-go/relock/internal/keys"
+
 // state is where an entry's channel stands with the server.
 type state int
 
@@ -44,3 +46,13 @@ func newEntry(channel string) *entry {
 // released handles a message announcing that the lock was released: one
 // waiter retries, later if this client won one of the last releases.
 func (e *entry) released() { e.q.wake(1, e.share.released()) }
+
+// semaphoreShared reports whether e is a semaphore's channel (its
+// messages are counts of permits) on which clients other than relock's
+// listen. Each message is then a release like a lock's, which wakes one
+// waiter in turn with them (released), "1" too; among relock Clients "1"
+// wakes every waiter, as on a lock's channel, which in a Client is the one
+// at the head of the semaphore's line.
+func (e *entry) semaphoreShared() bool {
+	return e.share.foreign > 0 && keys.IsSemaphoreChannel(e.channel)
+}

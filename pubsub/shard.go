@@ -54,6 +54,8 @@ type shard struct {
 	// spread is how long the waiters of a resubscribed channel take, at
 	// random, to retry (see replace).
 	spread time.Duration
+	// kept are the shares of channels dropped lately (share_kept.go).
+	kept map[string]keptShare
 }
 
 // command is a SUBSCRIBE or UNSUBSCRIBE for the writer to send, or a
@@ -124,6 +126,7 @@ func (s *shard) join(channel string) (*entry, <-chan struct{}, error) {
 	e := s.entries[channel]
 	if e == nil {
 		e = newEntry(channel)
+		e.share = s.keptFor(channel)
 		s.entries[channel] = e
 		s.send(false, channel)
 	}

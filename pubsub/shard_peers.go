@@ -14,11 +14,7 @@ import (
 // subscribe to its presence marker, keys.Presence). On failure the entry
 // keeps what it had.
 func (s *shard) numsub(ctx context.Context, channel string) {
-	n, err := s.countSubscribers(ctx, channel)
-	if err != nil {
-		return
-	}
-	relock, err := s.countSubscribers(ctx, keys.Presence(channel))
+	n, relock, err := s.countSubscribers(ctx, channel)
 	if err != nil {
 		return
 	}
@@ -29,31 +25,34 @@ func (s *shard) numsub(ctx context.Context, channel string) {
 	}
 }
 
-// countSubscribers asks how many connections subscribe to channel. On a
+// countSubscribers asks how many connections subscribe to channel, and to
+// its presence marker, in one command per node, so that the two counts
+// are of one moment: a Client subscribes to both in one command. On a
 // cluster, classic subscriptions are spread over every node and each node
 // counts its own; sharded ones all live on the channel's master.
-func (s *shard) countSubscribers(ctx context.Context, channel string) (int, error) {
+func (s *shard) countSubscribers(ctx context.Context, channel string) (n, relock int, err error) {
+	marker := keys.Presence(channel)
 	cc, cluster := s.rdb.(*redis.ClusterClient)
 	switch {
 	case s.sharded():
 		master, err := cc.MasterForKey(ctx, channel)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
-		n, err := master.PubSubShardNumSub(ctx, channel).Result()
-		return int(n[channel]), err
+		counts, err := master.PubSubShardNumSub(ctx, channel, marker).Result()
+		return int(counts[channel]), int(counts[marker]), err
 	case cluster:
 		var mu sync.Mutex
-		total := 0
 		err := cc.ForEachShard(ctx, func(ctx context.Context, node *redis.Client) error {
-			n, err := node.PubSubNumSub(ctx, channel).Result()
+			counts, err := node.PubSubNumSub(ctx, channel, marker).Result()
 			mu.Lock()
-			total += int(n[channel])
+			n += int(counts[channel])
+			relock += int(counts[marker])
 			mu.Unlock()
 			return err
 		})
-		return total, err
+		return n, relock, err
 	}
-	n, err := s.rdb.PubSubNumSub(ctx, channel).Result()
-	return int(n[channel]), err
+	counts, err := s.rdb.PubSubNumSub(ctx, channel, marker).Result()
+	return int(counts[channel]), int(counts[marker]), err
 }

@@ -250,6 +250,9 @@ func (s *shard) dispatch(gen uint64, msg any) {
 			return
 		}
 		switch {
+		case e.semaphoreShared():
+			// A count of permits: a release, taken in turn.
+			e.released()
 		case m.Payload == keys.ReadUnlockMessage:
 			e.q.releaseAll()
 		case strings.HasPrefix(m.Payload, keys.GrantPrefix):
@@ -300,5 +303,6 @@ func (s *shard) unsubscribed(e *entry) {
 		s.send(false, e.channel)
 		return
 	}
+	s.keep(e)
 	delete(s.entries, e.channel)
 }

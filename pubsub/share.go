@@ -8,11 +8,16 @@ import "time"
 // for the lock. Instead the clients take turns, longest waiting first:
 // since counts the releases heard since this client's woken waiters last
 // won one, and peers is the number of connections subscribed to the
-// channel, from PUBSUB NUMSUB, asked at most every peersMaxAge. A client
-// that has not won for peers releases retries at once; one that won more
-// recently lets the others go first, the more recently the longer
-// (yieldDelay). While every client contends, each wins in turn, whatever
-// the order of delivery, and a client that just won steps aside.
+// channel. A client that has not won for peers releases retries at once;
+// one that won more recently lets the others go first, the more recently
+// the longer (yieldDelay). While every client contends, each wins in turn,
+// whatever the order of delivery, and a client that just won steps aside.
+//
+// The counts come from the release scripts, which count the channel's
+// subscribers when a release is heard or passed on within a client, at
+// most every countEvery (Hub.CountDue, Hub.Counted), so a client knows who
+// listens from its first contended release after that; and from PUBSUB
+// NUMSUB, asked after a win when no count came for peersMaxAge.
 //
 // How long it steps aside (the step) depends on who the others are. A
 // relock Client retries within a millisecond of a release: among relock
@@ -36,10 +41,16 @@ type share struct {
 	// yielded: the last wake-up came with a delay, so the others had their
 	// chance before this client's retry.
 	yielded bool
+	// late counts the releases in a row that this client won after
+	// stepping aside at maxStep: the others came too late even then.
+	late int
 }
 
 const (
 	peersMaxAge = time.Second
+	// countEvery is how often, at most, a client's release scripts count a
+	// channel's listeners (Hub.CountDue).
+	countEvery = 10 * time.Millisecond
 	// relockStep is the step among relock Clients only: more than one
 	// takes to retry. slowStep and maxStep bound the step while other
 	// clients listen: slowStep is more than a Redisson thread takes to
@@ -47,6 +58,10 @@ const (
 	relockStep = time.Millisecond
 	slowStep   = 4 * time.Millisecond
 	maxStep    = 64 * time.Millisecond
+	// maxLate is how many releases in a row the others may come too late
+	// at maxStep and still take turns: a JVM's first wake-ups, its lock
+	// path not yet compiled, can take that long on a busy machine.
+	maxLate = 8
 )
 
 // released records a release and returns how long the waiter it wakes
@@ -64,10 +79,13 @@ func (s *share) released() time.Duration {
 func (s *share) won() (askPeers bool) {
 	s.since = 0
 	if s.yielded && s.foreign > 0 {
+		if s.stepNow() >= maxStep {
+			s.late++
+		}
 		s.step = min(2*s.stepNow(), maxStep)
 	}
 	if now := time.Now(); now.Sub(s.peersAt) > peersMaxAge {
-		s.peersAt = now
+		s.peersAt = now // asked: counted sets it again
 		return true
 	}
 	return false
@@ -79,6 +97,7 @@ func (s *share) lost() {
 	if s.foreign > 0 {
 		s.step = max(s.stepNow()/2, slowStep)
 	}
+	s.late = 0
 }
 
 // counted records the number of connections subscribed to the channel,
@@ -86,8 +105,9 @@ func (s *share) lost() {
 // adaptive step starts afresh.
 func (s *share) counted(peers, foreign int) {
 	s.peers, s.foreign = peers, foreign
+	s.peersAt = time.Now()
 	if foreign == 0 {
-		s.step = 0
+		s.step, s.late = 0, 0
 	}
 }
 
@@ -101,6 +121,13 @@ func (s *share) stepNow() time.Duration {
 
 // slow reports whether clients other than relock's listen on the channel.
 func (s *share) slow() bool { return s.peers >= 2 && s.foreign > 0 }
+
+// turns reports whether clients other than relock's listen on the channel
+// and take their turns: they have not come too late at maxStep for
+// maxLate releases in a row, as a subscriber that never takes the lock
+// does, or a client too slow to come within the longest step; one of them
+// taking the lock makes them take turns again.
+func (s *share) turns() bool { return s.slow() && s.late < maxLate }
 
 // others reports how long this client steps aside for other clients that
 // listen on the channel: 0 when none does.

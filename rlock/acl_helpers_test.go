@@ -40,7 +40,7 @@ var aclCommands = []string{
 	// hexists, get), WithReplicaAck.
 	"wait",
 	// The subscriptions of waiters, their health check, and their count of
-	// subscribers.
+	// subscribers (also counted by the release scripts).
 	"subscribe", "unsubscribe", "ping", "pubsub|numsub",
 	// go-redis also sends CLIENT SETINFO (and MAINT_NOTIFICATIONS) on
 	// every new connection and ignores a refusal. Redis 7.0 has neither

@@ -241,7 +241,13 @@ func TestACLCoversScriptCommands(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, m := range call.FindAllStringSubmatch(string(src), -1) {
-			if cmd := strings.ToLower(m[1]); !slices.Contains(aclCommands, cmd) {
+			cmd := strings.ToLower(m[1])
+			if cmd == "pubsub" {
+				// The scripts count a channel's subscribers (listeners.lua):
+				// PUBSUB NUMSUB, or SHARDNUMSUB beside SPUBLISH on a cluster.
+				cmd = "pubsub|numsub"
+			}
+			if !slices.Contains(aclCommands, cmd) {
 				t.Errorf("%s calls %s, which the ACL does not grant", f, cmd)
 			}
 		}

@@ -62,6 +62,20 @@ func (h *countHandle) begin(ctx context.Context) error {
 	return err
 }
 
+// released records who listened when a release of the object's permits
+// was heard (the script's count): while clients other than relock's take
+// their turns on its channel, this Client's acquisitions that start
+// within the step-aside let their woken threads go first (countTurn.enter),
+// as after a lock's published release (handoffs).
+func (h *countHandle) released(ls scripts.Listeners) {
+	if ls.Subscribers == 0 && !h.c.classicCluster() {
+		return // nobody heard it
+	}
+	if d, turns := h.c.listenersAt(h.channel, ls); turns {
+		h.c.handoffs.heard(h.name, d)
+	}
+}
+
 // request begins a request that changes the count (see requests).
 func (h *countHandle) request() (scripts.Request, func()) { return h.c.requests.begin(h.c) }
 
@@ -106,8 +120,12 @@ func (h *countHandle) turn(permits int) countTurn {
 // sleeps on the object's channel, so a release message costs one attempt
 // per Client, and a waiter for many permits is never overtaken by a later
 // waiter of the same Client for fewer. When it is done it leaves the slot,
-// and the next one attempts at once. Between Clients (and Redisson's),
-// whoever attempts first after a release wins, as with Redisson. An
+// and the next one attempts at once. Between Clients, whoever attempts
+// first after a release wins, as with Redisson; while Redisson's clients
+// listen on the channel, the Clients take turns with them as at a lock's
+// releases (pubsub's share: the waiter that won last lets them go first),
+// and an acquisition right after this Client's release steps aside
+// (enter). An
 // attempt's outcome carries, as its ttl, how long to sleep unless woken
 // before the next: by Redisson's rule, or the Client's safety bound, the
 // watchdog timeout.
@@ -130,11 +148,20 @@ const untilTurn = time.Duration(math.MaxInt64)
 // enter takes the slot of the object's line, if it is free and nobody
 // waits for it; else the acquisition is queued behind the Client's earlier
 // acquisitions of the object (unless it makes a single attempt), and its
-// first sleep waits for the slot.
+// first sleep waits for the slot. An acquisition that takes the slot
+// within the step-aside after a release of this Client that clients other
+// than relock's heard (countHandle.released) listens, and attempts once
+// the step-aside is over, or a release wakes it: their woken threads go
+// first.
 func (t *countTurn) enter(ctx context.Context, deadline time.Time, single bool) (time.Duration, bool, error) {
 	t.deadline = deadline
 	t.line = t.c.countLines.join(t.channel, t.c.ctx.Done())
 	if t.inLine, _, _ = t.line.enter(ctx, false, 0); t.inLine {
+		if until := t.c.handoffs.yieldUntil(t.h.name); !single && !until.IsZero() {
+			if ok, _ := t.listening.listen(ctx); ok {
+				return max(time.Until(until), 0), true, nil
+			}
+		}
 		return 0, false, nil
 	}
 	if single {

@@ -86,8 +86,8 @@ func (k *fair) attempt(ctx context.Context, rdb redis.Scripter, lease time.Durat
 	return fairOutcome(a), err
 }
 
-func (k *fair) release(ctx context.Context, u scripts.Unlock) (scripts.Release, error) {
-	return k.q.Release(ctx, u)
+func (k *fair) release(ctx context.Context, u scripts.Unlock) (scripts.Reply, error) {
+	return uncounted(k.q.Release(ctx, u))
 }
 
 func (k *fair) forceRelease(ctx context.Context, _ string) (bool, error) {

@@ -56,9 +56,9 @@ func (k *fairRW) attempt(ctx context.Context, rdb redis.Scripter, lease time.Dur
 	return fairOutcome(a), upgradeError(err)
 }
 
-func (k *fairRW) release(ctx context.Context, u scripts.Unlock) (scripts.Release, error) {
+func (k *fairRW) release(ctx context.Context, u scripts.Unlock) (scripts.Reply, error) {
 	u.Owner = k.entry
-	return k.q.Release(ctx, u)
+	return uncounted(k.q.Release(ctx, u))
 }
 
 func (k *fairRW) forceRelease(ctx context.Context, _ string) (bool, error) {

@@ -4,6 +4,8 @@ import (
 	"container/list"
 	"sync"
 	"time"
+
+	"github.com/relock-go/relock/scripts"
 )
 
 // handoffs are a Client's waiters for its Mutexes, by lock name, oldest
@@ -31,10 +33,20 @@ import (
 // channel (Redisson's: they do not subscribe to its presence marker,
 // keys.Presence) the Hub's adaptive one (pubsub.Hub.StepAside: 4 ms,
 // doubling up to 64 ms while they keep coming too late, as Redisson's
-// threads do, which need a few milliseconds to wake and retry); and while
-// they listen, a Client passes at most maxKeptShared releases in a row to
-// its own waiters, so that theirs come round often. Among relock Clients
-// only, nothing changes.
+// threads do, which need a few milliseconds to wake and retry).
+//
+// A Redisson waiter is noticed at once: every release script that is
+// heard, or passes the lock on, counts the channel's subscribers and the
+// relock Clients among them, and the Client hands the counts to its Hub
+// (listenersAt). While such clients listen and take their turns, a Client
+// passes no release on to its own waiters: each of its acquisitions is
+// one turn, and each release is published, which wakes a thread of every
+// Redisson client, while its own woken waiter steps aside. So the lock
+// changes sides from the Redisson waiter's first wait, whatever the burst
+// of this Client's waiters. A listener that keeps coming too late even at
+// the longest step (one that never takes the lock) no longer takes turns
+// (pubsub's share), and the Client passes releases on again. Among relock
+// Clients only, nothing changes.
 type handoffs struct {
 	mu    sync.Mutex
 	names map[string]*handoffWaiters
@@ -90,13 +102,35 @@ func (h *handoffs) yieldUntil(name string) time.Time {
 
 // stepAside is how long this Client lets the waiters of other clients on
 // channel go first after a release or a win, and whether clients other
-// than relock's listen (pubsub.Hub.StepAside): 0 when none listens, or in
-// spin mode.
+// than relock's listen there and take their turns (pubsub.Hub.StepAside):
+// 0 when none listens, or in spin mode.
 func (c *Client) stepAside(channel string) (time.Duration, bool) {
 	if w := c.wire.Load(); w != nil && w.hub != nil {
 		return w.hub.StepAside(channel)
 	}
 	return 0, false
+}
+
+// countDue reports whether a release on channel is to count its
+// listeners (pubsub.Hub.CountDue): not in spin mode, nor on a Redis
+// Cluster with classic pub/sub, where a script counts one node's.
+func (c *Client) countDue(channel string) bool {
+	w := c.wire.Load()
+	return w != nil && w.hub != nil && !c.classicCluster() && w.hub.CountDue(channel)
+}
+
+// listenersAt tells the Hub who listened on channel when a release of
+// this Client was heard or passed on, as its script counted them
+// (pubsub.Hub.Counted), and returns stepAside's answer with them. A
+// script on a Redis Cluster with classic pub/sub counts one node's
+// subscribers: those counts, and a reply that counted nobody, change
+// nothing.
+func (c *Client) listenersAt(channel string, ls scripts.Listeners) (time.Duration, bool) {
+	w := c.wire.Load()
+	if ls.Subscribers == 0 || w == nil || w.hub == nil || c.classicCluster() {
+		return c.stepAside(channel)
+	}
+	return w.hub.Counted(channel, ls.Subscribers, ls.Relock)
 }
 
 // handoffWaiters are the waiters of one lock name, oldest first.
@@ -106,12 +140,9 @@ type handoffWaiters struct {
 }
 
 // maxKept is how many releases of a lock in a row a Client passes on to
-// its own waiters before it publishes one; maxKeptShared while clients
-// other than relock's listen on the lock's channel.
-const (
-	maxKept       = 16
-	maxKeptShared = 2
-)
+// its own waiters before it publishes one, while no client other than
+// relock's takes its turns on the lock's channel (then it passes none on).
+const maxKept = 16
 
 // add lists t, which listens for the lock's releases, as the newest waiter.
 func (h *handoffs) add(t *clientTurn) {
@@ -153,18 +184,15 @@ func (h *handoffs) reserve(from *owner) *clientTurn {
 	if from.c.opts.replicas > 0 {
 		return nil // an acquisition must be acknowledged by replicas
 	}
-	limit := maxKept
-	if _, slow := from.c.stepAside(from.channel); slow {
-		limit = maxKeptShared
-	}
+	_, turns := from.c.stepAside(from.channel)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	ws := h.names[from.name]
 	if ws == nil {
 		return nil
 	}
-	if ws.kept >= limit {
-		ws.kept = 0
+	if turns || ws.kept >= maxKept {
+		ws.kept = 0 // this release is published
 		return nil
 	}
 	for el := ws.waiting.Front(); el != nil; el = el.Next() {

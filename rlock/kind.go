@@ -68,8 +68,10 @@ type kind interface {
 	// attempt makes one acquisition attempt on rdb for an owner that holds
 	// the lock holds times already (as it knows), with lease.
 	attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error)
-	// release releases one hold, as u asks.
-	release(ctx context.Context, u scripts.Unlock) (scripts.Release, error)
+	// release releases one hold, as u asks, and reports who listened on
+	// the lock's channel when the release was heard or passed on, if its
+	// script counts them (a reentrant lock's).
+	release(ctx context.Context, u scripts.Unlock) (scripts.Reply, error)
 	// forceRelease deletes the lock whoever holds it and wakes its
 	// waiters, announcing with publish; it reports whether there was one.
 	forceRelease(ctx context.Context, publish string) (bool, error)
@@ -96,4 +98,9 @@ type outcome struct {
 	// that it holds the lock: the lease was set when the grant was made,
 	// after its last attempt, and the turn's claim confirms it.
 	granted bool
+}
+
+// uncounted is the reply of a release script that counts no listeners.
+func uncounted(r scripts.Release, err error) (scripts.Reply, error) {
+	return scripts.Reply{Outcome: r}, err
 }

@@ -60,7 +60,7 @@ func (k *reentrant) attempt(ctx context.Context, rdb redis.Scripter, lease time.
 	return outcome{ok: a.OK, ttl: a.TTL, pos: -1, token: a.Token}, err
 }
 
-func (k *reentrant) release(ctx context.Context, u scripts.Unlock) (scripts.Release, error) {
+func (k *reentrant) release(ctx context.Context, u scripts.Unlock) (scripts.Reply, error) {
 	return k.lock.Release(ctx, k.rdb, u)
 }
 

@@ -207,14 +207,19 @@ func (s *PermitExpirableSemaphore) Release(ctx context.Context, id string) error
 	start := time.Now()
 	req, end := s.request()
 	defer end()
-	n, err := persist(s.c, ctx, func(ctx context.Context) (int64, error) {
+	var ls scripts.Listeners
+	n, err := persist(s.c, ctx, func(ctx context.Context) (n int64, err error) {
 		if _, err := s.c.pubsub(ctx); err != nil {
 			return 0, err
 		}
-		return s.s.Release(ctx, s.c.rdb, [][]byte{raw}, s.c.publishCommand(), req)
+		n, ls, err = s.s.Release(ctx, s.c.rdb, [][]byte{raw}, s.c.publishCommand(), req, s.c.countDue(s.channel))
+		return n, err
 	})
-	if err == nil && n == 0 {
+	switch {
+	case err == nil && n == 0:
 		err = fmt.Errorf("%w: permit %s is not leased (released, expired, or never taken)", ErrNotHeld, id)
+	case err == nil:
+		s.released(ls)
 	}
 	s.observe(ctx, EventReleased, int(n), start, err)
 	return opError("release", s.name, err)

@@ -92,7 +92,7 @@ func TestPermitSemaphoreResentRelease(t *testing.T) {
 	req, end := s.request()
 	defer end()
 	for range 2 {
-		n, err := s.s.Release(ctx, c.rdb, [][]byte{raw}, c.publishCommand(), req)
+		n, _, err := s.s.Release(ctx, c.rdb, [][]byte{raw}, c.publishCommand(), req, false)
 		if n != 1 || err != nil {
 			t.Fatalf("Release = %d, %v; want 1 both times", n, err)
 		}

@@ -43,11 +43,12 @@ func (o *owner) unlock(ctx context.Context) error {
 	fresh := o.retrySeq == 0
 	seq := o.unlockSeq()
 	bare := fresh && o.bareOK(count, next)
-	res, err := persist(o.c, ctx, func(ctx context.Context) (scripts.Release, error) {
+	reply, err := persist(o.c, ctx, func(ctx context.Context) (scripts.Reply, error) {
 		if _, err := o.c.pubsub(ctx); err != nil {
-			return scripts.NotHeld, err
+			return scripts.Reply{}, err
 		}
 		u := o.unlockRequest(lease, seq, count)
+		u.Count = o.c.countDue(o.channel)
 		if next != nil {
 			u.Next = next.o.id
 			u.NextLease, _ = next.o.leaseOf(next.lease)
@@ -67,6 +68,7 @@ func (o *owner) unlock(ctx context.Context) error {
 		}
 		return o.kind.release(ctx, u)
 	})
+	res := reply.Outcome
 	if err == nil && res == scripts.NotHeld && o.bareSeq == seq && h.heldUntil(time.Now()) {
 		// A resend of a bare request whose send failed found neither the
 		// hold nor a latch: the bare send released it, since the lease
@@ -90,11 +92,11 @@ func (o *owner) unlock(ctx context.Context) error {
 		o.released(ctx, sent, h, max(count-1, 1))
 		return nil
 	case scripts.Released, scripts.Heard, scripts.HandedOff:
+		d, _ := o.c.listenersAt(o.channel, reply.Listeners)
 		if res == scripts.Heard || (res == scripts.Released && o.waited && o.c.classicCluster()) {
 			// (With classic pub/sub on a Redis Cluster, PUBLISH counts the
 			// subscribers of one node only: a hold taken after a wait is
 			// taken to have had waiters elsewhere.)
-			d, _ := o.c.stepAside(o.channel)
 			o.c.handoffs.heard(o.name, d)
 		}
 		if res == scripts.HandedOff && next != nil {
@@ -208,14 +210,14 @@ func (o *owner) dropLapsed(ctx context.Context) error {
 	lease, _, count := h.terms()
 	for ; count > 0; count-- {
 		seq := o.unlockSeq()
-		res, err := persist(o.c, ctx, func(ctx context.Context) (scripts.Release, error) {
+		reply, err := persist(o.c, ctx, func(ctx context.Context) (scripts.Reply, error) {
 			return o.kind.release(ctx, o.unlockRequest(lease, seq, count))
 		})
 		if err != nil {
 			return err
 		}
 		o.retrySeq = 0
-		if res != scripts.StillHeld {
+		if reply.Outcome != scripts.StillHeld {
 			break
 		}
 	}

@@ -79,7 +79,7 @@ func TestLateCopyOfEndedRequestChangesNothing(t *testing.T) {
 	second := first
 	second.Seq = 2
 	for i, r := range []scripts.Request{first, second, first, second} {
-		v, err := s.Release(ctx, c.rdb, 1, c.publishCommand(), r)
+		v, _, err := s.Release(ctx, c.rdb, 1, c.publishCommand(), r, false)
 		if v != int64(min(i+1, 2)) || err != nil {
 			t.Fatalf("run %d (seq %d): Release = %d, %v; want %d", i+1, r.Seq, v, err, min(i+1, 2))
 		}

@@ -92,11 +92,11 @@ func upgradeError(err error) error {
 	return err
 }
 
-func (k *rwKind) release(ctx context.Context, u scripts.Unlock) (scripts.Release, error) {
+func (k *rwKind) release(ctx context.Context, u scripts.Unlock) (scripts.Reply, error) {
 	if k.read {
-		return k.lock.ReleaseRead(ctx, k.rdb, u)
+		return uncounted(k.lock.ReleaseRead(ctx, k.rdb, u))
 	}
-	return k.lock.ReleaseWrite(ctx, k.rdb, u)
+	return uncounted(k.lock.ReleaseWrite(ctx, k.rdb, u))
 }
 
 func (k *rwKind) forceRelease(ctx context.Context, publish string) (bool, error) {

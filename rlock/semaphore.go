@@ -150,12 +150,18 @@ func (s *Semaphore) Release(ctx context.Context, n int) error {
 func (s *Semaphore) release(ctx context.Context, n int) (int64, error) {
 	req, end := s.request()
 	defer end()
-	return persist(s.c, ctx, func(ctx context.Context) (int64, error) {
+	var ls scripts.Listeners
+	count, err := persist(s.c, ctx, func(ctx context.Context) (n64 int64, err error) {
 		if _, err := s.c.pubsub(ctx); err != nil {
 			return 0, err
 		}
-		return s.s.Release(ctx, s.c.rdb, n, s.c.publishCommand(), req)
+		n64, ls, err = s.s.Release(ctx, s.c.rdb, n, s.c.publishCommand(), req, s.c.countDue(s.channel))
+		return n64, err
 	})
+	if err == nil {
+		s.released(ls)
+	}
+	return count, err
 }
 
 // AvailablePermits is the number of permits available now.

@@ -146,7 +146,7 @@ func TestSemaphoreResentReleaseOnce(t *testing.T) {
 	req, end := s.request()
 	defer end()
 	for range 2 {
-		v, err := s.s.Release(ctx, c.rdb, 2, c.publishCommand(), req)
+		v, _, err := s.s.Release(ctx, c.rdb, 2, c.publishCommand(), req, false)
 		if v != 2 || err != nil {
 			t.Fatalf("Release = %d, %v; want 2 both times", v, err)
 		}

@@ -23,7 +23,7 @@ var (
 	peUpdateSrc string
 
 	peAcquire   = newLeases(peAcquireSrc)
-	peRelease   = newLeases(peReleaseSrc)
+	peRelease   = newLeases(listenersSrc + peReleaseSrc)
 	peAvailable = newLeases(peAvailableSrc)
 	peUpdate    = newLeases(peUpdateSrc)
 )
@@ -83,13 +83,14 @@ func (p *PermitSemaphore) Acquire(ctx context.Context, rdb redis.Scripter, ids [
 
 // Release releases the permits ids if every one is leased and unexpired,
 // announcing how many with publish, and returns how many it released (0:
-// none), as request r (see Request).
-func (p *PermitSemaphore) Release(ctx context.Context, rdb redis.Scripter, ids [][]byte, publish string, r Request) (int64, error) {
-	args := append([]any{time.Now().UnixMilli(), publish}, r.args()...)
+// none), as request r (see Request), and, if count and a subscriber heard
+// the announcement, who listened on the channel.
+func (p *PermitSemaphore) Release(ctx context.Context, rdb redis.Scripter, ids [][]byte, publish string, r Request, count bool) (int64, Listeners, error) {
+	args := append(append([]any{time.Now().UnixMilli(), publish}, r.args()...), flag(count))
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	return peRelease.Run(ctx, rdb, []string{p.name, p.channel, p.leases, r.records(p.name)}, args...).Int64()
+	return counted(peRelease.Run(ctx, rdb, []string{p.name, p.channel, p.leases, r.records(p.name)}, args...))
 }
 
 // Available returns the available permits, once expired ones came back.

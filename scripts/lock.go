@@ -104,6 +104,9 @@ type Unlock struct {
 	// lease NextLease. Only Lock.Release honours it.
 	Next      string
 	NextLease time.Duration
+	// Count asks the script to count the channel's listeners if the
+	// release is heard or passes the lock on (Reply.Listeners).
+	Count bool
 	// Bare, honoured by Lock.Release for the last of one hold (Holds 1,
 	// no Next), first sends a small script (release_bare.lua) that go-redis
 	// is told not to resend (Cmder.NoRetry) and that writes no latch,
@@ -120,23 +123,30 @@ type Unlock struct {
 // message on its channel, or, when u.Next is set, passes the lock to that
 // owner. The outcome is kept at u.Latch, so a retry of this request (same
 // latch and number) is not applied twice.
-func (l *Lock) Release(ctx context.Context, rdb redis.UniversalClient, u Unlock) (Release, error) {
+//
+// Asked to (u.Count), a release heard by a subscriber of the channel, or
+// passed on, replies who listened on the channel then (Reply.Listeners).
+func (l *Lock) Release(ctx context.Context, rdb redis.UniversalClient, u Unlock) (Reply, error) {
 	if u.Bare && u.Holds == 1 && u.Next == "" {
-		bare := releaseBare
+		scripts := releaseBare
 		if u.Publish == SPublish {
-			bare = releaseBareSPub
+			scripts = releaseBareSPub
+		}
+		bare := scripts[0]
+		if u.Count {
+			bare = scripts[1]
 		}
 		args := make([]any, 0, 6)
 		args = append(args, "evalsha", bare.hash, 2)
 		args = append(args, l.releaseKeys...)
 		args = append(args, u.Owner)
-		n, err := runOnce(ctx, rdb, bare.src, args).Int64()
+		n, ls, err := counted(runOnce(ctx, rdb, bare.src, args))
 		if err != nil || n != -1 {
-			return Outcome(n, err)
+			return reply(n, ls, err)
 		}
 		// Not the one hold it knew of: the full request tells why.
 	}
-	return Outcome(release.Run(ctx, rdb, append(l.release[:2:2], u.Latch), keys.UnlockMessage, Millis(u.Lease), u.Owner, u.Publish, Millis(u.LatchTTL), u.Next, Millis(u.NextLease), u.Seq, u.Holds).Int64())
+	return reply(counted(release.Run(ctx, rdb, append(l.release[:2:2], u.Latch), keys.UnlockMessage, Millis(u.Lease), u.Owner, u.Publish, Millis(u.LatchTTL), u.Next, Millis(u.NextLease), u.Seq, u.Holds, flag(u.Count))))
 }
 
 // Outcome reads a release script's reply: nil, 0, 1, 2 or 3.

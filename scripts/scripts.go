@@ -12,9 +12,12 @@ package scripts
 import (
 	"context"
 	_ "embed"
+	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/keys"
 )
 
 var (
@@ -45,11 +48,13 @@ var (
 	// The reentrant lock's scripts carry only the helpers they call, since
 	// Redis runs the whole text, defining each helper, at every call; the
 	// acquisition takes a free lock before it reaches them.
-	acquire         = redis.NewScript(acquireSrc + takeSrc + acquireHeldSrc)
-	acquireFenced   = redis.NewScript(takeSrc + acquireFencedSrc)
-	release         = redis.NewScript(releaseOnceSrc + releaseSrc)
-	releaseBare     = newBare(Publish)
-	releaseBareSPub = newBare(SPublish)
+	acquire       = redis.NewScript(acquireSrc + takeSrc + acquireHeldSrc)
+	acquireFenced = redis.NewScript(takeSrc + acquireFencedSrc)
+	release       = redis.NewScript(releaseOnceSrc + listenersSrc + releaseSrc)
+	// release_bare.lua by publish command, without and with the count of
+	// listeners.
+	releaseBare     = [2]bareScript{newBare(Publish, false), newBare(Publish, true)}
+	releaseBareSPub = [2]bareScript{newBare(SPublish, false), newBare(SPublish, true)}
 	renew           = redis.NewScript(renewSrc)
 	forceRelease    = New(forceReleaseSrc)
 	state           = New(stateSrc)
@@ -59,9 +64,14 @@ var (
 // SHA1, for a command built without copying either.
 type bareScript struct{ src, hash string }
 
-// newBare returns release_bare.lua publishing with publish, a constant.
-func newBare(publish string) bareScript {
-	src := "local PUBLISH = '" + publish + "'\n" + releaseBareSrc
+// newBare returns release_bare.lua publishing with publish, a constant,
+// and counting the listeners of a heard release if count.
+func newBare(publish string, count bool) bareScript {
+	numsub := "numsub"
+	if publish == SPublish {
+		numsub = "shardnumsub"
+	}
+	src := fmt.Sprintf("local PUBLISH, NUMSUB, PRESENCE, COUNT = '%s', '%s', '%s', %t\n", publish, numsub, keys.PresenceSuffix, count) + releaseBareSrc
 	return bareScript{src: src, hash: redis.NewScript(src).Hash()}
 }
 

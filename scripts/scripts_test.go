@@ -50,25 +50,25 @@ func TestReleaseOutcomes(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if r, err := l.Release(ctx, rdb, unlock("b:1", 1, time.Second)); r != NotHeld || err != nil {
+	if r, err := l.Release(ctx, rdb, unlock("b:1", 1, time.Second)); r.Outcome != NotHeld || err != nil {
 		t.Fatalf("release by a non-owner = %v, %v", r, err)
 	}
 	mr.FastForward(900 * time.Millisecond)
-	if r, err := l.Release(ctx, rdb, unlock("a:1", 1, 4*time.Second)); r != StillHeld || err != nil {
+	if r, err := l.Release(ctx, rdb, unlock("a:1", 1, 4*time.Second)); r.Outcome != StillHeld || err != nil {
 		t.Fatalf("inner release = %v, %v", r, err)
 	}
 	if ttl := mr.TTL("l"); ttl != 4*time.Second {
 		t.Fatalf("TTL after the inner release = %v, want the lease re-armed", ttl)
 	}
 	// A subscriber listens: the release is heard.
-	if r, err := l.Release(ctx, rdb, unlock("a:1", 2, time.Second)); r != Heard || err != nil {
+	if r, err := l.Release(ctx, rdb, unlock("a:1", 2, time.Second)); r.Outcome != Heard || err != nil {
 		t.Fatalf("last release = %v, %v; want Heard", r, err)
 	}
 	if mr.Exists("l") {
 		t.Fatal("lock key left after the last release")
 	}
 	// Its retry finds the latch: released, with no step aside.
-	if r, err := l.Release(ctx, rdb, unlock("a:1", 2, time.Second)); r != Released || err != nil {
+	if r, err := l.Release(ctx, rdb, unlock("a:1", 2, time.Second)); r.Outcome != Released || err != nil {
 		t.Fatalf("retried last release = %v, %v; want Released", r, err)
 	}
 	msg, err := sub.ReceiveMessage(ctx)
@@ -86,7 +86,7 @@ func TestReleaseHandsOff(t *testing.T) {
 	l.Acquire(ctx, rdb, "a:1", time.Second, 0)
 	u := unlock("a:1", 1, time.Second)
 	u.Next, u.NextLease = "b:1", 7*time.Second
-	if r, err := l.Release(ctx, rdb, u); r != HandedOff || err != nil {
+	if r, err := l.Release(ctx, rdb, u); r.Outcome != HandedOff || err != nil {
 		t.Fatalf("release with a next owner = %v, %v; want HandedOff", r, err)
 	}
 	if got := mr.HGet("l", "b:1"); got != "1" || mr.HGet("l", "a:1") != "" {
@@ -95,10 +95,10 @@ func TestReleaseHandsOff(t *testing.T) {
 	if ttl := mr.TTL("l"); ttl != 7*time.Second {
 		t.Fatalf("TTL after the hand-off = %v, want the next owner's lease", ttl)
 	}
-	if r, err := l.Release(ctx, rdb, u); r != HandedOff || err != nil {
+	if r, err := l.Release(ctx, rdb, u); r.Outcome != HandedOff || err != nil {
 		t.Fatalf("retried hand-off = %v, %v; want the latched HandedOff", r, err)
 	}
-	if r, err := l.Release(ctx, rdb, unlock("b:1", 1, time.Second)); r != Released || err != nil {
+	if r, err := l.Release(ctx, rdb, unlock("b:1", 1, time.Second)); r.Outcome != Released || err != nil {
 		t.Fatalf("last release nobody hears = %v, %v; want Released", r, err)
 	}
 }
@@ -179,7 +179,7 @@ func TestRetriedRequestsAreAppliedOnce(t *testing.T) {
 	inner.Holds = 2
 	for range 2 {
 		r, err := l.Release(ctx, rdb, inner)
-		if r != StillHeld || err != nil {
+		if r.Outcome != StillHeld || err != nil {
 			t.Fatalf("Release = %v, %v; want StillHeld", r, err)
 		}
 	}
@@ -192,7 +192,7 @@ func TestRetriedRequestsAreAppliedOnce(t *testing.T) {
 	l.Acquire(ctx, rdb, "a:1", time.Second, 1)
 	for range 2 {
 		r, err := l.Release(ctx, rdb, unlock("a:1", 2, time.Second))
-		if r != StillHeld || err != nil {
+		if r.Outcome != StillHeld || err != nil {
 			t.Fatalf("Release by an owner that does not tell its count = %v, %v; want StillHeld", r, err)
 		}
 	}
@@ -201,7 +201,7 @@ func TestRetriedRequestsAreAppliedOnce(t *testing.T) {
 	}
 	for range 2 {
 		r, err := l.Release(ctx, rdb, unlock("a:1", 3, time.Second))
-		if r != Released || err != nil {
+		if r.Outcome != Released || err != nil {
 			t.Fatalf("Release = %v, %v; want Released both times", r, err)
 		}
 	}
@@ -220,7 +220,7 @@ func TestReleasesOfOneOwnerShareALatch(t *testing.T) {
 		if a, err := l.Acquire(ctx, rdb, "a:1", time.Second, 0); !a.OK || err != nil {
 			t.Fatalf("Acquire %d = %+v, %v", seq, a, err)
 		}
-		if r, err := l.Release(ctx, rdb, unlock("a:1", seq, time.Second)); r != Released || err != nil {
+		if r, err := l.Release(ctx, rdb, unlock("a:1", seq, time.Second)); r.Outcome != Released || err != nil {
 			t.Fatalf("Release %d = %v, %v; want Released", seq, r, err)
 		}
 	}
@@ -231,7 +231,7 @@ func TestReleasesOfOneOwnerShareALatch(t *testing.T) {
 		t.Fatalf("latch = %q, %v; want the last request's number and outcome, 100:1", got, err)
 	}
 	// The next request is not taken for a retry of the last one.
-	if r, err := l.Release(ctx, rdb, unlock("a:1", 101, time.Second)); r != NotHeld || err != nil {
+	if r, err := l.Release(ctx, rdb, unlock("a:1", 101, time.Second)); r.Outcome != NotHeld || err != nil {
 		t.Fatalf("Release of a free lock = %v, %v; want NotHeld", r, err)
 	}
 }

@@ -20,7 +20,7 @@ var (
 	semDrainSrc string
 
 	semAcquire = newCounting(semAcquireSrc)
-	semRelease = newCounting(semReleaseSrc)
+	semRelease = newCounting(listenersSrc + semReleaseSrc)
 	semSet     = newCounting(semSetSrc)
 	semDrain   = newCounting(semDrainSrc)
 )
@@ -51,9 +51,10 @@ func (s *Semaphore) Acquire(ctx context.Context, rdb redis.Scripter, n int, r Re
 
 // Release adds n permits (n may be negative: fewer permits) and announces
 // the new count with publish, as request r. It returns the count after
-// the request, the one the request made even when resent.
-func (s *Semaphore) Release(ctx context.Context, rdb redis.Scripter, n int, publish string, r Request) (int64, error) {
-	return semRelease.Run(ctx, rdb, []string{s.name, s.channel, r.records(s.name)}, append([]any{n, publish}, r.args()...)...).Int64()
+// the request, the one the request made even when resent, and, if count
+// and a subscriber heard the announcement, who listened on the channel.
+func (s *Semaphore) Release(ctx context.Context, rdb redis.Scripter, n int, publish string, r Request, count bool) (int64, Listeners, error) {
+	return counted(semRelease.Run(ctx, rdb, []string{s.name, s.channel, r.records(s.name)}, append(append([]any{n, publish}, r.args()...), flag(count))...))
 }
 
 // TrySet sets the permits to n if the semaphore has no count yet, and

@@ -1,9 +1,21 @@
 package keys
 
+import "strings"
+
+// semaphorePrefix begins the channel of every semaphore.
+const semaphorePrefix = "redisson_sc"
+
 // SemaphoreChannel is the channel on which releases of the semaphore (or
 // permit-expirable semaphore) name are announced, Redisson's
 // "redisson_sc:{name}". Its message is a permit count.
-func SemaphoreChannel(name string) string { return prefixName("redisson_sc", name) }
+func SemaphoreChannel(name string) string { return prefixName(semaphorePrefix, name) }
+
+// IsSemaphoreChannel reports whether channel is a semaphore's
+// (SemaphoreChannel), whose messages are permit counts: its "1" is one
+// permit released, not a lock's read unlock.
+func IsSemaphoreChannel(channel string) bool {
+	return strings.HasPrefix(channel, semaphorePrefix+":")
+}
 
 // PermitTimeouts is the sorted set of a permit-expirable semaphore's
 // permits: member the permit id (16 raw bytes), score its expiry in epoch

@@ -51,9 +51,14 @@ func TurnChannel(name string) string { return prefixName("relock_turns", name) }
 // tell its subscription from a Redisson client's: the subscribers of
 // channel that are not relock Clients are PUBSUB NUMSUB of channel minus
 // that of Presence(channel). Nothing is published on it. It is channel +
-// ":relock": in channel's slot, under the same ACL pattern, and never a
-// fair waiter's channel (channel + ":" + an owner id, which holds a ":").
-func Presence(channel string) string { return channel + ":relock" }
+// PresenceSuffix: in channel's slot, under the same ACL pattern, and
+// never a fair waiter's channel (channel + ":" + an owner id, which holds
+// a ":").
+func Presence(channel string) string { return channel + PresenceSuffix }
+
+// PresenceSuffix is what Presence appends to a channel; the scripts that
+// count a channel's listeners append it too.
+const PresenceSuffix = ":relock"
 
 // Queue is the fair lock's list of waiting owner ids (head = next owner).
 func Queue(name string) string { return prefixName("redisson_lock_queue", name) }

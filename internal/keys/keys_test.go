@@ -71,3 +71,18 @@ func TestReadWriteNames(t *testing.T) {
 		t.Errorf("WriteField = %q", got)
 	}
 }
+
+// A semaphore's channel is told from a lock's by its name alone, braces
+// or not.
+func TestIsSemaphoreChannel(t *testing.T) {
+	for _, name := range []string{"sem", "{sem}:1", "a{b}c"} {
+		if !IsSemaphoreChannel(SemaphoreChannel(name)) {
+			t.Errorf("%q: not a semaphore's channel", SemaphoreChannel(name))
+		}
+		for _, other := range []string{Channel(name), RWChannel(name), LatchChannel(name)} {
+			if IsSemaphoreChannel(other) {
+				t.Errorf("%q taken for a semaphore's channel", other)
+			}
+		}
+	}
+}

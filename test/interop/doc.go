@@ -14,11 +14,11 @@
 // peer starts from a class-data archive of the jar, made on first use and
 // kept in the user's cache directory, which halves its CPU time. Each test
 // has a redis-server of its own and runs in parallel with the others,
-// except the one that compares Go's and Java's wait times. The fair-queue
-// tests of 20 trials run them in batches: the batch's Java waiters start
-// first (--await-stdin, two JVMs at a time), then its trials run together,
-// each on its own lock and proxy, while no JVM starts, so that a peer that
-// must answer within a grace is not starved of the CPU.
+// except those that compare Go's and Java's wait times and turns. The
+// fair-queue tests of 20 trials run them in batches: the batch's Java
+// waiters start first (--await-stdin, two JVMs at a time), then its trials
+// run together, each on its own lock and proxy, while no JVM starts, so
+// that a peer that must answer within a grace is not starved of the CPU.
 //
 // Like every package under test/, it exists for relock's own tests and
 // makes no compatibility promise: its API changes as the tests need.
