@@ -84,29 +84,13 @@ func TestSemaphoreCountOfOneWakesOne(t *testing.T) {
 	db := waitAsync(b, time.Minute)
 	untilSleeping(t, h, 2)
 	mr.Publish(ch, "1")
-	select {
-	case err := <-da:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("a count of 1 woke no waiter")
-	}
+	awaitWoken(t, da, "the first waiter")
 	handled(t, h, mr)
-	select {
-	case err := <-db:
-		t.Fatalf("a count of 1 woke the second waiter too (%v)", err)
-	default:
+	if n := h.Stats().Sleeping; n != 1 {
+		t.Fatalf("a count of 1 handled, %d waiters asleep, want 1: the second", n)
 	}
 	mr.Publish(ch, "1")
-	select {
-	case err := <-db:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("a second count of 1 did not wake the second waiter")
-	}
+	awaitWoken(t, db, "the second waiter")
 }
 
 // The share of a channel on which a Redisson client listens outlasts the
