@@ -12,7 +12,7 @@ var mutations = []mutation{
 		What: "the release scripts of a reentrant lock publish no unlock message",
 		Edits: []edit{
 			{File: "scripts/release.lua", Old: "elseif redis.call(ARGV[4], KEYS[2], ARGV[1]) > 0 then", New: "elseif false then"},
-			{File: "scripts/release_bare.lua", Old: "if redis.call(PUBLISH, KEYS[2], '0') > 0 then", New: "if false then"},
+			{File: "scripts/release_bare.lua", Old: "if redis.call(PUBLISH, KEYS[2], '0') == 0 then", New: "if true then"},
 		},
 		Pkgs:    []string{"./rlock/"},
 		Run:     "^(TestWaiterWakesOnUnlockWithoutPolling|TestClusterEveryLockKindWakesWaitersOnEverySlot)$",
