@@ -163,19 +163,11 @@ func clusterWakeUp(t *testing.T, ctx context.Context, cluster *redistest.Cluster
 		// channels of a waiter of an earlier try, gone, are unsubscribed).
 		master := redis.NewClient(&redis.Options{Addr: cluster.MasterOf(name)})
 		defer master.Close()
-		var chans []string
-		subscribed := time.Now().Add(5 * time.Second)
-		for {
-			chans = master.PubSubShardChannels(ctx, keys.Channel(name)+"*").Val()
+		eventually(t, 5*time.Second, name+": its one shard channel and its presence marker on its master", func() bool {
+			chans := master.PubSubShardChannels(ctx, keys.Channel(name)+"*").Val()
 			slices.Sort(chans)
-			if len(chans) == 2 && chans[1] == keys.Presence(chans[0]) {
-				break
-			}
-			if time.Now().After(subscribed) {
-				t.Fatalf("%s: shard channels on its master = %v, want its one channel and its presence marker", name, chans)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+			return len(chans) == 2 && chans[1] == keys.Presence(chans[0])
+		})
 	}
 	// Held well past the holder's lease: the watchdog renews it on its
 	// slot.

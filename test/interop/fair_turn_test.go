@@ -238,8 +238,10 @@ func TestFairLockPublishesOnlyNumbersOnRedissonChannels(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			time.Sleep(time.Duration(i) * time.Millisecond)
-			_ = f.Unlock(ctx)
+			time.Sleep(time.Duration(i) * time.Millisecond) // the critical section
+			if err := f.Unlock(ctx); err != nil {
+				t.Error(err)
+			}
 		}()
 	}
 	queuedAtLeast(t, rdb, name, 3)
