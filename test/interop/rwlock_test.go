@@ -1,15 +1,21 @@
 package interop
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"net"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/rlock"
 	"github.com/relock-go/relock/test/testkit"
 )
 
@@ -79,11 +85,14 @@ func TestJavaWriterExcludesAndWakesGoReaders(t *testing.T) {
 }
 
 // A Go writer keeps a Java reader out (its probe fails), and a Java reader
-// waiting on it wakes on the Go release's message.
+// waiting on it wakes on the Go release's message. Redisson itself loses
+// a reader's wake-up now and then (javaReaderWokenBy): a trial whose
+// reader missed it is run again, up to three, where a release Redisson
+// cannot read fails every one.
 func TestGoWriterExcludesAndWakesJavaReader(t *testing.T) {
 	t.Parallel()
 	rdb, c := setup(t)
-	ctx := testkit.Ctx(t, time.Minute)
+	ctx := testkit.Ctx(t, 2*time.Minute)
 	rw := c.NewRWMutex("rw")
 	if err := rw.Lock(ctx); err != nil {
 		t.Fatal(err)
@@ -93,19 +102,90 @@ func TestGoWriterExcludesAndWakesJavaReader(t *testing.T) {
 	if h, _ := probe.Redis()["hash"].(map[string]any); probe["trylock0"] != false || h["mode"] != "write" || h[rw.Owner()+":write"] != "1" {
 		t.Fatalf("Java probe of a Go-written lock: %v", probe)
 	}
-	waiter := Start(t, peerArgs(rdb, "wait", "rwread", "rw")...)
+	if err := rw.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for trial := 1; ; trial++ {
+		lat := javaReaderWokenBy(t, rdb, c, fmt.Sprintf("rw-%d", trial))
+		if lat <= wakeUpBound || trial == 3 {
+			checkWakeUp(t, "Go write unlock -> Java reader", lat)
+			return
+		}
+		t.Logf("trial %d: the Java reader had the lock %.0f ms after the release: it missed the message (Redisson's race, below); again", trial, lat)
+	}
+}
+
+// javaReaderWokenBy holds the write lock name with a Go writer while a
+// Java reader starts waiting for it, releases it, and returns how long
+// after the release the reader had it, in milliseconds.
+//
+// Redisson wakes its readers on a write release ("1") by releasing as many
+// permits of its latch as threads are parked on it then (LockPubSub): a
+// thread between its failed attempt and its park misses the message and
+// sleeps until the lock's TTL, whoever wrote the lock. So the release waits
+// for the reader's second attempt on the lock, made once it subscribed,
+// which leaves it only the moment its warm JVM takes to park; the
+// writer's lease is short, so that a reader that missed the message all
+// the same is back within it.
+func javaReaderWokenBy(t *testing.T, rdb *redis.Client, c *rlock.Client, name string) float64 {
+	t.Helper()
+	ctx := testkit.Ctx(t, time.Minute)
+	rw := c.NewRWMutex(name)
+	if err := rw.LockWithLease(ctx, 2*wakeUpBound*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	attempts := scriptsOn(t, rdb, name)
+	// The peer warms its lock path up first, a reader waiting on a
+	// scratch writer five times: each of those waits can lose its wake-up
+	// the same way, and then lasts the scratch lock's lease, the watchdog
+	// timeout: 3 s, not Redisson's 30.
+	waiter := Start(t, peerArgs(rdb, "wait", "rwread", name, "--watchdog", "3000")...)
 	waiter.Await(t, "wait-start", 30*time.Second)
-	channel := keys.RWChannel("rw")
-	testkit.Eventually(t, 10*time.Second, "the Java reader subscribed", func() bool {
-		return rdb.PubSubNumSub(ctx, channel).Val()[channel] == 1
+	channel := keys.RWChannel(name)
+	testkit.Eventually(t, 30*time.Second, "the Java reader subscribed and attempted again", func() bool {
+		return attempts.Load() >= 2 && rdb.PubSubNumSub(ctx, channel).Val()[channel] == 1
 	})
 	released := time.Now()
 	if err := rw.Unlock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got := waiter.Await(t, "acquired", 30*time.Second)
-	lat := got.Float("t") - Millis(released)
-	checkWakeUp(t, "Go write unlock -> Java reader", lat)
+	return waiter.Await(t, "acquired", 30*time.Second).Float("t") - Millis(released)
+}
+
+// scriptsOn counts the scripts that clients run with the key name among
+// their arguments from now on, as rdb's server runs them (MONITOR), until
+// the test ends.
+func scriptsOn(t *testing.T, rdb *redis.Client, name string) *atomic.Int64 {
+	t.Helper()
+	conn, err := net.Dial("tcp", rdb.Options().Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	r := bufio.NewReader(conn)
+	if _, err := conn.Write([]byte("MONITOR\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := r.ReadString('\n'); err != nil || !strings.HasPrefix(line, "+OK") {
+		t.Fatalf("MONITOR: %q %v", line, err)
+	}
+	var n atomic.Int64
+	key := strconv.Quote(name)
+	go func() {
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return // the test ended
+			}
+			// +<time> [<db> <client>] "<command>" "<arg>" ...
+			_, cmd, _ := strings.Cut(line, "] ")
+			cmd = strings.ToLower(cmd)
+			if (strings.HasPrefix(cmd, `"eval"`) || strings.HasPrefix(cmd, `"evalsha"`)) && strings.Contains(line, key) {
+				n.Add(1)
+			}
+		}
+	}()
+	return &n
 }
 
 // Java and Go writers update one counter under the lock with the peer's
