@@ -12,6 +12,7 @@ import (
 
 	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/test/redistest"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // workload is a contended run: clients × perClient owners each take one
@@ -230,9 +231,9 @@ func TestFairMutexWorkload(t *testing.T) {
 		return func(c *Client) lockUnlocker { return c.NewFairMutex(name) }
 	}
 
-	m := startMonitor(t)
+	m := testkit.StartMonitor(t, srv.Addr)
 	checked := w.run(t, rdb, cs, fair("workload-fair-checked"))
-	grants, outOfOrder, evictions, restores, unknown := grantOrder(m.stop(t, rdb), "workload-fair-checked")
+	grants, outOfOrder, evictions, restores, unknown := grantOrder(m.Stop(t, rdb), "workload-fair-checked")
 	if len(unknown) > 0 {
 		t.Errorf("the replay does not model these commands on the queue, and cannot judge the run: %q", unknown)
 	}

@@ -1,12 +1,10 @@
 package interop
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"net"
+	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -157,30 +155,11 @@ func javaReaderWokenBy(t *testing.T, rdb *redis.Client, c *rlock.Client, name st
 // the test ends.
 func scriptsOn(t *testing.T, rdb *redis.Client, name string) *atomic.Int64 {
 	t.Helper()
-	conn, err := net.Dial("tcp", rdb.Options().Addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
-	r := bufio.NewReader(conn)
-	if _, err := conn.Write([]byte("MONITOR\r\n")); err != nil {
-		t.Fatal(err)
-	}
-	if line, err := r.ReadString('\n'); err != nil || !strings.HasPrefix(line, "+OK") {
-		t.Fatalf("MONITOR: %q %v", line, err)
-	}
+	commands := testkit.StartMonitor(t, rdb.Options().Addr).Commands()
 	var n atomic.Int64
-	key := strconv.Quote(name)
 	go func() {
-		for {
-			line, err := r.ReadString('\n')
-			if err != nil {
-				return // the test ended
-			}
-			// +<time> [<db> <client>] "<command>" "<arg>" ...
-			_, cmd, _ := strings.Cut(line, "] ")
-			cmd = strings.ToLower(cmd)
-			if (strings.HasPrefix(cmd, `"eval"`) || strings.HasPrefix(cmd, `"evalsha"`)) && strings.Contains(line, key) {
+		for words := range commands {
+			if len(words) > 1 && words[0] == "client" && (words[1] == "eval" || words[1] == "evalsha") && slices.Contains(words[2:], name) {
 				n.Add(1)
 			}
 		}
