@@ -215,8 +215,10 @@ func (h *Hub) StepAside(channel string) (d time.Duration, turns bool) {
 // have its script count the channel's listeners (Counted): when this
 // client does not listen there, or its count is older than countEvery.
 // So a Redisson waiter that began to wait is noticed within that time,
-// at a cost of a count (one PUBSUB NUMSUB in the script) per channel and
-// client every countEvery at most.
+// at a cost of a count (one PUBSUB NUMSUB in the script, run only when a
+// subscriber heard the release) per channel and client every countEvery
+// at most while the client listens there, and at each heard release
+// while it does not (it keeps no count then).
 func (h *Hub) CountDue(channel string) bool {
 	s := h.existingShard(channel)
 	if s == nil {

@@ -33,7 +33,13 @@ func listen(t *testing.T, rdb *redis.Client, channels ...string) {
 func TestReleaseCountsListeners(t *testing.T) {
 	_, rdb := testkit.Miniredis(t)
 	ctx := context.Background()
-	l.Acquire(ctx, rdb, "a:1", time.Second, 0)
+	take := func() {
+		t.Helper()
+		if a, err := l.Acquire(ctx, rdb, "a:1", time.Second, 0); !a.OK || err != nil {
+			t.Fatalf("Acquire = %+v, %v; want the lock", a, err)
+		}
+	}
+	take()
 	u := unlock("a:1", 1, time.Second)
 	u.Holds, u.Bare, u.Count = 1, true, true
 	if r, err := l.Release(ctx, rdb, u); r != (Reply{Outcome: Released}) || err != nil {
@@ -44,17 +50,17 @@ func TestReleaseCountsListeners(t *testing.T) {
 	listen(t, rdb, ch)                    // a Redisson client
 	want := Listeners{Subscribers: 2, Relock: 1}
 
-	l.Acquire(ctx, rdb, "a:1", time.Second, 0)
+	take()
 	u.Seq = 2
 	if r, err := l.Release(ctx, rdb, u); r != (Reply{Heard, want}) || err != nil {
 		t.Fatalf("bare release = %+v, %v; want Heard, %+v", r, err, want)
 	}
-	l.Acquire(ctx, rdb, "a:1", time.Second, 0)
+	take()
 	u.Seq, u.Count = 3, false
 	if r, err := l.Release(ctx, rdb, u); r != (Reply{Outcome: Heard}) || err != nil {
 		t.Fatalf("bare release not asked to count = %+v, %v; want Heard, counting nobody", r, err)
 	}
-	l.Acquire(ctx, rdb, "a:1", time.Second, 0)
+	take()
 	u = unlock("a:1", 4, time.Second)
 	u.Next, u.NextLease, u.Count = "b:1", time.Second, true
 	if r, err := l.Release(ctx, rdb, u); r != (Reply{HandedOff, want}) || err != nil {
@@ -68,7 +74,7 @@ func TestReleaseCountsListeners(t *testing.T) {
 	if r, err := l.Release(ctx, rdb, full); r != (Reply{Heard, want}) || err != nil {
 		t.Fatalf("full release = %+v, %v; want Heard, %+v", r, err, want)
 	}
-	l.Acquire(ctx, rdb, "a:1", time.Second, 0)
+	take()
 	u.Seq, u.Count = 5, false
 	if r, err := l.Release(ctx, rdb, u); r != (Reply{Outcome: HandedOff}) || err != nil {
 		t.Fatalf("hand-off not asked to count = %+v, %v; want HandedOff, counting nobody", r, err)
