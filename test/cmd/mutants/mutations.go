@@ -154,15 +154,6 @@ var mutations = []mutation{
 		Java:    true,
 	},
 	{
-		Name:    "java-noticed-late",
-		What:    "the release scripts never count a channel's listeners: a Client notices a Redisson waiter only after a win, at most once a second",
-		Edits:   []edit{{File: "rlock/handoff.go", Old: "&& w.hub.CountDue(channel)", New: "&& false && w.hub.CountDue(channel)"}},
-		Pkgs:    []string{"./test/interop/"},
-		Run:     "^TestMutexSharedWithJavaFromItsFirstWait$",
-		Timeout: 4 * time.Minute,
-		Java:    true,
-	},
-	{
 		Name:    "semaphore-no-step-aside",
 		What:    "a semaphore's acquisition right after its Client's release, heard by Redisson's threads, takes the permit back at once",
 		Edits:   []edit{{File: "rlock/counting.go", Old: "h.c.handoffs.heard(h.name, d)", New: "_ = d"}},
