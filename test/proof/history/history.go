@@ -1,46 +1,3 @@
-// Package history is what a proof run records: every operation of every
-// process of the fleet, Go or Java, as JSON lines, one file per process.
-//
-// An operation is two lines: an invocation, written before the call, and
-// its completion, written when the call returned. A process killed or
-// paused forever leaves invocations without completions; a checker treats
-// those as operations whose outcome is unknown (they may or may not have
-// taken effect). Each line is written with one write(2), so a process
-// killed with SIGKILL loses no line it finished writing.
-//
-// A line is a JSON object with these fields (omitted when zero):
-//
-//	type      "invoke", "ok" (done, with effect), "fail" (done, certainly
-//	          without effect: not granted, rejected), "info" (returned
-//	          with an error: the effect is unknown)
-//	process   the process, "go-3" or "java-1"; with id, names the operation
-//	side      "go" or "java"
-//	workload  fenced, plain, fair, rw, semaphore, pesemaphore, election
-//	name      the object's name in Redis
-//	id        the operation's number within its process, from 1
-//	op        what was done (below)
-//	t         when: nanoseconds since the Unix epoch, the host's clock (all
-//	          processes run on one host: one clock)
-//	mode      rw: "read" or "write"
-//	value     a register's value read, or to be written (on invoke)
-//	token     the fencing token the operation holds or was granted
-//	count     semaphore: how many were inside once this holder marked in
-//	error     the error text of a fail or info
-//
-// The operations (op):
-//
-//	acquire   take the object: lock, read/write lock (mode), permit(s),
-//	          leadership; ok carries the token where there is one
-//	release   give it back; fail: not held any more (ErrNotHeld,
-//	          IllegalMonitorStateException)
-//	lost      the holder learned that its hold ended (Go's Lost): an
-//	          instant, written as invoke and ok with one t
-//	read      read the guarded register (fenced: through the store, with
-//	          token)
-//	write     write the guarded register (fenced: with token; fail: the
-//	          store rejected a token lower than one it had seen)
-//	enter     mark in, inside a semaphore's section; ok carries count
-//	leave     mark out
 package history
 
 import (
@@ -61,7 +18,8 @@ const (
 	Info   = "info"
 )
 
-// Event is one line of a history.
+// Event is one line of a history (the package doc gives each field's
+// meaning).
 type Event struct {
 	Type     string `json:"type"`
 	Process  string `json:"process"`
@@ -76,6 +34,8 @@ type Event struct {
 	Token    int64  `json:"token,omitempty"`
 	Count    int64  `json:"count,omitempty"`
 	Error    string `json:"error,omitempty"`
+	Fault    string `json:"fault,omitempty"`
+	Target   string `json:"target,omitempty"`
 }
 
 // Writer appends one process's events to its file. It is safe for
@@ -158,19 +118,34 @@ func (o *Op) Done(typ string, c Event) error {
 // last line cut short (the process died while writing it) is dropped.
 func Read(r io.Reader) ([]Event, error) {
 	var out []Event
+	err := Scan(r, func(e Event) error {
+		out = append(out, e)
+		return nil
+	})
+	return out, err
+}
+
+// Scan calls fn with each event of one history file, in the order written,
+// and stops at fn's first error. A last line cut short (the process died
+// while writing it) is dropped; any other line that is not an event is an
+// error naming its line.
+func Scan(r io.Reader, fn func(Event) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	var pending []byte
+	line, bad := 0, 0
 	for sc.Scan() {
-		if pending != nil {
-			return nil, fmt.Errorf("history: line %d is not JSON", len(out)+1)
+		line++
+		if bad != 0 {
+			return fmt.Errorf("history: line %d is not an event", bad)
 		}
 		var e Event
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			pending = append([]byte(nil), sc.Bytes()...)
+			bad = line
 			continue
 		}
-		out = append(out, e)
+		if err := fn(e); err != nil {
+			return err
+		}
 	}
-	return out, sc.Err()
+	return sc.Err()
 }
