@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"time"
+
+	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/proof/history"
+	"github.com/relock-go/relock/test/proof/store"
+)
+
+// loop runs one workload on one namespace: iterations one after another,
+// each on the object of the workload's current epoch.
+type loop struct {
+	w      *worker
+	ns, wl string
+	locks  *rlock.Client
+	rng    *rand.Rand
+
+	epoch  int64
+	object string
+	// handle is the lock, semaphore or election of object, made when the
+	// loop moved to it (one owner per loop, as a user keeps one handle
+	// per critical section).
+	handle any
+	// permitsSet is the semaphore object the loop gave its permits to.
+	permitsSet string
+}
+
+// opTimeout bounds an operation inside a section (the resource's, or a
+// release), which never waits for another process.
+const opTimeout = 5 * time.Second
+
+// backoff is the pause after an acquisition that failed with an error, so
+// that a loop does not spin while Redis is unreachable.
+const backoff = 100 * time.Millisecond
+
+func (l *loop) run(ctx context.Context) {
+	for ctx.Err() == nil {
+		if err := l.follow(ctx); err != nil {
+			l.pause(ctx, backoff)
+			continue
+		}
+		if !l.iterate(ctx) {
+			l.pause(ctx, backoff)
+		}
+		l.pause(ctx, l.between(l.w.c.think))
+	}
+}
+
+// follow moves the loop to the object of its workload's current epoch.
+func (l *loop) follow(ctx context.Context) error {
+	epoch, err := l.w.store.Epoch(ctx, l.ns, l.wl)
+	if err != nil || epoch == l.epoch {
+		return err
+	}
+	l.epoch, l.object = epoch, store.Object(l.ns, l.wl, epoch)
+	switch l.wl {
+	case store.Fenced:
+		l.handle = l.locks.NewFencedMutex(l.object)
+	case store.Plain:
+		l.handle = l.locks.NewMutex(l.object)
+	case store.Fair:
+		l.handle = l.locks.NewFairMutex(l.object)
+	case store.RW:
+		l.handle = l.locks.NewRWMutex(l.object)
+	case store.Semaphore:
+		l.handle = l.locks.NewSemaphore(l.object)
+	case store.PESemaphore:
+		l.handle = l.locks.NewPermitExpirableSemaphore(l.object)
+	case store.Election:
+		l.handle = l.locks.NewElection(l.object)
+	default:
+		return fmt.Errorf("unknown workload %q", l.wl)
+	}
+	return nil
+}
+
+// iterate runs one iteration and reports whether its acquisition
+// succeeded.
+func (l *loop) iterate(ctx context.Context) bool {
+	switch h := l.handle.(type) {
+	case *rlock.FencedMutex:
+		return l.fenced(ctx, h)
+	case *rlock.Mutex:
+		return l.plain(ctx, h)
+	case *rlock.FairMutex:
+		return l.fair(ctx, h)
+	case *rlock.RWMutex:
+		return l.rw(ctx, h)
+	case *rlock.Semaphore:
+		return l.semaphore(ctx, h)
+	case *rlock.PermitExpirableSemaphore:
+		return l.pesemaphore(ctx, h)
+	case *rlock.Election:
+		return l.election(ctx, h)
+	}
+	return false
+}
+
+// between returns a random pause in [0, d].
+func (l *loop) between(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	return time.Duration(l.rng.Int64N(int64(d) + 1))
+}
+
+// pause waits d, or less if ctx ends first.
+func (l *loop) pause(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// hold pauses inside a section, for a random time up to -hold. It does not
+// end early when the worker stops: a section is finished as it began.
+func (l *loop) hold() { time.Sleep(l.between(l.w.c.hold)) }
+
+// acquireCtx bounds an acquisition's wait; it ends when the worker stops.
+func (l *loop) acquireCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, l.w.c.wait)
+}
+
+// opCtx bounds an operation inside a section; it does not end when the
+// worker stops, so that a section begun is finished.
+func opCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), opTimeout)
+}
+
+// invoke records the start of op on the loop's object.
+func (l *loop) invoke(op string, e history.Event) *history.Op {
+	e.Workload, e.Name, e.Op = l.wl, l.object, op
+	o, err := l.w.hist.Invoke(e)
+	if err != nil {
+		fatal(err)
+	}
+	return o
+}
+
+// done records the completion of o.
+func done(o *history.Op, typ string, e history.Event) {
+	if err := o.Done(typ, e); err != nil {
+		fatal(err)
+	}
+}
+
+// fatal ends a process whose history cannot be written: what it would do
+// next could not be checked.
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "worker: history:", err)
+	os.Exit(1)
+}
+
+// acquired records the outcome of an acquisition: ok; fail when it
+// certainly took nothing (its wait ended, or relock undid it for want of a
+// replica's acknowledgement); info otherwise (a Redis error: it may have
+// taken the lock).
+func acquired(o *history.Op, err error, e history.Event) bool {
+	switch {
+	case err == nil:
+		done(o, history.OK, e)
+		return true
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled),
+		errors.Is(err, rlock.ErrNotReplicated):
+		done(o, history.Fail, history.Event{Error: err.Error()})
+	default:
+		done(o, history.Info, history.Event{Error: err.Error()})
+	}
+	return false
+}
+
+// released records the outcome of a release: ok; fail when the holder no
+// longer held it (ErrNotHeld); info otherwise.
+func released(o *history.Op, err error) {
+	switch {
+	case err == nil:
+		done(o, history.OK, history.Event{})
+	case errors.Is(err, rlock.ErrNotHeld):
+		done(o, history.Fail, history.Event{Error: err.Error()})
+	default:
+		done(o, history.Info, history.Event{Error: err.Error()})
+	}
+}
+
+// finished records an operation on the resource: ok, or info with the
+// error.
+func finished(o *history.Op, err error, e history.Event) bool {
+	if err != nil {
+		done(o, history.Info, history.Event{Error: err.Error()})
+		return false
+	}
+	done(o, history.OK, e)
+	return true
+}
+
+// watch records "lost" when lost closes during the section; the returned
+// func ends the watch at the section's end, recording a loss that came
+// before it.
+func (l *loop) watch(lost <-chan struct{}, token int64) (end func()) {
+	stop, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		select {
+		case <-lost:
+		case <-stop:
+			select {
+			case <-lost:
+			default:
+				return
+			}
+		}
+		e := history.Event{Workload: l.wl, Name: l.object, Op: "lost", Token: token}
+		if err := l.w.hist.Instant(e); err != nil {
+			fatal(err)
+		}
+	}()
+	return func() {
+		close(stop)
+		<-ended
+	}
+}

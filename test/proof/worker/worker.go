@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/proof/history"
+	"github.com/relock-go/relock/test/proof/store"
+)
+
+// worker is the process: its history, its clients and its loops.
+type worker struct {
+	c        config
+	hist     *history.Writer
+	resource *redis.Client
+	store    *store.Store
+	rdbs     []*redis.Client
+	locks    map[string]*rlock.Client // by namespace
+}
+
+// timeouts of every go-redis client: a command that Redis does not answer
+// (a partition) fails within a second, well inside a lease.
+const (
+	dialTimeout = time.Second
+	ioTimeout   = time.Second
+)
+
+func start(c config) (*worker, error) {
+	hist, err := history.Create(c.history, c.process, "go")
+	if err != nil {
+		return nil, err
+	}
+	w := &worker{c: c, hist: hist, locks: make(map[string]*rlock.Client)}
+	// The resource's connections carry the process's name, so that the
+	// harness sees when the last of a killed process's is gone.
+	w.resource = redis.NewClient(&redis.Options{Addr: c.resource, ClientName: c.process})
+	w.store = store.New(w.resource, c.process)
+	for _, ns := range c.namespaces {
+		opts := []rlock.Option{
+			rlock.WithWatchdogTimeout(c.lease),
+			rlock.WithFairWaitTimeout(c.fairWait),
+			rlock.WithClientName(c.process),
+		}
+		var rdb *redis.Client
+		if ns == store.Single {
+			rdb = redis.NewClient(&redis.Options{Addr: c.single,
+				DialTimeout: dialTimeout, ReadTimeout: ioTimeout, WriteTimeout: ioTimeout})
+		} else {
+			rdb = redis.NewFailoverClient(&redis.FailoverOptions{MasterName: c.master, SentinelAddrs: c.sentinels,
+				DialTimeout: dialTimeout, ReadTimeout: ioTimeout, WriteTimeout: ioTimeout})
+		}
+		if ns == store.Ack {
+			opts = append(opts, rlock.WithReplicaAck(1, c.ackTimeout))
+		}
+		w.rdbs = append(w.rdbs, rdb)
+		lc, err := rlock.New(rdb, opts...)
+		if err != nil {
+			_ = w.close()
+			return nil, err
+		}
+		w.locks[ns] = lc
+	}
+	return w, nil
+}
+
+// run runs every workload of every namespace in a loop of its own until
+// ctx ends, then waits for each loop to finish its iteration.
+func (w *worker) run(ctx context.Context) {
+	var wg sync.WaitGroup
+	n := uint64(0)
+	for _, ns := range w.c.namespaces {
+		for _, wl := range w.c.workloads {
+			n++
+			l := &loop{w: w, ns: ns, wl: wl, locks: w.locks[ns],
+				rng: rand.New(rand.NewPCG(uint64(w.c.seed), n)), epoch: -1}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				l.run(ctx)
+			}()
+		}
+	}
+	wg.Wait()
+}
+
+func (w *worker) close() error {
+	var errs []error
+	for _, lc := range w.locks {
+		errs = append(errs, lc.Close())
+	}
+	for _, rdb := range w.rdbs {
+		errs = append(errs, rdb.Close())
+	}
+	if w.resource != nil {
+		errs = append(errs, w.resource.Close())
+	}
+	errs = append(errs, w.hist.Close())
+	return errors.Join(errs...)
+}
