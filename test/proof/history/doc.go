@@ -43,7 +43,9 @@
 //	fault     nemesis: the fault's kind (below)
 //	target    nemesis: what the fault hits: a process ("go-3"), or
 //	          anything else ("redis", "" for everything), which hits every
-//	          process
+//	          process; the fleet names a lock service's faults (restart,
+//	          failover) after its namespace ("single", "ack", "noack"),
+//	          which the manifest gives each name (NameSpec.Redis)
 //
 // The completion repeats the invocation's process, id, workload, name and
 // op; Load pairs the two by process and id, and takes value, token and
@@ -77,8 +79,11 @@
 // process's last line, whichever comes first. A register starts at 0, with
 // no token seen; after the run the fleet reads each register once more
 // (read, token 0), so that the last write is seen. A semaphore holder's
-// mark (count) lasts as long as its permit: the mark of a holder killed
-// inside is removed when its permit is given back or expires.
+// mark (count) lasts as long as its permit, or less: the fleet takes the
+// marks of a process killed inside out once the process is dead (its
+// permit is then gone for good, or comes back when its lease ends), so a
+// count never includes a dead holder beside the live ones its permit let
+// in.
 //
 // # Faults
 //

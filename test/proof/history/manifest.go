@@ -73,6 +73,10 @@ type NameSpec struct {
 	// FairBound is how many later arrivals may overtake a fair waiter (the
 	// fair lock's documented bound is 0).
 	FairBound int `json:"fair_bound,omitempty"`
+	// Redis is the lock service the name lives on: the fleet's namespace
+	// ("single", "ack", "noack"), which is also the target of the
+	// nemesis's restarts and failovers of that service.
+	Redis string `json:"redis,omitempty"`
 }
 
 // Lease returns the spec's lease.
