@@ -36,6 +36,8 @@ func (l *loop) semaphore(ctx context.Context, s *rlock.Semaphore) bool {
 		return false
 	}
 	l.inside(nil)
+	// Sent once: a permit belongs to nobody, so a second Release after an
+	// error could give back one more than was taken.
 	octx, cancel := opCtx()
 	defer cancel()
 	o = l.invoke("release", history.Event{})
@@ -59,10 +61,7 @@ func (l *loop) pesemaphore(ctx context.Context, s *rlock.PermitExpirableSemaphor
 	end := l.watch(p.Lost(), 0)
 	l.inside(p.Lost())
 	end()
-	octx, cancel := opCtx()
-	defer cancel()
-	o = l.invoke("release", history.Event{})
-	released(o, s.ReleasePermit(octx, p))
+	l.unlock(func(ctx context.Context) error { return s.ReleasePermit(ctx, p) })
 	return true
 }
 

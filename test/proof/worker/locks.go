@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"time"
 
 	"github.com/relock-go/relock/rlock"
 	"github.com/relock-go/relock/test/proof/history"
@@ -161,9 +162,22 @@ func (l *loop) rw(ctx context.Context, rw *rlock.RWMutex) bool {
 // unlock records a release made with unlock.
 func (l *loop) unlock(unlock func(context.Context) error) { l.unlockMode(unlock, "") }
 
+// releaseTries is how many times a release that failed without an answer
+// from Redis is sent: as users are told, an Unlock that returned such an
+// error can simply be called again.
+const releaseTries = 3
+
 func (l *loop) unlockMode(unlock func(context.Context) error, mode string) {
-	octx, cancel := opCtx()
-	defer cancel()
-	o := l.invoke("release", history.Event{Mode: mode})
-	released(o, unlock(octx))
+	for i := range releaseTries {
+		if i > 0 {
+			time.Sleep(backoff)
+		}
+		octx, cancel := opCtx()
+		o := l.invoke("release", history.Event{Mode: mode})
+		over := released(o, unlock(octx))
+		cancel()
+		if over {
+			return
+		}
+	}
 }

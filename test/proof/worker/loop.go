@@ -180,9 +180,10 @@ func acquired(o *history.Op, err error, e history.Event) bool {
 	return false
 }
 
-// released records the outcome of a release: ok; fail when the holder no
-// longer held it (ErrNotHeld); info otherwise.
-func released(o *history.Op, err error) {
+// released records the outcome of a release, and reports whether it is
+// over: ok; fail when the holder no longer held it (ErrNotHeld); info
+// otherwise, when it may be sent again.
+func released(o *history.Op, err error) bool {
 	switch {
 	case err == nil:
 		done(o, history.OK, history.Event{})
@@ -190,7 +191,9 @@ func released(o *history.Op, err error) {
 		done(o, history.Fail, history.Event{Error: err.Error()})
 	default:
 		done(o, history.Info, history.Event{Error: err.Error()})
+		return false
 	}
+	return true
 }
 
 // finished records an operation on the resource: ok, or info with the

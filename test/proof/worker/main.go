@@ -5,7 +5,14 @@
 // Redisson; the harness (package fleet) starts both.
 //
 //	worker -process go-1 -history go-1.jsonl -resource 127.0.0.1:P \
-//	  -single 127.0.0.1:Q -sentinels 127.0.0.1:R,... -master mymaster
+//	  -single 127.0.0.1:Q -ack-sentinels 127.0.0.1:R,... -noack-sentinels ... \
+//	  -via 127.0.0.1:S=127.0.0.1:T,...
+//
+// Every connection to a lock service goes through a proxy of the process's
+// own (package faultproxy, in the harness): -single names the single
+// server's, -via those of the Sentinel deployments' data nodes, which the
+// worker dials instead of the addresses the Sentinels give (the Sentinels
+// themselves are reached directly).
 //
 // It prints "ready" once its clients are made, and on SIGTERM finishes the
 // iteration each loop is in, releases what it holds, and exits 0.
@@ -26,10 +33,13 @@ import (
 
 // config is the command line.
 type config struct {
-	process, history      string
-	resource, single      string
-	sentinels             []string
-	master                string
+	process, history string
+	resource, single string
+	sentinels        map[string][]string // by namespace
+	master           string
+	// via maps a Sentinel deployment's data node to the proxy this
+	// process reaches it through.
+	via                   map[string]string
 	namespaces, workloads []string
 	lease, fairWait       time.Duration
 	permitLease           time.Duration
@@ -46,8 +56,10 @@ func parse(args []string) (config, error) {
 	fs.StringVar(&c.history, "history", "", "the history file to write (required)")
 	fs.StringVar(&c.resource, "resource", "", "the resource server, host:port (required)")
 	fs.StringVar(&c.single, "single", "", "the single namespace's server (its proxy), host:port")
-	sentinels := fs.String("sentinels", "", "the Sentinels of the ack and noack namespaces, host:port,...")
+	ackSentinels := fs.String("ack-sentinels", "", "the Sentinels of the ack namespace's deployment, host:port,...")
+	noackSentinels := fs.String("noack-sentinels", "", "the Sentinels of the noack namespace's deployment, host:port,...")
 	fs.StringVar(&c.master, "master", "mymaster", "the name the Sentinels monitor the master under")
+	via := fs.String("via", "", "the proxies of the Sentinel deployments' data nodes: node=proxy,... (host:port each)")
 	namespaces := fs.String("namespaces", strings.Join(store.Namespaces, ","), "the namespaces to run")
 	workloads := fs.String("workloads", strings.Join(store.Workloads, ","), "the workloads to run")
 	fs.DurationVar(&c.lease, "lease", 2*time.Second, "WithWatchdogTimeout: the lease of every lock")
@@ -66,15 +78,21 @@ func parse(args []string) (config, error) {
 		return c, fmt.Errorf("-history and -resource are required")
 	}
 	c.namespaces, c.workloads = split(*namespaces), split(*workloads)
-	if *sentinels != "" {
-		c.sentinels = split(*sentinels)
+	c.sentinels = map[string][]string{store.Ack: split(*ackSentinels), store.NoAck: split(*noackSentinels)}
+	c.via = make(map[string]string)
+	for _, pair := range split(*via) {
+		node, proxy, ok := strings.Cut(pair, "=")
+		if !ok {
+			return c, fmt.Errorf("-via %q: want node=proxy", pair)
+		}
+		c.via[node] = proxy
 	}
 	for _, ns := range c.namespaces {
 		switch {
 		case ns == store.Single && c.single == "":
 			return c, fmt.Errorf("namespace %s needs -single", ns)
-		case ns != store.Single && len(c.sentinels) == 0:
-			return c, fmt.Errorf("namespace %s needs -sentinels", ns)
+		case ns != store.Single && len(c.sentinels[ns]) == 0:
+			return c, fmt.Errorf("namespace %s needs -%s-sentinels", ns, ns)
 		}
 	}
 	return c, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"net"
 	"sync"
 	"time"
 
@@ -52,8 +53,8 @@ func start(c config) (*worker, error) {
 			rdb = redis.NewClient(&redis.Options{Addr: c.single,
 				DialTimeout: dialTimeout, ReadTimeout: ioTimeout, WriteTimeout: ioTimeout})
 		} else {
-			rdb = redis.NewFailoverClient(&redis.FailoverOptions{MasterName: c.master, SentinelAddrs: c.sentinels,
-				DialTimeout: dialTimeout, ReadTimeout: ioTimeout, WriteTimeout: ioTimeout})
+			rdb = redis.NewFailoverClient(&redis.FailoverOptions{MasterName: c.master, SentinelAddrs: c.sentinels[ns],
+				Dialer: c.dial, DialTimeout: dialTimeout, ReadTimeout: ioTimeout, WriteTimeout: ioTimeout})
 		}
 		if ns == store.Ack {
 			opts = append(opts, rlock.WithReplicaAck(1, c.ackTimeout))
@@ -87,6 +88,15 @@ func (w *worker) run(ctx context.Context) {
 		}
 	}
 	wg.Wait()
+}
+
+// dial connects to addr, or to the proxy -via names for it.
+func (c config) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	if proxy, ok := c.via[addr]; ok {
+		addr = proxy
+	}
+	d := net.Dialer{Timeout: dialTimeout}
+	return d.DialContext(ctx, network, addr)
 }
 
 func (w *worker) close() error {

@@ -21,6 +21,7 @@ import org.redisson.api.RedissonClient;
 final class Loop {
     private static final long BACKOFF_MS = 100;
     private static final double READ_SHARE = 0.6;
+    private static final int RELEASE_TRIES = 3;
 
     private final Worker w;
     private final String ns, wl;
@@ -114,16 +115,28 @@ final class Loop {
 
     private static void info(History.Op o, RuntimeException e) { o.done("info", outcome(0, 0, 0, e.toString())); }
 
-    /** Releases with unlock: ok; fail when not held (IllegalMonitorStateException); info on another error. */
-    private void release(Runnable unlock, String mode) {
-        History.Op o = invoke("release", mode, 0, 0);
-        try {
-            unlock.run();
-            o.done("ok", outcome(0, 0, 0, null));
-        } catch (IllegalMonitorStateException e) {
-            o.done("fail", outcome(0, 0, 0, e.toString()));
-        } catch (RuntimeException e) {
-            info(o, e);
+    /**
+     * Releases a lock with unlock: ok; fail when not held
+     * (IllegalMonitorStateException); info on another error, after which
+     * the unlock is sent again (RELEASE_TRIES in all): a lock left held
+     * would be re-entered by this thread's next acquisition and never let go.
+     */
+    private void release(Runnable unlock, String mode) throws InterruptedException {
+        for (int i = 0; i < RELEASE_TRIES; i++) {
+            if (i > 0) {
+                Thread.sleep(BACKOFF_MS);
+            }
+            History.Op o = invoke("release", mode, 0, 0);
+            try {
+                unlock.run();
+                o.done("ok", outcome(0, 0, 0, null));
+                return;
+            } catch (IllegalMonitorStateException e) {
+                o.done("fail", outcome(0, 0, 0, e.toString()));
+                return;
+            } catch (RuntimeException e) {
+                info(o, e);
+            }
         }
     }
 
@@ -258,7 +271,15 @@ final class Loop {
         }
         o.done("ok", outcome(0, 0, 0, null));
         inside();
-        release(s::release, null);
+        // Sent once: a permit belongs to nobody, so a second release after
+        // an error could give back one more than was taken.
+        o = invoke("release", null, 0, 0);
+        try {
+            s.release();
+            o.done("ok", outcome(0, 0, 0, null));
+        } catch (RuntimeException e) {
+            info(o, e);
+        }
         return true;
     }
 
@@ -283,15 +304,21 @@ final class Loop {
         }
         o.done("ok", outcome(0, 0, 0, null));
         inside();
-        o = invoke("release", null, 0, 0);
-        try {
-            if (s.tryRelease(id)) {
-                o.done("ok", outcome(0, 0, 0, null));
-            } else {
-                o.done("fail", outcome(0, 0, 0, "permit not leased any more"));
+        for (int i = 0; i < RELEASE_TRIES; i++) {
+            if (i > 0) {
+                Thread.sleep(BACKOFF_MS);
             }
-        } catch (RuntimeException e) {
-            info(o, e);
+            o = invoke("release", null, 0, 0);
+            try {
+                if (s.tryRelease(id)) {
+                    o.done("ok", outcome(0, 0, 0, null));
+                } else {
+                    o.done("fail", outcome(0, 0, 0, "permit not leased any more"));
+                }
+                break;
+            } catch (RuntimeException e) {
+                info(o, e);
+            }
         }
         return true;
     }

@@ -16,6 +16,7 @@ import org.redisson.config.ConstantDelay;
 import org.redisson.config.ReadMode;
 import org.redisson.config.SentinelServersConfig;
 import org.redisson.config.SubscriptionMode;
+import org.redisson.misc.RedisURI;
 
 /**
  * The Java process of a proof fleet: the Go worker's workloads, with real
@@ -25,8 +26,14 @@ import org.redisson.config.SubscriptionMode;
  *
  * <pre>
  * java -cp redisson-peer.jar:classes proof.Worker --process java-1 --history java-1.jsonl \
- *   --resource 127.0.0.1:P --single 127.0.0.1:Q --sentinels 127.0.0.1:R,... --lua DIR
+ *   --resource 127.0.0.1:P --single 127.0.0.1:Q --ack-sentinels 127.0.0.1:R,... --noack-sentinels ... \
+ *   --via 127.0.0.1:S=127.0.0.1:T,... --lua DIR
  * </pre>
+ *
+ * Every connection to a lock service goes through a proxy of the process's
+ * own: --single is the single server's, --via maps the Sentinel
+ * deployments' data nodes to theirs (Redisson's NAT map); the Sentinels
+ * themselves are reached directly.
  *
  * It prints "ready" once its clients are made, and on SIGTERM finishes the
  * iteration each thread is in, releases what it holds, and exits 0.
@@ -39,7 +46,8 @@ public final class Worker {
     /** The command line, flags --name value, with the Go worker's defaults. */
     final Map<String, String> flags = new LinkedHashMap<>(Map.ofEntries(
             Map.entry("process", "java-1"), Map.entry("history", ""), Map.entry("resource", ""),
-            Map.entry("single", ""), Map.entry("sentinels", ""), Map.entry("master", "mymaster"),
+            Map.entry("single", ""), Map.entry("ack-sentinels", ""), Map.entry("noack-sentinels", ""),
+            Map.entry("master", "mymaster"), Map.entry("via", ""),
             Map.entry("namespaces", String.join(",", NAMESPACES)), Map.entry("workloads", String.join(",", WORKLOADS)),
             Map.entry("lease", "2000"), Map.entry("fair-wait", "5000"), Map.entry("permit-lease", "2000"),
             Map.entry("permits", "2"), Map.entry("ack-timeout", "1000"), Map.entry("hold", "3"),
@@ -166,9 +174,18 @@ public final class Worker {
                 .setMasterConnectionMinimumIdleSize(2).setMasterConnectionPoolSize(16)
                 .setSlaveConnectionMinimumIdleSize(1).setSlaveConnectionPoolSize(2)
                 .setSubscriptionConnectionMinimumIdleSize(1).setSubscriptionConnectionPoolSize(8);
-        for (String a : split(flag("sentinels"))) {
+        for (String a : split(flag(ns + "-sentinels"))) {
             s.addSentinelAddress("redis://" + a);
         }
+        Map<String, String> via = new HashMap<>();
+        for (String pair : split(flag("via"))) {
+            String[] nodeProxy = pair.split("=", 2);
+            via.put(nodeProxy[0], nodeProxy[1]);
+        }
+        s.setNatMapper(uri -> {
+            String proxy = via.get(uri.getHost() + ":" + uri.getPort());
+            return proxy == null ? uri : new RedisURI(uri.getScheme() + "://" + proxy);
+        });
         c.setCheckLockSyncedSlaves(ns.equals("ack"));
         c.setSlavesSyncTimeout(millis("ack-timeout"));
         return c;
