@@ -5,6 +5,7 @@ go 1.24.0
 replace github.com/relock-go/relock => ../..
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/redis/go-redis/v9 v9.22.0
 	github.com/relock-go/relock v0.0.0-00010101000000-000000000000
 )

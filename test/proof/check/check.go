@@ -1,0 +1,211 @@
+package check
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/relock-go/relock/test/proof/history"
+)
+
+// Check checks a run, name by name in parallel, and returns what held and
+// what did not. It fails only on a Config it cannot use; what it finds in
+// the run is in the Result.
+func Check(run *history.Run, cfg Config) (*Result, error) {
+	cfg = cfg.withDefaults()
+	if cfg.VisualDir == "" {
+		cfg.VisualDir = run.Dir
+	}
+	byName := make([][]*history.Operation, len(run.Names))
+	procLast := make([]int64, len(run.Procs))
+	for i := range run.Ops {
+		o := &run.Ops[i]
+		byName[o.Name] = append(byName[o.Name], o)
+		procLast[o.Proc] = max(procLast[o.Proc], o.Call, o.Return)
+	}
+	fi := newFaultIndex(run)
+	vis := &visuals{}
+	checks := make([]*nameCheck, len(run.Names))
+	var wg sync.WaitGroup
+	limit := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, name := range run.Names {
+		c := &nameCheck{cfg: cfg, run: run, fi: fi, procLast: procLast, name: name, spec: run.Manifest.Names[name],
+			ops: byName[i], visuals: vis, cells: map[string]*Cell{}}
+		checks[i] = c
+		wg.Add(1)
+		limit <- struct{}{}
+		go func() {
+			defer func() { <-limit; wg.Done() }()
+			c.check()
+		}()
+	}
+	wg.Wait()
+	res := &Result{Visualizations: vis.paths}
+	cells := map[[2]string]*Cell{}
+	for _, c := range checks {
+		res.Names = append(res.Names, c.res)
+		res.Findings = append(res.Findings, c.findings...)
+		res.Violations += c.res.Violations
+		res.Measured += c.res.Measured
+		res.Unchecked += c.res.Unchecked
+		for kind, cell := range c.cells {
+			k := [2]string{kind, c.spec.Workload}
+			if cells[k] == nil {
+				cells[k] = &Cell{Fault: kind, Workload: c.spec.Workload}
+			}
+			cells[k].Acquisitions += cell.Acquisitions
+			cells[k].Violations += cell.Violations
+			cells[k].Measured += cell.Measured
+			cells[k].Unchecked += cell.Unchecked
+		}
+	}
+	for _, cell := range cells {
+		res.Cells = append(res.Cells, *cell)
+	}
+	slices.SortFunc(res.Names, func(a, b NameResult) int { return compareStrings(a.Name, b.Name) })
+	slices.SortFunc(res.Findings, func(a, b Finding) int {
+		if a.Severity != b.Severity {
+			return int(b.Severity - a.Severity)
+		}
+		return int(a.At - b.At)
+	})
+	slices.SortFunc(res.Cells, func(a, b Cell) int {
+		if a.Fault != b.Fault {
+			return compareStrings(a.Fault, b.Fault)
+		}
+		return compareStrings(a.Workload, b.Workload)
+	})
+	return res, nil
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// visuals is the run's budget of porcupine visualizations.
+type visuals struct {
+	atomic.Int64
+	mu    sync.Mutex
+	paths []string
+}
+
+func (v *visuals) add(path string) {
+	v.mu.Lock()
+	v.paths = append(v.paths, path)
+	v.mu.Unlock()
+}
+
+// nameCheck checks one name.
+type nameCheck struct {
+	cfg      Config
+	run      *history.Run
+	fi       *faultIndex
+	procLast []int64 // each process's last line
+	name     string
+	spec     history.NameSpec
+	ops      []*history.Operation // by invocation
+	visuals  *visuals
+
+	res      NameResult
+	findings []Finding
+	cells    map[string]*Cell // by fault kind
+}
+
+// check runs the checks the name's workload calls for.
+func (c *nameCheck) check() {
+	c.res = NameResult{Name: c.name, Workload: c.spec.Workload, Operations: len(c.ops), ByCheck: map[string]*Counts{}}
+	for _, o := range c.ops {
+		if o.Kind == history.OpAcquire && o.Outcome == history.OutcomeOK {
+			c.res.Acquisitions++
+			c.attribute(o.Call, o.Return, func(cell *Cell) { cell.Acquisitions++ })
+		}
+	}
+	secs := c.sections()
+	switch c.spec.Workload {
+	case history.Semaphore, history.PESemaphore:
+		c.permits(secs)
+	default:
+		c.exclusion(secs)
+	}
+	switch c.spec.Workload {
+	case history.Fenced:
+		c.grantTokens()
+		c.storeTokens()
+		c.register()
+	case history.Plain, history.RW:
+		c.register()
+	case history.Fair:
+		c.fairOrder()
+	case history.Election:
+		c.grantTokens()
+	}
+	c.liveness()
+}
+
+// finding adds a finding: measured, explained by cause, or if there is no
+// cause a violation.
+func (c *nameCheck) finding(cause, check string, at int64, format string, args ...any) {
+	sev := Violation
+	if cause != "" {
+		sev = Measured
+	}
+	c.add(Finding{Severity: sev, Check: check, At: at, Cause: cause, Text: fmt.Sprintf(format, args...)})
+}
+
+// add counts f, attributes it to the faults whose span holds it, and keeps
+// it (a measured one up to Config.MaxExamples per check).
+func (c *nameCheck) add(f Finding) {
+	f.Name, f.Workload = c.name, c.spec.Workload
+	c.res.add(f.Severity)
+	bc := c.res.ByCheck[f.Check]
+	if bc == nil {
+		bc = &Counts{}
+		c.res.ByCheck[f.Check] = bc
+	}
+	bc.add(f.Severity)
+	c.attribute(f.At, f.At, func(cell *Cell) { cell.add(f.Severity) })
+	if f.Severity != Measured || bc.Measured <= c.cfg.MaxExamples {
+		c.findings = append(c.findings, f)
+	}
+}
+
+// attribute calls fn with the cell of each fault kind whose span (the fault,
+// then one lease and Config.Slack) overlaps [from, to], or with the
+// NoFault cell if none does.
+func (c *nameCheck) attribute(from, to int64, fn func(*Cell)) {
+	after := int64(c.spec.Lease() + c.cfg.Slack)
+	var seen []string
+	c.fi.each(from-after, to, func(f *history.Fault) bool {
+		if f.End+after >= from && !slices.Contains(seen, f.Kind) {
+			seen = append(seen, f.Kind)
+		}
+		return true
+	})
+	if len(seen) == 0 {
+		seen = append(seen, NoFault)
+	}
+	for _, kind := range seen {
+		cell := c.cells[kind]
+		if cell == nil {
+			cell = &Cell{Fault: kind, Workload: c.spec.Workload}
+			c.cells[kind] = cell
+		}
+		fn(cell)
+	}
+}
+
+func (c *nameCheck) procName(p int32) string { return c.run.Procs[p].Name }
+
+// clock formats t as an offset from the run's start.
+func (c *nameCheck) clock(t int64) string { return "+" + dur(t-c.run.Start) }
+
+func dur(ns int64) string { return time.Duration(ns).Round(time.Millisecond).String() }
