@@ -26,13 +26,17 @@ func Check(run *history.Run, cfg Config) (*Result, error) {
 		byName[o.Name] = append(byName[o.Name], o)
 		procLast[o.Proc] = max(procLast[o.Proc], o.Call, o.Return)
 	}
-	fi := newFaultIndex(run)
+	procs := map[string]bool{}
+	for _, p := range run.Procs {
+		procs[p.Name] = true
+	}
 	vis := &visuals{}
 	checks := make([]*nameCheck, len(run.Names))
 	var wg sync.WaitGroup
 	limit := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i, name := range run.Names {
-		c := &nameCheck{cfg: cfg, run: run, fi: fi, procLast: procLast, name: name, spec: run.Manifest.Names[name],
+		spec := run.Manifest.Names[name]
+		c := &nameCheck{cfg: cfg, run: run, fi: newFaultIndex(run, procs, spec), procLast: procLast, name: name, spec: spec,
 			ops: byName[i], visuals: vis, cells: map[string]*Cell{}}
 		checks[i] = c
 		wg.Add(1)
@@ -108,7 +112,7 @@ func (v *visuals) add(path string) {
 type nameCheck struct {
 	cfg      Config
 	run      *history.Run
-	fi       *faultIndex
+	fi       *faultIndex // the faults that concern the name
 	procLast []int64 // each process's last line
 	name     string
 	spec     history.NameSpec

@@ -21,6 +21,12 @@ var (
 	election = history.NameSpec{Workload: history.Election, LeaseMS: 1000, WaitMS: 2000}
 )
 
+// onSingle returns spec on lock service "single".
+func onSingle(spec history.NameSpec) history.NameSpec {
+	spec.Redis = "single"
+	return spec
+}
+
 // Each history, written by hand, must give exactly the findings listed
 // (each "severity check" once, whatever their number): a wrong history its
 // violations, a right one none, and what cannot hold measured.
@@ -122,6 +128,13 @@ func TestCheckHandWrittenHistories(t *testing.T) {
 			go-2 release 2 3 ok
 			end=10000`,
 			[]string{"VIOLATION liveness"}},
+		{"a restart of another lock service explains no token regression", onSingle(fenced), `
+			go-1 acquire 0 1 ok token=2
+			go-1 release 2 3 ok
+			nemesis restart-nopersist 4 5 target=elsewhere
+			go-2 acquire 6 7 ok token=1
+			go-2 release 8 9 ok`,
+			[]string{"VIOLATION grant-tokens"}},
 		{"a waiter told past its wait", plain, `
 			go-1 acquire 0 1 ok
 			go-2 acquire 2 5000 fail
@@ -227,6 +240,13 @@ func TestCheckHandWrittenHistories(t *testing.T) {
 			nil},
 
 		// What cannot hold: measured.
+		{"a restart without persistence of the name's lock service takes its tokens back", onSingle(fenced), `
+			go-1 acquire 0 1 ok token=2
+			go-1 release 2 3 ok
+			nemesis restart-nopersist 4 5 target=single
+			go-2 acquire 6 7 ok token=1
+			go-2 release 8 9 ok`,
+			[]string{"measured grant-tokens"}},
 		{"plain: a paused holder overlaps, and an update is lost", plain, `
 			go-1 acquire 0 1 ok
 			go-1 read 2 3 ok value=0

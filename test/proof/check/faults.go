@@ -6,20 +6,28 @@ import (
 	"github.com/relock-go/relock/test/proof/history"
 )
 
-// faultIndex finds the faults that overlap a span of time.
+// faultIndex finds the faults of one name that overlap a span of time.
 type faultIndex struct {
 	list   []history.Fault // by Start
 	maxDur int64
 	procs  map[string]bool // the run's process names
 }
 
-func newFaultIndex(run *history.Run) *faultIndex {
-	fi := &faultIndex{list: run.Faults, procs: map[string]bool{}}
-	for _, f := range run.Faults {
-		fi.maxDur = max(fi.maxDur, f.End-f.Start)
+// newFaultIndex returns the index of the faults that concern a name of
+// spec: all but those aimed at another lock service than the name's (a
+// target that is some name's NameSpec.Redis).
+func newFaultIndex(run *history.Run, procs map[string]bool, spec history.NameSpec) *faultIndex {
+	services := map[string]bool{}
+	for _, s := range run.Manifest.Names {
+		services[s.Redis] = s.Redis != ""
 	}
-	for _, p := range run.Procs {
-		fi.procs[p.Name] = true
+	fi := &faultIndex{procs: procs}
+	for _, f := range run.Faults {
+		if services[f.Target] && f.Target != spec.Redis {
+			continue
+		}
+		fi.list = append(fi.list, f)
+		fi.maxDur = max(fi.maxDur, f.End-f.Start)
 	}
 	return fi
 }

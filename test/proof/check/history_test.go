@@ -20,8 +20,9 @@ import (
 //	nemesis pause 10 40 target=go-1    a fault: kind, start, end
 //
 // Fields: token, value, count, mode. A process named java-* is on the
-// Java side. The run has one name, "n", of the spec given, and ends at
-// the last time written (or end=, on a line of its own).
+// Java side. The run has one name, "n", of the spec given (and the
+// manifest another, on lock service "elsewhere"), and ends at the last
+// time written (or end=, on a line of its own).
 
 const start = int64(1_000_000_000_000) // the run's start, ns
 
@@ -38,7 +39,7 @@ func ms(s string, t *testing.T) int64 {
 func parseRun(t *testing.T, spec history.NameSpec, text string) *history.Run {
 	t.Helper()
 	run := &history.Run{Dir: t.TempDir(), Names: []string{"n"}, Start: start,
-		Manifest: history.Manifest{Names: map[string]history.NameSpec{"n": spec}}}
+		Manifest: history.Manifest{Names: map[string]history.NameSpec{"n": spec, "other": {Workload: history.Plain, LeaseMS: 1, Redis: "elsewhere"}}}}
 	procs := map[string]int32{}
 	ids := map[string]int64{}
 	end := int64(0)

@@ -36,13 +36,15 @@ type Manifest struct {
 	Seed    int64               `json:"seed,omitempty"`
 	Names   map[string]NameSpec `json:"names"`
 	// LosesLocks lists the fault kinds that may lose acquisitions Redis
-	// acknowledged (and so reset the fencing counter); nil means
-	// DefaultLosesLocks. Overlapping holders and token regressions under
-	// them are measured, not violations.
-	LosesLocks []string `json:"loses_locks,omitempty"`
+	// acknowledged (and so reset the fencing counter); null or absent
+	// means DefaultLosesLocks, [] none. Overlapping holders and token
+	// regressions under them are measured, not violations.
+	LosesLocks []string `json:"loses_locks"`
 	// LosesData lists the fault kinds that may lose register writes Redis
-	// acknowledged; nil means DefaultLosesData.
-	LosesData []string `json:"loses_data,omitempty"`
+	// acknowledged (the fenced store's, a counter's); null or absent means
+	// DefaultLosesData, [] none: registers kept on a server no fault
+	// touches lose nothing.
+	LosesData []string `json:"loses_data"`
 }
 
 // DefaultLosesLocks: a restart without persistence, or with appendfsync
