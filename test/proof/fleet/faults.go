@@ -177,7 +177,10 @@ func (f *fleet) kill(ctx context.Context, fault nemesis.Fault) error {
 	if err != nil {
 		return err
 	}
-	return next.awaitReady()
+	if err := next.awaitReady(); err != nil {
+		return err
+	}
+	return next.start()
 }
 
 // sleep waits d, or less if ctx ends first.

@@ -82,10 +82,12 @@ func (f *fleet) spawn(side string) (*proc, error) {
 		"hold":         "",
 		"think":        "",
 		"wait":         "",
+		"warmup":       "",
 	}
 	durations := map[string]time.Duration{
 		"lease": f.cfg.Lease, "fair-wait": f.cfg.FairWait, "permit-lease": f.cfg.PermitLease,
 		"ack-timeout": f.cfg.AckTimeout, "hold": f.cfg.Hold, "think": f.cfg.Think, "wait": f.cfg.Wait,
+		"warmup": warmup[side],
 	}
 	for ns, d := range f.svc.sentinels {
 		args[ns+"-sentinels"] = strings.Join(d.SentinelAddrs(), ",")
@@ -114,6 +116,10 @@ func (f *fleet) spawn(side string) (*proc, error) {
 	return p, nil
 }
 
+// warmup is how long a process of each side runs on its warm-up objects
+// before it is ready: a JVM needs a while for the JIT.
+var warmup = map[string]time.Duration{nemesis.Go: 500 * time.Millisecond, nemesis.Java: 2 * time.Second}
+
 // javaFlags are the JVM's: the quick compiler alone (C1), which spares a
 // third of a start's CPU and is fast enough for this work, and a small
 // serial heap, so that several JVMs fit a small machine.
@@ -134,18 +140,27 @@ func (f *fleet) live(side string) []*proc {
 	return out
 }
 
-// startAll starts n processes of side and waits until each is ready.
-func (f *fleet) startAll(side string, n int) error {
+// startAll starts the processes of each side (counts by side), waits
+// until every one is warm and ready, then starts them on the run's objects
+// together.
+func (f *fleet) startAll(counts map[string]int) error {
 	var started []*proc
-	for range n {
-		p, err := f.spawn(side)
-		if err != nil {
-			return err
+	for _, side := range []string{nemesis.Go, nemesis.Java} {
+		for range counts[side] {
+			p, err := f.spawn(side)
+			if err != nil {
+				return err
+			}
+			started = append(started, p)
 		}
-		started = append(started, p)
 	}
 	for _, p := range started {
 		if err := p.awaitReady(); err != nil {
+			return err
+		}
+	}
+	for _, p := range started {
+		if err := p.start(); err != nil {
 			return err
 		}
 	}

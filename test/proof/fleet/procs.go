@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 type proc struct {
 	name, side string
 	cmd        *exec.Cmd
+	stdin      io.WriteCloser
 	proxies    []*faultproxy.Proxy
 	ready      chan struct{} // closed when the worker printed "ready"
 	exited     chan struct{} // closed once the process was reaped
@@ -49,6 +51,9 @@ func (p *proc) launch(dir string, argv []string) error {
 	p.cmd.SysProcAttr = sysProcAttr()
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {
+		return err
+	}
+	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
 		return err
 	}
 	if err := p.cmd.Start(); err != nil {
@@ -87,6 +92,12 @@ func (p *proc) awaitReady() error {
 	case <-t.C:
 		return fmt.Errorf("%s not ready after %v", p.name, readyTimeout)
 	}
+}
+
+// start tells p, once ready, to start on the run's objects.
+func (p *proc) start() error {
+	_, err := io.WriteString(p.stdin, "go\n")
+	return err
 }
 
 // alive reports whether p has not exited.

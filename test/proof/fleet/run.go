@@ -98,10 +98,7 @@ func (f *fleet) build() error {
 
 // work starts the processes, waits out the warm-up and runs the nemesis.
 func (f *fleet) work(ctx context.Context, sched *nemesis.Schedule, res *Result) error {
-	if err := f.startAll(nemesis.Go, f.cfg.Go); err != nil {
-		return err
-	}
-	if err := f.startAll(nemesis.Java, f.cfg.Java); err != nil {
+	if err := f.startAll(map[string]int{nemesis.Go: f.cfg.Go, nemesis.Java: f.cfg.Java}); err != nil {
 		return err
 	}
 	f.cfg.logf("%d Go and %d Java processes ready", f.cfg.Go, f.cfg.Java)
@@ -168,13 +165,16 @@ type object struct {
 }
 
 // names returns every object the run used: each workload of each
-// namespace at each of its epochs.
+// namespace at each of its epochs, and each process's warm-up objects.
 func (f *fleet) names() []object {
 	var out []object
 	for _, ns := range f.cfg.Namespaces {
 		for _, wl := range f.cfg.Workloads {
 			for e := int64(0); e <= f.epochs[ns+"/"+wl]; e++ {
 				out = append(out, object{ns, wl, store.Object(ns, wl, e)})
+			}
+			for _, p := range f.procs {
+				out = append(out, object{ns, wl, store.Warmup(ns, wl, p.name)})
 			}
 		}
 	}

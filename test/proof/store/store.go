@@ -72,6 +72,12 @@ func Object(namespace, workload string, epoch int64) string {
 	return fmt.Sprintf("proof:%s:%s:%d", namespace, workload, epoch)
 }
 
+// Warmup is the name of the object of workload in namespace that process
+// alone uses before it joins the others: "proof:single:fenced:warmup-go-1".
+func Warmup(namespace, workload, process string) string {
+	return fmt.Sprintf("proof:%s:%s:warmup-%s", namespace, workload, process)
+}
+
 // Keys of the resource server.
 func registerKey(object string) string { return "reg:" + object }
 func insideKey(object string) string   { return "in:" + object }

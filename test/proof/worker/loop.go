@@ -45,11 +45,28 @@ func (l *loop) run(ctx context.Context) {
 			l.pause(ctx, backoff)
 			continue
 		}
-		if !l.iterate(ctx) {
-			l.pause(ctx, backoff)
-		}
-		l.pause(ctx, l.between(l.w.c.think))
+		l.once(ctx)
 	}
+}
+
+// warm runs iterations on the process's own warm-up object of the
+// workload until ctx ends, at least one.
+func (l *loop) warm(ctx context.Context) {
+	if err := l.use(store.Warmup(l.ns, l.wl, l.w.c.process)); err != nil {
+		return
+	}
+	l.once(context.Background())
+	for ctx.Err() == nil {
+		l.once(ctx)
+	}
+}
+
+// once runs one iteration and the pause after it.
+func (l *loop) once(ctx context.Context) {
+	if !l.iterate(ctx) {
+		l.pause(ctx, backoff)
+	}
+	l.pause(ctx, l.between(l.w.c.think))
 }
 
 // follow moves the loop to the object of its workload's current epoch.
@@ -58,7 +75,13 @@ func (l *loop) follow(ctx context.Context) error {
 	if err != nil || epoch == l.epoch {
 		return err
 	}
-	l.epoch, l.object = epoch, store.Object(l.ns, l.wl, epoch)
+	l.epoch = epoch
+	return l.use(store.Object(l.ns, l.wl, epoch))
+}
+
+// use moves the loop to object, with a new handle of it.
+func (l *loop) use(object string) error {
+	l.object = object
 	switch l.wl {
 	case store.Fenced:
 		l.handle = l.locks.NewFencedMutex(l.object)

@@ -14,14 +14,20 @@
 // worker dials instead of the addresses the Sentinels give (the Sentinels
 // themselves are reached directly).
 //
-// It prints "ready" once its clients are made, and on SIGTERM finishes the
-// iteration each loop is in, releases what it holds, and exits 0.
+// It first warms up: each loop runs for -warmup on an object of its own
+// (store.Warmup), recorded like the others, so that its connections,
+// subscriptions and scripts are set up before it contends with other
+// processes. It then prints "ready", starts on the run's objects when it
+// reads "go" on its stdin, and on SIGTERM finishes the iteration each loop
+// is in, releases what it holds, and exits 0.
 package main
 
 import (
+	"bufio"
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -47,6 +53,7 @@ type config struct {
 	ackTimeout            time.Duration
 	hold, think, wait     time.Duration
 	seed                  int64
+	warmup                time.Duration
 }
 
 func parse(args []string) (config, error) {
@@ -71,6 +78,7 @@ func parse(args []string) (config, error) {
 	fs.DurationVar(&c.think, "think", 10*time.Millisecond, "the longest pause between two iterations")
 	fs.DurationVar(&c.wait, "wait", 20*time.Second, "how long an acquisition may wait")
 	fs.Int64Var(&c.seed, "seed", 1, "seed of the pauses' random lengths")
+	fs.DurationVar(&c.warmup, "warmup", 500*time.Millisecond, "how long the loops run on the warm-up objects")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -121,10 +129,36 @@ func main() {
 		fmt.Fprintln(os.Stderr, "worker:", err)
 		os.Exit(1)
 	}
+	ls := w.loops()
+	w.warmup(ctx, ls, c.warmup)
 	fmt.Println("ready")
-	w.run(ctx)
+	if awaitGo(ctx, os.Stdin) {
+		w.run(ctx, ls)
+	}
 	if err := w.close(); err != nil {
 		fmt.Fprintln(os.Stderr, "worker:", err)
 		os.Exit(1)
+	}
+}
+
+// awaitGo waits for the line "go" on r, and reports whether it came before
+// ctx ended (or r ended: the harness is gone).
+func awaitGo(ctx context.Context, r io.Reader) bool {
+	got := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			if sc.Text() == "go" {
+				got <- true
+				return
+			}
+		}
+		got <- false
+	}()
+	select {
+	case ok := <-got:
+		return ok
+	case <-ctx.Done():
+		return false
 	}
 }

@@ -70,24 +70,45 @@ func start(c config) (*worker, error) {
 	return w, nil
 }
 
-// run runs every workload of every namespace in a loop of its own until
-// ctx ends, then waits for each loop to finish its iteration.
-func (w *worker) run(ctx context.Context) {
-	var wg sync.WaitGroup
-	n := uint64(0)
+// loops returns a loop for every workload of every namespace.
+func (w *worker) loops() []*loop {
+	var out []*loop
 	for _, ns := range w.c.namespaces {
 		for _, wl := range w.c.workloads {
-			n++
-			l := &loop{w: w, ns: ns, wl: wl, locks: w.locks[ns],
-				rng: rand.New(rand.NewPCG(uint64(w.c.seed), n)), epoch: -1}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				l.run(ctx)
-			}()
+			out = append(out, &loop{w: w, ns: ns, wl: wl, locks: w.locks[ns],
+				rng: rand.New(rand.NewPCG(uint64(w.c.seed), uint64(len(out)))), epoch: -1})
 		}
 	}
+	return out
+}
+
+// each runs fn for every loop, each in a goroutine of its own, and waits
+// for all.
+func each(ls []*loop, fn func(*loop)) {
+	var wg sync.WaitGroup
+	for _, l := range ls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(l)
+		}()
+	}
 	wg.Wait()
+}
+
+// warmup runs every loop on its warm-up object for d: the process's
+// connections, subscriptions and scripts are set up before it contends
+// with the others on the run's objects.
+func (w *worker) warmup(ctx context.Context, ls []*loop, d time.Duration) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	each(ls, func(l *loop) { l.warm(ctx) })
+}
+
+// run runs every loop on the run's objects until ctx ends, then waits for
+// each to finish its iteration.
+func (w *worker) run(ctx context.Context, ls []*loop) {
+	each(ls, func(l *loop) { l.run(ctx) })
 }
 
 // dial connects to addr, or to the proxy -via names for it.

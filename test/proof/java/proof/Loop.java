@@ -66,6 +66,28 @@ final class Loop {
         }
     }
 
+    /**
+     * Runs iterations on this process's own warm-up object of the workload
+     * until deadline (System.nanoTime), at least one: the JIT, connections
+     * and subscriptions are ready before the process contends with others.
+     */
+    void warm(long deadline) {
+        object = Store.warmup(ns, wl, w.flag("process"));
+        do {
+            try {
+                if (!iterate()) {
+                    Thread.sleep(BACKOFF_MS);
+                }
+                Thread.sleep(between(thinkMs));
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                System.err.println("worker: warm-up " + ns + "/" + wl + ": " + e);
+                return;
+            }
+        } while (System.nanoTime() < deadline && !w.stopping);
+    }
+
     private void follow() {
         long e = w.store.epoch(ns, wl);
         if (e != epoch) {

@@ -35,6 +35,11 @@ final class Store {
         return "proof:" + namespace + ":" + workload + ":" + epoch;
     }
 
+    /** The name of the object of workload in namespace that process alone uses before it joins the others. */
+    static String warmup(String namespace, String workload, String process) {
+        return "proof:" + namespace + ":" + workload + ":warmup-" + process;
+    }
+
     long epoch(String namespace, String workload) {
         String v = client.<String>getBucket("epoch:" + namespace + ":" + workload, StringCodec.INSTANCE).get();
         return v == null ? 0 : Long.parseLong(v);

@@ -1,5 +1,8 @@
 package proof;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,8 +38,12 @@ import org.redisson.misc.RedisURI;
  * deployments' data nodes to theirs (Redisson's NAT map); the Sentinels
  * themselves are reached directly.
  *
- * It prints "ready" once its clients are made, and on SIGTERM finishes the
- * iteration each thread is in, releases what it holds, and exits 0.
+ * It first warms up: each loop runs for --warmup on an object of its own
+ * (recorded like the others), so that the JIT, connections and
+ * subscriptions are ready before it contends with other processes. It then
+ * prints "ready", starts on the run's objects when it reads "go" on its
+ * stdin, and on SIGTERM finishes the iteration each thread is in, releases
+ * what it holds, and exits 0.
  */
 public final class Worker {
 
@@ -51,7 +58,8 @@ public final class Worker {
             Map.entry("namespaces", String.join(",", NAMESPACES)), Map.entry("workloads", String.join(",", WORKLOADS)),
             Map.entry("lease", "2000"), Map.entry("fair-wait", "5000"), Map.entry("permit-lease", "2000"),
             Map.entry("permits", "2"), Map.entry("ack-timeout", "1000"), Map.entry("hold", "3"),
-            Map.entry("think", "10"), Map.entry("wait", "20000"), Map.entry("seed", "1"), Map.entry("lua", "")));
+            Map.entry("think", "10"), Map.entry("wait", "20000"), Map.entry("seed", "1"), Map.entry("lua", ""),
+            Map.entry("warmup", "2000")));
 
     /** The pause before a command is sent again. */
     private static final ConstantDelay RETRY = new ConstantDelay(Duration.ofMillis(100));
@@ -60,6 +68,7 @@ public final class Worker {
     Store store;
     final Map<String, RedissonClient> locks = new HashMap<>();
     private RedissonClient resource;
+    private final List<Loop> loops = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
     volatile boolean stopping;
 
@@ -73,8 +82,30 @@ public final class Worker {
         }
         w.start();
         Runtime.getRuntime().addShutdownHook(new Thread(w::stop));
+        w.warmup();
         System.out.println("ready");
         System.out.flush();
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        for (String line; (line = in.readLine()) != null; ) {
+            if (line.equals("go")) {
+                w.threads.forEach(Thread::start);
+                return;
+            }
+        }
+    }
+
+    /** Runs every loop on its warm-up object for --warmup, in parallel. */
+    void warmup() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis("warmup"));
+        List<Thread> ts = new ArrayList<>();
+        for (Loop l : loops) {
+            Thread t = new Thread(() -> l.warm(deadline), "warmup");
+            ts.add(t);
+            t.start();
+        }
+        for (Thread t : ts) {
+            t.join();
+        }
     }
 
     void parse(String[] args) {
@@ -134,11 +165,10 @@ public final class Worker {
         for (String ns : split(flag("namespaces"))) {
             for (String wl : split(flag("workloads"))) {
                 Loop l = new Loop(this, ns, wl, seed * 1000 + n++);
-                Thread t = new Thread(l::run, ns + "/" + wl);
-                threads.add(t);
+                loops.add(l);
+                threads.add(new Thread(l::run, ns + "/" + wl));
             }
         }
-        threads.forEach(Thread::start);
     }
 
     /** What every Redisson client of the process shares: few threads, Redisson's own codec. */
