@@ -113,7 +113,7 @@ type nameCheck struct {
 	cfg      Config
 	run      *history.Run
 	fi       *faultIndex // the faults that concern the name
-	procLast []int64 // each process's last line
+	procLast []int64     // each process's last line
 	name     string
 	spec     history.NameSpec
 	ops      []*history.Operation // by invocation
@@ -168,7 +168,7 @@ func (c *nameCheck) finding(cause, check string, at int64, format string, args .
 // add counts f, attributes it to the faults whose span holds it, and keeps
 // it (a measured one up to Config.MaxExamples per check).
 func (c *nameCheck) add(f Finding) {
-	f.Name, f.Workload = c.name, c.spec.Workload
+	f.Name, f.Workload, f.Since = c.name, c.spec.Workload, time.Duration(f.At-c.run.Start)
 	c.res.add(f.Severity)
 	bc := c.res.ByCheck[f.Check]
 	if bc == nil {

@@ -297,8 +297,8 @@ func TestCheckHandWrittenHistories(t *testing.T) {
 	}
 }
 
-// An illegal register chunk gets porcupine's visualization, beside the
-// history.
+// An illegal register chunk's finding names the operation no order fits,
+// and it gets porcupine's visualization, beside the history.
 func TestIllegalChunkIsVisualized(t *testing.T) {
 	run := parseRun(t, fenced, `
 		go-1 write 0 1 ok token=1 value=1
@@ -306,6 +306,9 @@ func TestIllegalChunkIsVisualized(t *testing.T) {
 	r, err := Check(run, Config{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(r.Findings) == 0 || !strings.Contains(r.Findings[0].Text, "no order fits go-2 #1 read(token 2) -> 0") || r.Findings[0].Since != 2*time.Millisecond {
+		t.Fatalf("findings %v: want the read named, and when", r.Findings)
 	}
 	if len(r.Visualizations) != 1 {
 		t.Fatalf("visualizations %q, want one", r.Visualizations)

@@ -35,9 +35,15 @@ func (c *nameCheck) register() {
 			continue
 		}
 		c.res.Register = "illegal"
+		at := ch.ops[0].call
 		text := fmt.Sprintf("chunk %d (%d operations from %s to %s, from %s) is not linearizable", n, len(ch.ops),
 			c.clock(ch.ops[0].call), c.clock(ch.ops[len(ch.ops)-1].call), describeStates(ch.init))
-		path, err := c.visualize(ch, n)
+		culprit, path, err := c.explainIllegal(ch, n)
+		if culprit != nil {
+			at = culprit.call
+			text += fmt.Sprintf(": no order fits %s #%d %s, invoked at %s", c.procName(culprit.proc), culprit.id,
+				registerModel(nil).DescribeOperation(culprit.in, culprit.out), c.clock(culprit.call))
+		}
 		switch {
 		case err != nil:
 			text += fmt.Sprintf(" (visualization failed: %v)", err)
@@ -45,7 +51,7 @@ func (c *nameCheck) register() {
 			text += "; see " + path
 			c.visuals.add(path)
 		}
-		c.finding(ch.lossy, CheckRegister, ch.ops[0].call, "%s", text)
+		c.finding(ch.lossy, CheckRegister, at, "%s", text)
 	}
 	c.lostUpdates(ops, final)
 }

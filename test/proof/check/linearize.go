@@ -180,14 +180,36 @@ func (c *nameCheck) porcupineOps(ch *chunk) []porcupine.Operation {
 
 var unsafeFileChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// visualize writes porcupine's visualization of an illegal chunk, if the
-// run's budget allows, and returns its path.
-func (c *nameCheck) visualize(ch *chunk, n int) (string, error) {
-	if c.visuals.Add(1) > int64(c.cfg.MaxVisualizations) {
-		return "", nil
-	}
+// explainIllegal runs porcupine again on an illegal chunk, to find where
+// it fails: the operation of earliest return that no linearization of the
+// longest linearizable part takes in (nil if porcupine cannot say in
+// time). It writes porcupine's visualization if the run's budget allows,
+// and returns its path.
+func (c *nameCheck) explainIllegal(ch *chunk, n int) (culprit *regOp, path string, err error) {
 	model := registerModel(ch.init)
-	_, info := porcupine.CheckOperationsVerbose(model, c.porcupineOps(ch), c.cfg.ChunkTimeout)
-	path := filepath.Join(c.cfg.VisualDir, fmt.Sprintf("%s-register-%d.html", unsafeFileChars.ReplaceAllString(c.name, "_"), n))
-	return path, porcupine.VisualizePath(model, info, path)
+	res, info := porcupine.CheckOperationsVerbose(model, c.porcupineOps(ch), c.cfg.ChunkTimeout)
+	if res == porcupine.Illegal {
+		var longest []int
+		for _, part := range info.PartialLinearizations() {
+			for _, l := range part {
+				if len(l) > len(longest) {
+					longest = l
+				}
+			}
+		}
+		in := make([]bool, len(ch.ops))
+		for _, i := range longest {
+			in[i] = true
+		}
+		for i := range ch.ops {
+			if !in[i] && (culprit == nil || ch.ops[i].ret < culprit.ret) {
+				culprit = &ch.ops[i]
+			}
+		}
+	}
+	if c.visuals.Add(1) > int64(c.cfg.MaxVisualizations) {
+		return culprit, "", nil
+	}
+	path = filepath.Join(c.cfg.VisualDir, fmt.Sprintf("%s-register-%d.html", unsafeFileChars.ReplaceAllString(c.name, "_"), n))
+	return culprit, path, porcupine.VisualizePath(model, info, path)
 }

@@ -51,13 +51,14 @@ type Finding struct {
 	Check    string
 	Name     string
 	Workload string
-	At       int64  // ns since the Unix epoch: when it happened
-	Cause    string // Measured: what explains it (a fault, a lease run out)
+	At       int64         // ns since the Unix epoch: when it happened
+	Since    time.Duration // At, from the run's start
+	Cause    string        // Measured: what explains it (a fault, a lease run out)
 	Text     string
 }
 
 func (f Finding) String() string {
-	s := fmt.Sprintf("%s %s %s (%s) at %s: %s", f.Severity, f.Check, f.Name, f.Workload, time.Unix(0, f.At).UTC().Format("15:04:05.000"), f.Text)
+	s := fmt.Sprintf("%s %s %s (%s) at +%s: %s", f.Severity, f.Check, f.Name, f.Workload, f.Since.Round(time.Millisecond), f.Text)
 	if f.Cause != "" {
 		s += " [" + f.Cause + "]"
 	}
