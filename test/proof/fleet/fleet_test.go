@@ -2,7 +2,9 @@ package fleet
 
 import (
 	"context"
+	"encoding/json"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -35,6 +37,7 @@ func TestTinyFleetThroughOneFault(t *testing.T) {
 		Faults:     []string{nemesis.Partition},
 		Duration:   time.Nanosecond, // the first round: the one partition
 		Lease:      time.Second,
+		FairWait:   time.Second,
 		Warmup:     500 * time.Millisecond,
 	})
 	if err != nil {
@@ -78,6 +81,24 @@ func TestTinyFleetThroughOneFault(t *testing.T) {
 	// warm-up objects.
 	if registers != 4*3 || finals != registers {
 		t.Errorf("%d final reads of %d registers, want 12 of 12", finals, registers)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, LeftoversFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []Leftover
+	if err := json.Unmarshal(b, &left); err != nil {
+		t.Fatal(err)
+	}
+	counters := 0
+	for _, l := range left {
+		if l.Family == "token counter" {
+			counters++
+		}
+	}
+	// The fenced lock's and the election's, of each of the three objects.
+	if counters != 2*3 {
+		t.Errorf("%d token counters left, want 6: %+v", counters, left)
 	}
 	t.Logf("%s; %d operations, acquisitions by side %v", res, len(run.Ops), acquired)
 }

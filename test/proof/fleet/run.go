@@ -31,9 +31,10 @@ type Result struct {
 // Run runs a fleet as cfg says: it starts the lock services and the
 // processes, lets them work for cfg.Warmup, injects faults for
 // cfg.Duration (and until every kind was injected once), stops the
-// processes, reads every register once more, and writes the manifest. The
-// run directory can then be checked (package check). A run ended early
-// by ctx still stops its processes and writes its manifest.
+// processes, reads every register once more, writes the manifest, and
+// lists what the lock services still hold (LeftoversFile). The run
+// directory can then be checked (package check). A run ended early by ctx
+// still stops its processes and writes its manifest.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
@@ -73,7 +74,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	finalErr := f.finalReads(cfg.Dir)
 	manifestErr := history.WriteManifest(cfg.Dir, f.manifest(res))
-	return res, errors.Join(runErr, stopErr, finalErr, manifestErr)
+	var leftErr error
+	if ctx.Err() == nil {
+		lctx, cancel := context.WithTimeout(ctx, f.leftoverWait()+time.Minute)
+		leftErr = f.leftovers(lctx)
+		cancel()
+	}
+	return res, errors.Join(runErr, stopErr, finalErr, manifestErr, leftErr)
 }
 
 // build makes the Go worker, and the Java worker's classes when the run
