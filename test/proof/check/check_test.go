@@ -116,9 +116,9 @@ func TestCheckHandWrittenHistories(t *testing.T) {
 		{"fair: a later arrival granted first", fair, `
 			go-1 acquire 0 1 ok
 			go-2 acquire 10 500 ok
-			go-3 acquire 200 300 ok
-			go-1 release 250 251 ok
-			go-3 release 350 351 ok
+			go-3 acquire 300 400 ok
+			go-1 release 350 351 ok
+			go-3 release 450 451 ok
 			go-2 release 600 601 ok`,
 			[]string{"VIOLATION fair-order"}},
 		{"a waiter never served after the fault healed", plain, `
@@ -193,6 +193,24 @@ func TestCheckHandWrittenHistories(t *testing.T) {
 			go-1 release 202 203 fail
 			go-2 release 210 211 ok`,
 			[]string{"measured permits"}},
+		{"pesemaphore: a holder paused before it marked in counts one too many", pesem, `
+			go-1 acquire 0 1 ok
+			nemesis pause 2 300 target=go-1
+			go-1 enter 1.5 301 ok count=2
+			go-2 acquire 150 151 ok
+			go-2 enter 152 153 ok count=1
+			go-2 release 160 161 ok
+			go-1 release 302 303 fail`,
+			[]string{"measured permits"}},
+		{"fair: a waiter overtaken just after a fault is not judged", fair, `
+			nemesis reset 0 5
+			go-1 acquire 6 7 ok
+			go-2 acquire 10 500 ok
+			go-3 acquire 300 400 ok
+			go-1 release 350 351 ok
+			go-3 release 450 451 ok
+			go-2 release 600 601 ok`,
+			nil},
 		{"fair: grants in arrival order", fair, `
 			go-1 acquire 0 1 ok
 			go-2 acquire 10 300 ok

@@ -32,7 +32,11 @@
 //     no other; permits (semaphores): never more than N holders inside,
 //     by sections and by the count each read when it marked in.
 //   - fair-order (fair): no waiter is granted after more than FairBound
-//     waiters invoked more than Config.FairMargin after it.
+//     waiters invoked more than Config.FairMargin after it (the history
+//     shows when a waiter was invoked, not when it queued: the margin
+//     covers the difference). A waiter that waited during a fault, or
+//     within a lease and Config.Slack after one, is not judged: a fault
+//     can evict a live waiter, which then queues again.
 //   - liveness (every name with a bounded wait): every acquire returns,
 //     served or told, within its wait and Config.Slack, or within one
 //     lease and Config.Slack after the last fault overlapping that span

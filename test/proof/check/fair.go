@@ -7,12 +7,14 @@ import (
 // fairOrder checks a fair lock's grants against arrival order: a waiter A
 // is overtaken by B when B was invoked more than Config.FairMargin after A
 // (so it queued after A) and granted before A. No waiter may be overtaken
-// by more than the name's FairBound. A waiter during whose wait a fault
-// happened is not judged: a fault can evict a live waiter from the queue
-// (a dropped subscription, a deadline passed while it was deaf), after
-// which it queues again.
+// by more than the name's FairBound. A waiter is not judged if it waited
+// during a fault, or within one lease and Config.Slack after one: a fault
+// can evict a live waiter from the queue (a dropped subscription, a
+// deadline passed while it was deaf, a process paused), after which it
+// queues again, and its connections take that long to come back.
 func (c *nameCheck) fairOrder() {
 	margin := int64(c.cfg.FairMargin)
+	after := int64(c.spec.Lease() + c.cfg.Slack)
 	var acq []*history.Operation
 	for _, o := range c.ops {
 		if o.Kind == history.OpAcquire && o.Outcome == history.OutcomeOK {
@@ -20,7 +22,7 @@ func (c *nameCheck) fairOrder() {
 		}
 	}
 	for i, a := range acq {
-		if c.fi.any(a.Call, a.Return, func(*history.Fault) bool { return true }) != "" {
+		if c.fi.any(a.Call-after, a.Return, func(f *history.Fault) bool { return f.End+after >= a.Call }) != "" {
 			continue
 		}
 		c.res.FairWaiters++

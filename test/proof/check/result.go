@@ -156,8 +156,9 @@ type Config struct {
 	// fenced register needs none: a higher token ends the window.
 	Horizon time.Duration
 	// FairMargin is how much earlier a waiter must have been invoked than
-	// another to count as the earlier arrival (default 100 ms: the time to
-	// subscribe and queue).
+	// another to count as the earlier arrival (default 250 ms: the time to
+	// subscribe and queue, and a JVM's pause or a busy host's between the
+	// invocation's record and the queueing).
 	FairMargin time.Duration
 	// Slack is liveness's "+ 1 s" (default 1 s).
 	Slack time.Duration
@@ -170,6 +171,9 @@ type Config struct {
 	MaxExamples int
 }
 
+// DefaultConfig returns the Config the zero Config stands for.
+func DefaultConfig() Config { return Config{}.withDefaults() }
+
 func (c Config) withDefaults() Config {
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
@@ -178,7 +182,7 @@ func (c Config) withDefaults() Config {
 	}
 	def(&c.ChunkTimeout, 10*time.Second)
 	def(&c.Horizon, 5*time.Second)
-	def(&c.FairMargin, 100*time.Millisecond)
+	def(&c.FairMargin, 250*time.Millisecond)
 	def(&c.Slack, time.Second)
 	if c.ChunkOps <= 0 {
 		c.ChunkOps = 1000

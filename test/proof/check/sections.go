@@ -16,6 +16,7 @@ type section struct {
 	call         int64 // the acquire's invoke
 	start, end   int64
 	token, count int64
+	counted      int64 // when the count was read: its enter's return
 }
 
 // sections returns the name's holds, by start.
@@ -41,7 +42,7 @@ func (c *nameCheck) sections() []section {
 			closeAt(o.Proc, o.Call)
 		case history.OpEnter:
 			if i, ok := open[o.Proc]; ok && o.Outcome == history.OutcomeOK {
-				out[i].count = o.Count
+				out[i].count, out[i].counted = o.Count, o.Return
 			}
 		}
 	}
@@ -118,6 +119,10 @@ func (c *nameCheck) exclusion(secs []section) {
 // when a holder inside then may have lost its permit unknowingly.
 func (c *nameCheck) permits(secs []section) {
 	n := int64(c.spec.Permits)
+	longest := int64(0)
+	for i := range secs {
+		longest = max(longest, secs[i].end-secs[i].start)
+	}
 	var active []*section
 	for i := range secs {
 		s := &secs[i]
@@ -132,18 +137,26 @@ func (c *nameCheck) permits(secs []section) {
 		active = append(kept, s)
 		c.res.MaxInside = max(c.res.MaxInside, int(inside))
 		if inside > n {
-			c.finding(c.explainInside(active, s.start), CheckPermits, s.start, "%d permits held at once, of %d, once %s was granted", inside, n, c.procName(s.proc))
+			c.finding(c.explainInside(secs, longest, s.start, s.start), CheckPermits, s.start, "%d permits held at once, of %d, once %s was granted", inside, n, c.procName(s.proc))
 		}
-		if s.count > n {
-			c.finding(c.explainInside(active, s.start), CheckPermits, s.start, "%s counted %d inside when it marked in, of %d", c.procName(s.proc), s.count, n)
+	}
+	for i := range secs {
+		if s := &secs[i]; s.count > n {
+			c.finding(c.explainInside(secs, longest, s.start, s.counted), CheckPermits, s.counted, "%s counted %d inside when it marked in, of %d", c.procName(s.proc), s.count, n)
 		}
 	}
 }
 
-func (c *nameCheck) explainInside(active []*section, at int64) string {
-	for _, a := range active {
-		if cause := c.mayHaveLost(a, at); cause != "" {
-			return cause
+// explainInside returns what may have ended the hold of a holder inside
+// during [from, to] unknowingly by to, or "" (longest: the longest
+// section).
+func (c *nameCheck) explainInside(secs []section, longest, from, to int64) string {
+	hi := sort.Search(len(secs), func(i int) bool { return secs[i].start > to })
+	for i := hi - 1; i >= 0 && secs[i].start >= from-longest; i-- {
+		if s := &secs[i]; s.end >= from {
+			if cause := c.mayHaveLost(s, to); cause != "" {
+				return cause
+			}
 		}
 	}
 	return ""

@@ -37,14 +37,15 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	def := check.DefaultConfig()
 	var cfg check.Config
 	out := fs.String("out", "", "where to write the report (default: the run's directory)")
-	fs.DurationVar(&cfg.ChunkTimeout, "chunk-timeout", 10*time.Second, "porcupine's limit on one chunk of a register's history; a chunk not decided is unchecked")
-	fs.IntVar(&cfg.ChunkOps, "chunk-ops", 1000, "operations a register chunk aims at")
-	fs.DurationVar(&cfg.Horizon, "horizon", 5*time.Second, "how long after its invocation (or a fault it overlaps) an operation of unknown outcome on a register without fencing may still take effect")
-	fs.DurationVar(&cfg.FairMargin, "fair-margin", 100*time.Millisecond, "how much earlier a fair waiter must have been invoked to count as the earlier arrival")
-	fs.DurationVar(&cfg.Slack, "slack", time.Second, "liveness: the slack beyond a waiter's wait, or beyond one lease after a fault healed")
-	fs.IntVar(&cfg.MaxVisualizations, "visualizations", 3, "porcupine visualizations to write at most")
+	fs.DurationVar(&cfg.ChunkTimeout, "chunk-timeout", def.ChunkTimeout, "porcupine's limit on one chunk of a register's history; a chunk not decided is unchecked")
+	fs.IntVar(&cfg.ChunkOps, "chunk-ops", def.ChunkOps, "operations a register chunk aims at")
+	fs.DurationVar(&cfg.Horizon, "horizon", def.Horizon, "how long after its invocation (or a fault it overlaps) an operation of unknown outcome on a register without fencing may still take effect")
+	fs.DurationVar(&cfg.FairMargin, "fair-margin", def.FairMargin, "how much earlier a fair waiter must have been invoked to count as the earlier arrival")
+	fs.DurationVar(&cfg.Slack, "slack", def.Slack, "liveness: the slack beyond a waiter's wait, or beyond one lease after a fault healed")
+	fs.IntVar(&cfg.MaxVisualizations, "visualizations", def.MaxVisualizations, "porcupine visualizations to write at most")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: check [flags] RUN_DIR")
 		fs.PrintDefaults()
