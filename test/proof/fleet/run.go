@@ -111,16 +111,26 @@ func (f *fleet) work(ctx context.Context, sched *nemesis.Schedule, res *Result) 
 	f.cfg.logf("%d Go and %d Java processes ready", f.cfg.Go, f.cfg.Java)
 	sleep(ctx, f.cfg.Warmup)
 	end := time.Now().Add(f.cfg.Duration)
+	var errs []error
 	for ctx.Err() == nil && (time.Now().Before(end) || !sched.Covered()) {
 		fault := sched.Next()
-		if err := f.inject(ctx, fault); err != nil {
-			return fmt.Errorf("%s: %w", fault, err)
-		}
 		res.Faults[fault.Kind]++
+		// A fault the harness could not carry through (a replacement
+		// process that would not start) fails the run, at its end: what
+		// was recorded until then is still checked.
+		if err := f.inject(ctx, fault); err != nil {
+			f.cfg.logf("%s: %v", fault, err)
+			if errs = append(errs, fmt.Errorf("%s: %w", fault, err)); len(errs) >= maxFaultErrors {
+				break
+			}
+		}
 		sleep(ctx, fault.Gap)
 	}
-	return nil
+	return errors.Join(errs...)
 }
+
+// maxFaultErrors is how many faults may fail before the run stops early.
+const maxFaultErrors = 5
 
 // finalReads reads every register once more, after the processes stopped,
 // so that the checker sees the last write: a fenced register with token 0
