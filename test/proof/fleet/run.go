@@ -200,7 +200,11 @@ func (f *fleet) names() []object {
 
 // manifest describes the run's names for the checker.
 func (f *fleet) manifest(res *Result) history.Manifest {
-	m := history.Manifest{Started: res.Started, Ended: res.Ended, Seed: res.Seed, Names: map[string]history.NameSpec{}}
+	// The registers live on the resource, which no fault touches: no fault
+	// loses their writes. Which faults lose the locks' is the history
+	// package's default.
+	m := history.Manifest{Started: res.Started, Ended: res.Ended, Seed: res.Seed, Names: map[string]history.NameSpec{},
+		LosesData: []string{}}
 	for _, n := range f.names() {
 		spec := history.NameSpec{Workload: n.workload, LeaseMS: f.cfg.Lease.Milliseconds(),
 			WaitMS: f.cfg.Wait.Milliseconds(), Redis: n.namespace}
