@@ -141,7 +141,7 @@ func (c *nameCheck) check() {
 		c.exclusion(secs)
 	}
 	switch c.spec.Workload {
-	case history.Fenced:
+	case history.Fenced, history.Election:
 		c.grantTokens()
 		c.storeTokens()
 		c.register()
@@ -149,8 +149,6 @@ func (c *nameCheck) check() {
 		c.register()
 	case history.Fair:
 		c.fairOrder()
-	case history.Election:
-		c.grantTokens()
 	}
 	c.liveness()
 }

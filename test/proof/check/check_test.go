@@ -95,6 +95,17 @@ func TestCheckHandWrittenHistories(t *testing.T) {
 			go-2 acquire 4 5 ok token=1
 			go-2 release 6 7 ok`,
 			[]string{"VIOLATION grant-tokens"}},
+		{"election: a deposed leader's write accepted", election, `
+			go-1 acquire 0 1 ok token=1
+			go-1 read 2 3 ok token=1 value=0
+			go-1 lost 4 4 ok
+			go-2 acquire 5 6 ok token=2
+			go-2 read 7 8 ok token=2 value=0
+			go-2 write 9 10 ok token=2 value=1
+			go-2 release 11 12 ok
+			go-1 write 13 14 ok token=1 value=1
+			go-1 release 15 16 fail`,
+			[]string{"VIOLATION store-tokens", "VIOLATION register", "VIOLATION lost-updates"}},
 		{"election: two leaders at once, nothing paused", election, `
 			go-1 acquire 0 1 ok token=1
 			go-2 acquire 0.5 2 ok token=2

@@ -4,27 +4,30 @@
 //
 // # What is proven (a Violation fails the run)
 //
-//   - register (fenced, plain, rw): the register's reads and writes are
-//     linearizable against the fenced store's model (a value guarded by
-//     the highest token seen; a register without fencing has every token
-//     0), checked by porcupine. An accepted write no later read sees, a
-//     read of a value never written, a write accepted with a token below
-//     one the store had seen: each makes the history illegal. The history
-//     is checked in chunks cut where no operation of known outcome is in
-//     flight; an operation of unknown outcome (info, or no completion: a
-//     killed process) may or may not take effect, at any time in its
-//     window, and is carried into the next chunk while that window is
-//     open (see registerOps for the window). The state at a cut is settled
-//     from the history itself (settle), never from porcupine's choice of
-//     order, so a chunk's verdict does not depend on the one before; where
-//     the cut leaves the value open the next chunk starts with it unknown.
-//     A chunk porcupine cannot decide within Config.ChunkTimeout is
-//     Unchecked, never ok. An illegal chunk gets porcupine's visualization
-//     (HTML) beside the history.
-//   - lost-updates (fenced, rw): the counter's final value equals the
-//     number of accepted writes (each wrote the value read plus one).
-//   - store-tokens (fenced): the store never accepted a write with a token
-//     below one it had accepted before that write was invoked.
+//   - register (fenced, election, plain, rw): the register's reads and
+//     writes are linearizable against the fenced store's model (a value
+//     guarded by the highest token seen; a register without fencing has
+//     every token 0), checked by porcupine. An accepted write no later
+//     read sees, a read of a value never written, a write accepted with a
+//     token below one the store had seen: each makes the history illegal.
+//     The history is checked in chunks cut where no operation of known
+//     outcome is in flight; an operation of unknown outcome (info, or no
+//     completion: a killed process) may or may not take effect, at any
+//     time in its window, and is carried into the next chunk while that
+//     window is open (see registerOps for the window). Each chunk starts
+//     from the states the history itself settles at the cut (settle: one
+//     value, or the few a write of unknown order may have left), never
+//     from porcupine's choice of order, so no right history is judged
+//     wrong for the cut. A chunk porcupine cannot decide within
+//     Config.ChunkTimeout is Unchecked, never ok. An illegal chunk's
+//     finding names the operation no order fits, and gets porcupine's
+//     visualization (HTML) beside the history.
+//   - lost-updates (fenced, election, rw): the counter's final value
+//     equals the number of accepted writes (each wrote the value read
+//     plus one).
+//   - store-tokens (fenced, election): the store never accepted a write
+//     with a token below one it had accepted before that write was
+//     invoked.
 //   - grant-tokens (fenced, election): tokens granted are distinct, and
 //     grow in real-time order (a direct check: for a counter that only
 //     grows, that is what linearizability means).

@@ -37,6 +37,12 @@ type chunk struct {
 	lossy string // a fault that may have lost writes during the chunk
 }
 
+// fencedStore reports whether the workload's register is the fenced store,
+// guarded by the holders' tokens (a term's token for an election).
+func fencedStore(workload string) bool {
+	return workload == history.Fenced || workload == history.Election
+}
+
 // registerOps returns the name's reads and writes, with the closure of
 // each one of unknown outcome: on a fenced register, once an operation
 // with a higher token has taken effect, the highest token seen is above
@@ -72,7 +78,7 @@ func (c *nameCheck) registerOps() []regOp {
 			continue
 		}
 		u.ret = math.MaxInt64
-		if c.spec.Workload == history.Fenced {
+		if fencedStore(c.spec.Workload) {
 			if j := sort.Search(len(oks), func(j int) bool { return oks[j].token > u.in.token }); j < len(oks) {
 				u.ret = max(oks[j].ret, u.call) + 1
 			}
