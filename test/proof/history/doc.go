@@ -41,11 +41,12 @@
 //	          marked in (on ok)
 //	error     the error text of a fail or info
 //	fault     nemesis: the fault's kind (below)
-//	target    nemesis: what the fault hits: a process ("go-3"), or
-//	          anything else ("redis", "" for everything), which hits every
-//	          process; the fleet names a lock service's faults (restart,
-//	          failover) after its namespace ("single", "ack", "noack"),
-//	          which the manifest gives each name (NameSpec.Redis)
+//	target    nemesis: what the fault hits: a process ("go-3"); a lock
+//	          service, by the namespace the manifest gives its names
+//	          (NameSpec.Redis: "single", "ack", "noack"), for its restarts
+//	          and failovers, which then concern only the names on it; or
+//	          anything else ("" for everything), which hits every process
+//	          and name
 //
 // The completion repeats the invocation's process, id, workload, name and
 // op; Load pairs the two by process and id, and takes value, token and
@@ -60,9 +61,9 @@
 //	lost      the holder learned that its hold ended (Go's Lost, a
 //	          permit's Lost, a term's Lost): an instant, written as invoke
 //	          and ok with one t (Writer.Instant)
-//	read      read the guarded register; fenced: through the fenced store,
-//	          with the holder's token, which raises the store's highest
-//	          token seen to at least it
+//	read      read the guarded register; fenced (and election): through
+//	          the fenced store, with the holder's token, which raises the
+//	          store's highest token seen to at least it
 //	write     write the guarded register (value: read + 1); fenced: with
 //	          the token, accepted only if no higher token was seen; fail
 //	          means the store rejected the token, and nothing else: any
@@ -70,8 +71,9 @@
 //	enter     mark in, inside a semaphore's section; ok carries count
 //	leave     mark out
 //	fault     the nemesis's (process "nemesis"): invoke when the fault
-//	          begins, ok when it is healed (a kill: at once); a fault
-//	          never healed lasts to the end of the run
+//	          begins, ok when it is healed (a kill: at once; info if it
+//	          could not be injected or healed, taken as over then); a
+//	          fault never completed lasts to the end of the run
 //
 // A process holds at most one hold per name at a time (a process that runs
 // several holders of one name gives each its own process name and file): a
