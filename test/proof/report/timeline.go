@@ -24,8 +24,8 @@ var sideColors = map[string]color.Color{"go": color.RGBA{0, 114, 178, 255}, "jav
 var faultColors = []color.Color{
 	color.NRGBA{230, 159, 0, 70}, color.NRGBA{86, 180, 233, 70}, color.NRGBA{0, 158, 115, 70},
 	color.NRGBA{204, 121, 167, 80}, color.NRGBA{120, 120, 120, 90}, color.NRGBA{240, 228, 66, 90},
-	color.NRGBA{0, 114, 178, 60}, color.NRGBA{213, 94, 0, 60}, color.NRGBA{150, 75, 200, 60},
-	color.NRGBA{100, 60, 20, 60}, color.NRGBA{60, 160, 60, 60},
+	color.NRGBA{0, 114, 178, 60}, color.NRGBA{213, 94, 0, 60}, color.NRGBA{128, 128, 0, 70},
+	color.NRGBA{100, 60, 20, 60}, color.NRGBA{30, 30, 30, 50},
 }
 
 // Timeline draws the run as a PNG at path: acquisitions per second of
