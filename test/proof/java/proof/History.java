@@ -40,6 +40,9 @@ final class History {
             c.t = now();
             write(c);
         }
+
+        /** Records a completion with an error: the effect is unknown. */
+        void info(RuntimeException e) { done("info", outcome(0, 0, 0, e.toString())); }
     }
 
     private final FileOutputStream out;
@@ -49,6 +52,28 @@ final class History {
     History(String path, String process) throws IOException {
         this.out = new FileOutputStream(path, true);
         this.process = process;
+    }
+
+    /** Records the start of op on name, for workload. */
+    Op invoke(String workload, String name, String op, String mode, long value, long token) {
+        Event e = new Event();
+        e.workload = workload;
+        e.name = name;
+        e.op = op;
+        e.mode = mode;
+        e.value = value;
+        e.token = token;
+        return invoke(e);
+    }
+
+    /** A completion's fields. */
+    static Event outcome(long value, long token, long count, String error) {
+        Event e = new Event();
+        e.value = value;
+        e.token = token;
+        e.count = count;
+        e.error = error;
+        return e;
     }
 
     /** Records the start of an operation; e's type, id and t are set here. */

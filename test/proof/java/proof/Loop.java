@@ -1,6 +1,7 @@
 package proof;
 
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static proof.History.outcome;
 
 import java.time.Duration;
 import java.util.Random;
@@ -116,26 +117,8 @@ final class Loop {
     // ------------------------------------------------------------ recording
 
     private History.Op invoke(String op, String mode, long value, long token) {
-        History.Event e = new History.Event();
-        e.workload = wl;
-        e.name = object;
-        e.op = op;
-        e.mode = mode;
-        e.value = value;
-        e.token = token;
-        return w.history.invoke(e);
+        return w.history.invoke(wl, object, op, mode, value, token);
     }
-
-    private static History.Event outcome(long value, long token, long count, String error) {
-        History.Event e = new History.Event();
-        e.value = value;
-        e.token = token;
-        e.count = count;
-        e.error = error;
-        return e;
-    }
-
-    private static void info(History.Op o, RuntimeException e) { o.done("info", outcome(0, 0, 0, e.toString())); }
 
     /**
      * Releases a lock with unlock: ok; fail when not held
@@ -157,7 +140,7 @@ final class Loop {
                 o.done("fail", outcome(0, 0, 0, e.toString()));
                 return;
             } catch (RuntimeException e) {
-                info(o, e);
+                o.info(e);
             }
         }
     }
@@ -172,7 +155,7 @@ final class Loop {
         try {
             token = f.tryLockAndGetToken(waitMs, MILLISECONDS);
         } catch (RuntimeException e) {
-            info(o, e);
+            o.info(e);
             return false;
         }
         if (token == null) {
@@ -192,7 +175,7 @@ final class Loop {
                 o.done("fail", outcome(v + 1, token, 0, "rejected: a later token was seen"));
             }
         } catch (RuntimeException e) {
-            info(o, e);
+            o.info(e);
         }
         release(f::unlock, null);
         return true;
@@ -221,7 +204,7 @@ final class Loop {
             }
             o.done("fail", outcome(0, 0, 0, "not acquired within the wait"));
         } catch (RuntimeException e) {
-            info(o, e);
+            o.info(e);
         }
         return false;
     }
@@ -238,7 +221,7 @@ final class Loop {
             w.store.set(object, v + 1);
             o.done("ok", outcome(v + 1, 0, 0, null));
         } catch (RuntimeException e) {
-            info(o, e);
+            o.info(e);
         }
     }
 
@@ -249,7 +232,7 @@ final class Loop {
             o.done("ok", outcome(v, 0, 0, null));
             return v;
         } catch (RuntimeException e) {
-            info(o, e);
+            o.info(e);
             return null;
         }
     }
@@ -288,7 +271,7 @@ final class Loop {
                 return false;
             }
         } catch (RuntimeException e) {
-            info(o, e);
+            o.info(e);
             return false;
         }
         o.done("ok", outcome(0, 0, 0, null));
@@ -300,7 +283,7 @@ final class Loop {
             s.release();
             o.done("ok", outcome(0, 0, 0, null));
         } catch (RuntimeException e) {
-            info(o, e);
+            o.info(e);
         }
         return true;
     }
@@ -317,7 +300,7 @@ final class Loop {
         try {
             id = s.tryAcquire(waitMs, w.millis("permit-lease"), MILLISECONDS);
         } catch (RuntimeException e) {
-            info(o, e);
+            o.info(e);
             return false;
         }
         if (id == null) {
@@ -339,7 +322,7 @@ final class Loop {
                 }
                 break;
             } catch (RuntimeException e) {
-                info(o, e);
+                o.info(e);
             }
         }
         return true;
@@ -351,7 +334,7 @@ final class Loop {
         try {
             o.done("ok", outcome(0, 0, w.store.enter(object), null));
         } catch (RuntimeException e) {
-            info(o, e);
+            o.info(e);
             return;
         }
         hold();
@@ -359,7 +342,7 @@ final class Loop {
         try {
             o.done("ok", outcome(0, 0, w.store.leave(object), null));
         } catch (RuntimeException e) {
-            info(o, e);
+            o.info(e);
         }
     }
 }
