@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Run is a run directory read back: its manifest, and every process's
@@ -33,8 +34,10 @@ func (r *Run) Spec(name int32) NameSpec { return r.Manifest.Names[r.Names[name]]
 // process, read in parallel. Invocations are paired with their completions
 // by process and id. It fails, naming the file and the line's operation,
 // on an event it cannot place: an unknown type, op or mode; a completion
-// without its invocation, or a second one; a process in two files; a name
-// missing from the manifest, or under another workload than its spec's.
+// without its invocation, or a second one, or one before its invocation
+// (all processes share one clock: one that goes back voids the run); a
+// process in two files; a name missing from the manifest, or under
+// another workload than its spec's.
 func Load(dir string) (*Run, error) {
 	m, err := ReadManifest(dir)
 	if err != nil {
@@ -172,6 +175,9 @@ func loadFile(path string) (*fileLoad, error) {
 		delete(open, k)
 		done[k] = true
 		o := &fl.ops[i]
+		if e.T < o.Call {
+			return where("completed %v before it was invoked: the host's clock went back", time.Duration(o.Call-e.T))
+		}
 		o.Return, o.Outcome = e.T, out
 		if o.Kind == OpRead || o.Value == 0 {
 			o.Value = e.Value

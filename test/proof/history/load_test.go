@@ -151,6 +151,7 @@ func TestLoadRefusesBadHistories(t *testing.T) {
 		{"completion without invocation", map[string]string{"a.jsonl": ok}, "never invoked"},
 		{"two completions", map[string]string{"a.jsonl": acq + ok + ok}, "completed twice"},
 		{"two invocations", map[string]string{"a.jsonl": acq + acq}, "invoked twice"},
+		{"a completion before its invocation", map[string]string{"a.jsonl": acq + strings.Replace(ok, `"t":2`, `"t":0`, 1)}, "before it was invoked"},
 		{"unknown op", map[string]string{"a.jsonl": strings.Replace(acq, "acquire", "grab", 1)}, `unknown op "grab"`},
 		{"unknown type", map[string]string{"a.jsonl": acq + strings.Replace(ok, `"ok"`, `"done"`, 1)}, `unknown type "done"`},
 		{"unknown mode", map[string]string{"a.jsonl": strings.Replace(acq, `"op"`, `"mode":"shared","op"`, 1)}, `unknown mode "shared"`},
