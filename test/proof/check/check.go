@@ -19,6 +19,10 @@ func Check(run *history.Run, cfg Config) (*Result, error) {
 	if cfg.VisualDir == "" {
 		cfg.VisualDir = run.Dir
 	}
+	vis := &visuals{}
+	if cfg.VisualDir == "" {
+		vis.Store(int64(cfg.MaxVisualizations)) // nowhere to write them
+	}
 	byName := make([][]*history.Operation, len(run.Names))
 	procLast := make([]int64, len(run.Procs))
 	for i := range run.Ops {
@@ -30,7 +34,6 @@ func Check(run *history.Run, cfg Config) (*Result, error) {
 	for _, p := range run.Procs {
 		procs[p.Name] = true
 	}
-	vis := &visuals{}
 	checks := make([]*nameCheck, len(run.Names))
 	var wg sync.WaitGroup
 	limit := make(chan struct{}, runtime.GOMAXPROCS(0))

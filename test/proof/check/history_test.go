@@ -143,3 +143,42 @@ func findings(r *Result) []string {
 	}
 	return out
 }
+
+// checkCase is a history written by hand and the findings it must give:
+// each "severity check" once, whatever their number.
+type checkCase struct {
+	name string
+	spec history.NameSpec
+	text string
+	want []string
+}
+
+// runCases checks each case's history, whole and cut into chunks of one
+// operation: the register's verdicts must not depend on the cuts (the
+// state settled at each is sound).
+func runCases(t *testing.T, cases []checkCase) {
+	t.Helper()
+	for _, tc := range cases {
+		for _, cfg := range []Config{{}, {ChunkOps: 1}} {
+			t.Run(tc.name+"/chunk-"+itoa(cfg.ChunkOps), func(t *testing.T) {
+				r, err := Check(parseRun(t, tc.spec, tc.text), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := findings(r)
+				slices.Sort(got)
+				want := slices.Clone(tc.want)
+				slices.Sort(want)
+				if !slices.Equal(got, want) {
+					for _, f := range r.Findings {
+						t.Log(f)
+					}
+					t.Fatalf("findings %q, want %q", got, want)
+				}
+				if r.Failed() != slices.ContainsFunc(want, func(s string) bool { return strings.HasPrefix(s, "VIOLATION") }) {
+					t.Fatalf("Failed() = %v with findings %q", r.Failed(), got)
+				}
+			})
+		}
+	}
+}

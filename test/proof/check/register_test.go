@@ -21,7 +21,7 @@ import (
 // token 0.
 func simulate(seed uint64, fenced bool, ops, unknownEvery int) *history.Run {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	run := &history.Run{Names: []string{"n"}, Start: start}
+	run := &history.Run{Names: []string{"n"}, Start: start} // no Dir: no visualization
 	const procs = 4
 	type event struct {
 		at  int64 // the moment it takes effect

@@ -163,7 +163,8 @@ type Config struct {
 	// Slack is liveness's "+ 1 s" (default 1 s).
 	Slack time.Duration
 	// VisualDir is where porcupine's visualizations are written (default:
-	// the run's directory); MaxVisualizations how many (default 3).
+	// the run's directory; none if the run has none); MaxVisualizations
+	// how many (default 3).
 	VisualDir         string
 	MaxVisualizations int
 	// MaxExamples is how many measured findings Result keeps per name and
