@@ -1,9 +1,11 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,9 +14,18 @@ import (
 )
 
 // Check checks a run, name by name in parallel, and returns what held and
-// what did not. It fails only on a Config it cannot use; what it finds in
+// what did not. It fails only on a Config it cannot use (a negative
+// value) or a run whose manifest lacks one of its names; what it finds in
 // the run is in the Result.
 func Check(run *history.Run, cfg Config) (*Result, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	for _, name := range run.Names {
+		if _, ok := run.Manifest.Names[name]; !ok {
+			return nil, fmt.Errorf("check: name %q is not in the run's manifest", name)
+		}
+	}
 	cfg = cfg.withDefaults()
 	if cfg.VisualDir == "" {
 		cfg.VisualDir = run.Dir
@@ -55,47 +66,25 @@ func Check(run *history.Run, cfg Config) (*Result, error) {
 	for _, c := range checks {
 		res.Names = append(res.Names, c.res)
 		res.Findings = append(res.Findings, c.findings...)
-		res.Violations += c.res.Violations
-		res.Measured += c.res.Measured
-		res.Unchecked += c.res.Unchecked
+		res.merge(c.res.Counts)
 		for kind, cell := range c.cells {
 			k := [2]string{kind, c.spec.Workload}
 			if cells[k] == nil {
 				cells[k] = &Cell{Fault: kind, Workload: c.spec.Workload}
 			}
 			cells[k].Acquisitions += cell.Acquisitions
-			cells[k].Violations += cell.Violations
-			cells[k].Measured += cell.Measured
-			cells[k].Unchecked += cell.Unchecked
+			cells[k].merge(cell.Counts)
 		}
 	}
 	for _, cell := range cells {
 		res.Cells = append(res.Cells, *cell)
 	}
-	slices.SortFunc(res.Names, func(a, b NameResult) int { return compareStrings(a.Name, b.Name) })
-	slices.SortFunc(res.Findings, func(a, b Finding) int {
-		if a.Severity != b.Severity {
-			return int(b.Severity - a.Severity)
-		}
-		return int(a.At - b.At)
-	})
+	slices.SortFunc(res.Names, func(a, b NameResult) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(res.Findings, func(a, b Finding) int { return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmp.Compare(a.At, b.At)) })
 	slices.SortFunc(res.Cells, func(a, b Cell) int {
-		if a.Fault != b.Fault {
-			return compareStrings(a.Fault, b.Fault)
-		}
-		return compareStrings(a.Workload, b.Workload)
+		return cmp.Or(strings.Compare(a.Fault, b.Fault), strings.Compare(a.Workload, b.Workload))
 	})
 	return res, nil
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // visuals is the run's budget of porcupine visualizations.

@@ -90,3 +90,19 @@ func TestUndecidedChunkIsUnchecked(t *testing.T) {
 		t.Fatalf("findings %q, register %q, failed %v, proven %v: want it unchecked, neither failed nor proven", got, r.Names[0].Register, r.Failed(), r.Proven())
 	}
 }
+
+// A Config with a negative value, or a run whose manifest lacks one of its
+// names, is refused.
+func TestCheckRefusesWhatItCannotUse(t *testing.T) {
+	run := parseRun(t, fenced, "go-1 acquire 0 1 ok token=1")
+	if _, err := Check(run, Config{ChunkOps: -1}); err == nil || !strings.Contains(err.Error(), "ChunkOps is negative") {
+		t.Errorf("ChunkOps -1: %v", err)
+	}
+	if _, err := Check(run, Config{Slack: -time.Second}); err == nil || !strings.Contains(err.Error(), "Slack is negative") {
+		t.Errorf("Slack -1s: %v", err)
+	}
+	delete(run.Manifest.Names, "n")
+	if _, err := Check(run, Config{}); err == nil || !strings.Contains(err.Error(), `"n" is not in the run's manifest`) {
+		t.Errorf("a name not in the manifest: %v", err)
+	}
+}

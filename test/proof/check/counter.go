@@ -89,7 +89,7 @@ func (c *nameCheck) lostUpdates(ops []regOp, settled []regState) {
 	switch {
 	case c.spec.Workload == history.Plain:
 		cause = "no fencing"
-	case cause == "" && c.spec.Workload == history.RW && c.res.Measured > 0 && c.res.ByCheck[CheckExclusion] != nil && c.res.ByCheck[CheckExclusion].Measured > 0:
+	case cause == "" && c.spec.Workload == history.RW && c.res.ByCheck[CheckExclusion] != nil && c.res.ByCheck[CheckExclusion].Measured > 0:
 		cause = "writers overlapped"
 	}
 	c.finding(cause, CheckLostUpdates, c.lastCall(), "the counter ended at %d after %d accepted writes: %d updates lost", final.value, ok, c.res.LostUpdates)

@@ -70,6 +70,12 @@ type Counts struct {
 	Violations, Measured, Unchecked int
 }
 
+func (c *Counts) merge(o Counts) {
+	c.Violations += o.Violations
+	c.Measured += o.Measured
+	c.Unchecked += o.Unchecked
+}
+
 func (c *Counts) add(s Severity) {
 	switch s {
 	case Violation:
@@ -143,7 +149,8 @@ func (r *Result) Failed() bool { return r.Violations > 0 }
 // unchecked.
 func (r *Result) Proven() bool { return r.Violations == 0 && r.Unchecked == 0 }
 
-// Config tunes the checker; the zero Config takes every default.
+// Config tunes the checker; a zero field takes its default, a negative one
+// is an error.
 type Config struct {
 	// ChunkTimeout bounds porcupine on one chunk of a register's history
 	// (default 10 s); a chunk that takes longer is Unchecked.
@@ -170,6 +177,20 @@ type Config struct {
 	// MaxExamples is how many measured findings Result keeps per name and
 	// check (default 20).
 	MaxExamples int
+}
+
+func (c Config) validate() error {
+	for name, d := range map[string]time.Duration{"ChunkTimeout": c.ChunkTimeout, "Horizon": c.Horizon, "FairMargin": c.FairMargin, "Slack": c.Slack} {
+		if d < 0 {
+			return fmt.Errorf("check: Config.%s is negative (%v)", name, d)
+		}
+	}
+	for name, n := range map[string]int{"ChunkOps": c.ChunkOps, "MaxVisualizations": c.MaxVisualizations, "MaxExamples": c.MaxExamples} {
+		if n < 0 {
+			return fmt.Errorf("check: Config.%s is negative (%d)", name, n)
+		}
+	}
+	return nil
 }
 
 // DefaultConfig returns the Config the zero Config stands for.
