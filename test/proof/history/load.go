@@ -94,7 +94,7 @@ func loadFile(path string) (*fileLoad, error) {
 	}
 	open := map[key]int{}   // invoked, index in ops
 	faults := map[key]int{} // invoked, index in faults
-	done := map[key]bool{}  // completed
+	done := completed{}     // completed
 	err = Scan(f, func(e Event) error {
 		where := func(format string, args ...any) error {
 			return fmt.Errorf("history: %s: %s %s id %d: %s", path, e.Process, e.Op, e.ID, fmt.Sprintf(format, args...))
@@ -112,7 +112,7 @@ func loadFile(path string) (*fileLoad, error) {
 			return where("unknown op %q", e.Op)
 		}
 		if e.Type == Invoke {
-			if _, dup := open[k]; dup || done[k] {
+			if _, dup := open[k]; dup || done.has(k.proc, k.id) {
 				return where("invoked twice")
 			}
 			if _, dup := faults[k]; dup {
@@ -161,19 +161,19 @@ func loadFile(path string) (*fileLoad, error) {
 		}
 		if i, ok := faults[k]; ok {
 			delete(faults, k)
-			done[k] = true
+			done.add(k.proc, k.id)
 			fl.faults[i].End, fl.faults[i].Healed = e.T, true
 			return nil
 		}
 		i, ok := open[k]
 		if !ok {
-			if done[k] {
+			if done.has(k.proc, k.id) {
 				return where("completed twice")
 			}
 			return where("completed, never invoked")
 		}
 		delete(open, k)
-		done[k] = true
+		done.add(k.proc, k.id)
 		o := &fl.ops[i]
 		if e.T < o.Call {
 			return where("completed %v before it was invoked: the host's clock went back", time.Duration(o.Call-e.T))
@@ -269,4 +269,47 @@ func (r *Run) ProcIndex(name string) (int32, bool) {
 		}
 	}
 	return 0, false
+}
+
+// completed is the set of operations completed, by process and id: a bit
+// per id for the dense ids writers give (from 1 up), a map for others. A
+// file of an hour's run completes millions.
+type completed map[string]*idSet
+
+type idSet struct {
+	bits   []uint64
+	sparse map[int64]bool
+}
+
+// denseIDs bounds the ids kept as bits.
+const denseIDs = 1 << 28
+
+func (c completed) add(proc string, id int64) {
+	s := c[proc]
+	if s == nil {
+		s = &idSet{}
+		c[proc] = s
+	}
+	if id < 0 || id >= denseIDs {
+		if s.sparse == nil {
+			s.sparse = map[int64]bool{}
+		}
+		s.sparse[id] = true
+		return
+	}
+	for int(id/64) >= len(s.bits) {
+		s.bits = append(s.bits, 0)
+	}
+	s.bits[id/64] |= 1 << (id % 64)
+}
+
+func (c completed) has(proc string, id int64) bool {
+	s := c[proc]
+	switch {
+	case s == nil:
+		return false
+	case id < 0 || id >= denseIDs:
+		return s.sparse[id]
+	}
+	return int(id/64) < len(s.bits) && s.bits[id/64]&(1<<(id%64)) != 0
 }

@@ -150,6 +150,8 @@ func TestLoadRefusesBadHistories(t *testing.T) {
 		{"no history", nil, "no history file"},
 		{"completion without invocation", map[string]string{"a.jsonl": ok}, "never invoked"},
 		{"two completions", map[string]string{"a.jsonl": acq + ok + ok}, "completed twice"},
+		{"two completions of an id beyond the dense ones", map[string]string{"a.jsonl": strings.ReplaceAll(acq+ok+ok, `"id":1,`, `"id":1099511627776,`)}, "completed twice"},
+		{"an invocation again after its completion", map[string]string{"a.jsonl": acq + ok + acq}, "invoked twice"},
 		{"two invocations", map[string]string{"a.jsonl": acq + acq}, "invoked twice"},
 		{"a completion before its invocation", map[string]string{"a.jsonl": acq + strings.Replace(ok, `"t":2`, `"t":0`, 1)}, "before it was invoked"},
 		{"unknown op", map[string]string{"a.jsonl": strings.Replace(acq, "acquire", "grab", 1)}, `unknown op "grab"`},
