@@ -30,9 +30,10 @@
 // After a fault that may lose the lock service's writes (a restart without
 // persistence, a failover) has had a lease or two to show what it does,
 // the workloads of that namespace move to fresh objects (an epoch, in the
-// objects' names): a semaphore whose permits a lost write changed would
-// otherwise stay wrong for the rest of the run. So does the plain
-// semaphore after a kill, since a permit its holder held is gone for good.
+// objects' names), as users would start again from a known state. The
+// semaphores move after every fault: a permit given back twice, or taken
+// and never given back (a killed holder's), would otherwise leave the count
+// wrong through every later fault.
 //
 // # The run directory
 //

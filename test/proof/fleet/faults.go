@@ -3,7 +3,6 @@ package fleet
 import (
 	"context"
 	"fmt"
-	"slices"
 	"syscall"
 	"time"
 
@@ -130,9 +129,10 @@ func (f *fleet) network(ctx context.Context, fault nemesis.Fault) error {
 }
 
 // kill kills a process with SIGKILL, takes its marks out of the sections
-// once its last command has run, moves the plain semaphores to fresh
-// objects (a permit it held is gone for good: Redisson's semantics, which
-// relock keeps), and starts another process of its side in its place.
+// once its last command has run, and starts another process of its side in
+// its place. (A plain semaphore's permit it held is gone for good:
+// Redisson's semantics, which relock keeps; the semaphores move to fresh
+// objects after every fault.)
 func (f *fleet) kill(ctx context.Context, fault nemesis.Fault) error {
 	p := f.pick(fault)
 	if p == nil {
@@ -164,14 +164,6 @@ func (f *fleet) kill(ctx context.Context, fault nemesis.Fault) error {
 	}
 	if _, err := store.Forget(ctx, f.svc.admin, p.name); err != nil {
 		return err
-	}
-	for _, ns := range f.cfg.Namespaces {
-		if !slices.Contains(f.cfg.Workloads, store.Semaphore) {
-			break
-		}
-		if err := f.nextEpoch(ctx, ns, store.Semaphore); err != nil {
-			return err
-		}
 	}
 	next, err := f.spawn(p.side)
 	if err != nil {

@@ -46,9 +46,9 @@ func (f *fleet) leftoverWait() time.Duration {
 
 // leftovers waits out leftoverWait, looks at every object once more as its
 // next user would (a permit-expirable semaphore's count, which gives back
-// the permits whose lease ended; a fair lock's TryLock, which evicts the
-// waiters whose deadline passed), and writes every key each lock service
-// still holds to LeftoversFile.
+// the permits whose lease ended; a fair lock's TryLock, an election's too,
+// which evicts the waiters whose deadline passed), and writes every key
+// each lock service still holds to LeftoversFile.
 func (f *fleet) leftovers(ctx context.Context) error {
 	sleep(ctx, f.leftoverWait())
 	var out []Leftover
@@ -86,8 +86,9 @@ func (f *fleet) direct(ctx context.Context, ns string) (*redis.Client, error) {
 	return redis.NewClient(&redis.Options{Addr: addr}), nil
 }
 
-// lookOnce makes one operation on each permit-expirable semaphore and fair
-// lock of namespace ns, as their next user would.
+// lookOnce makes one operation on each permit-expirable semaphore, fair
+// lock and election (whose candidates queue at a fair lock) of namespace
+// ns, as their next user would.
 func (f *fleet) lookOnce(ctx context.Context, rdb *redis.Client, ns string) error {
 	c, err := rlock.New(rdb, rlock.WithFairWaitTimeout(f.cfg.FairWait))
 	if err != nil {
@@ -103,8 +104,8 @@ func (f *fleet) lookOnce(ctx context.Context, rdb *redis.Client, ns string) erro
 			if _, err := c.NewPermitExpirableSemaphore(o.object).AvailablePermits(ctx); err != nil {
 				return err
 			}
-		case store.Fair:
-			m := c.NewFairMutex(o.object)
+		case store.Fair, store.Election:
+			m := c.NewFairMutex(o.object) // an election's term is its fair lock
 			ok, err := m.TryLock(ctx, 0, 0)
 			if err != nil {
 				return err

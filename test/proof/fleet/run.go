@@ -118,7 +118,11 @@ func (f *fleet) work(ctx context.Context, sched *nemesis.Schedule, res *Result) 
 		// A fault the harness could not carry through (a replacement
 		// process that would not start) fails the run, at its end: what
 		// was recorded until then is still checked.
-		if err := f.inject(ctx, fault); err != nil {
+		err := f.inject(ctx, fault)
+		if err == nil {
+			err = f.freshPermits(ctx)
+		}
+		if err != nil {
 			f.cfg.logf("%s: %v", fault, err)
 			if errs = append(errs, fmt.Errorf("%s: %w", fault, err)); len(errs) >= maxFaultErrors {
 				break
@@ -127,6 +131,26 @@ func (f *fleet) work(ctx context.Context, sched *nemesis.Schedule, res *Result) 
 		sleep(ctx, fault.Gap)
 	}
 	return errors.Join(errs...)
+}
+
+// freshPermits moves the semaphores of every namespace to fresh objects,
+// after each fault. A semaphore's count is the one state a single
+// operation can leave wrong for good (a permit given back twice, or taken
+// and never given back), and it would then overrun, or starve, through
+// every later fault: with an object per fault, what a semaphore shows is
+// what that fault did.
+func (f *fleet) freshPermits(ctx context.Context) error {
+	for _, ns := range f.cfg.Namespaces {
+		for _, wl := range []string{store.Semaphore, store.PESemaphore} {
+			if !slices.Contains(f.cfg.Workloads, wl) {
+				continue
+			}
+			if err := f.nextEpoch(ctx, ns, wl); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // maxFaultErrors is how many faults may fail before the run stops early.
