@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -74,7 +75,36 @@ func startServices(namespaces []string) (*services, error) {
 		return nil, errors.Join(err, s.close())
 	}
 	s.admin = redis.NewClient(&redis.Options{Addr: s.resource.Addr})
+	if err := s.onlyPlannedFailovers(); err != nil {
+		return nil, errors.Join(err, s.close())
+	}
 	return s, nil
+}
+
+// downAfter is how long the Sentinels let a master be unreachable before
+// they fail it over on their own. The nemesis fails masters over itself
+// (SENTINEL FAILOVER, which needs no vote), and a master that a loaded
+// machine stalls for a second or two must not be failed over behind its
+// back: such a failover, recorded nowhere, would show as violations in a
+// quiet stretch of the history.
+const downAfter = time.Minute
+
+// onlyPlannedFailovers sets every Sentinel's down-after-milliseconds to
+// downAfter.
+func (s *services) onlyPlannedFailovers() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, d := range s.sentinels {
+		for _, addr := range d.SentinelAddrs() {
+			sc := redis.NewSentinelClient(&redis.Options{Addr: addr})
+			err := sc.Set(ctx, d.MasterName(), "down-after-milliseconds", strconv.FormatInt(downAfter.Milliseconds(), 10)).Err()
+			_ = sc.Close()
+			if err != nil {
+				return fmt.Errorf("sentinel %s: %w", addr, err)
+			}
+		}
+	}
+	return nil
 }
 
 func (s *services) close() error {
