@@ -28,11 +28,8 @@ func (l *loop) semaphore(ctx context.Context, s *rlock.Semaphore) bool {
 	if !l.setPermits(s.TrySetPermits) {
 		return false
 	}
-	actx, cancel := l.acquireCtx(ctx)
-	o := l.invoke("acquire", history.Event{})
-	err := s.Acquire(actx, 1)
-	cancel()
-	if !acquired(o, err, history.Event{}) {
+	take := func(ctx context.Context) error { return s.Acquire(ctx, 1) }
+	if _, ok := l.acquire(ctx, "", untokened(take)); !ok {
 		return false
 	}
 	l.inside(nil)
@@ -40,7 +37,7 @@ func (l *loop) semaphore(ctx context.Context, s *rlock.Semaphore) bool {
 	// error could give back one more than was taken.
 	octx, cancel := opCtx()
 	defer cancel()
-	o = l.invoke("release", history.Event{})
+	o := l.invoke("release", history.Event{})
 	released(o, s.Release(octx, 1))
 	return true
 }
@@ -51,11 +48,12 @@ func (l *loop) pesemaphore(ctx context.Context, s *rlock.PermitExpirableSemaphor
 	if !l.setPermits(s.TrySetPermits) {
 		return false
 	}
-	actx, cancel := l.acquireCtx(ctx)
-	o := l.invoke("acquire", history.Event{})
-	p, err := s.Acquire(actx, l.w.c.permitLease)
-	cancel()
-	if !acquired(o, err, history.Event{}) {
+	var p *rlock.Permit
+	take := func(ctx context.Context) (err error) {
+		p, err = s.Acquire(ctx, l.w.c.permitLease)
+		return err
+	}
+	if _, ok := l.acquire(ctx, "", untokened(take)); !ok {
 		return false
 	}
 	end := l.watch(p.Lost(), 0)
@@ -89,15 +87,15 @@ func (l *loop) inside(lost <-chan struct{}) {
 // election: campaign until elected, then, as leader, increment the
 // election's fenced register with the term's token, and resign.
 func (l *loop) election(ctx context.Context, e *rlock.Election) bool {
-	actx, cancel := l.acquireCtx(ctx)
-	o := l.invoke("acquire", history.Event{})
-	term, err := e.Campaign(actx, l.w.c.process)
-	cancel()
-	var token int64
-	if term != nil {
-		token = term.Token()
+	var term *rlock.Term
+	take := func(ctx context.Context) (token int64, err error) {
+		if term, err = e.Campaign(ctx, l.w.c.process); err == nil {
+			token = term.Token()
+		}
+		return token, err
 	}
-	if !acquired(o, err, history.Event{Token: token}) {
+	token, ok := l.acquire(ctx, "", take)
+	if !ok {
 		return false
 	}
 	work, stop := term.Context(context.Background())

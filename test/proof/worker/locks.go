@@ -13,11 +13,8 @@ import (
 // Context, as users are told: a holder that knows it lost the lock writes
 // nothing more, and one paused past its lease does not know it.
 func (l *loop) fenced(ctx context.Context, f *rlock.FencedMutex) bool {
-	actx, cancel := l.acquireCtx(ctx)
-	o := l.invoke("acquire", history.Event{})
-	token, err := f.Lock(actx)
-	cancel()
-	if !acquired(o, err, history.Event{Token: token}) {
+	token, ok := l.acquire(ctx, "", f.Lock)
+	if !ok {
 		return false
 	}
 	work, stop := f.Context(context.Background())
@@ -61,11 +58,7 @@ func (l *loop) fencedWork(work context.Context, token int64) {
 // plain: the same counter under a Mutex, read and written with GET and
 // SET, unfenced.
 func (l *loop) plain(ctx context.Context, m *rlock.Mutex) bool {
-	actx, cancel := l.acquireCtx(ctx)
-	o := l.invoke("acquire", history.Event{})
-	err := m.Lock(actx)
-	cancel()
-	if !acquired(o, err, history.Event{}) {
+	if _, ok := l.acquire(ctx, "", untokened(m.Lock)); !ok {
 		return false
 	}
 	work, stop := m.Context(context.Background())
@@ -108,11 +101,7 @@ func (l *loop) read(work context.Context, mode string) (int64, bool) {
 
 // fair: take the fair lock, pause, release.
 func (l *loop) fair(ctx context.Context, m *rlock.FairMutex) bool {
-	actx, cancel := l.acquireCtx(ctx)
-	o := l.invoke("acquire", history.Event{})
-	err := m.Lock(actx)
-	cancel()
-	if !acquired(o, err, history.Event{}) {
+	if _, ok := l.acquire(ctx, "", untokened(m.Lock)); !ok {
 		return false
 	}
 	end := l.watch(m.Lost(), 0)
@@ -137,11 +126,7 @@ func (l *loop) rw(ctx context.Context, rw *rlock.RWMutex) bool {
 	if mode == rlock.ModeRead {
 		lock, unlock, lost, work = rw.RLock, rw.RUnlock, rw.RLost, rw.RContext
 	}
-	actx, cancel := l.acquireCtx(ctx)
-	o := l.invoke("acquire", history.Event{Mode: mode})
-	err := lock(actx)
-	cancel()
-	if !acquired(o, err, history.Event{Mode: mode}) {
+	if _, ok := l.acquire(ctx, mode, untokened(lock)); !ok {
 		return false
 	}
 	wctx, stop := work(context.Background())

@@ -150,9 +150,20 @@ func (l *loop) pause(ctx context.Context, d time.Duration) {
 // end early when the worker stops: a section is finished as it began.
 func (l *loop) hold() { time.Sleep(l.between(l.w.c.hold)) }
 
-// acquireCtx bounds an acquisition's wait; it ends when the worker stops.
-func (l *loop) acquireCtx(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, l.w.c.wait)
+// acquire records an acquisition made with take, whose wait is bounded
+// (and ends when the worker stops), and reports whether it succeeded.
+// take returns the token granted, or 0 where there is none.
+func (l *loop) acquire(ctx context.Context, mode string, take func(context.Context) (int64, error)) (int64, bool) {
+	actx, cancel := context.WithTimeout(ctx, l.w.c.wait)
+	defer cancel()
+	o := l.invoke("acquire", history.Event{Mode: mode})
+	token, err := take(actx)
+	return token, acquired(o, err, history.Event{Mode: mode, Token: token})
+}
+
+// untokened adapts an acquisition that grants no token to acquire.
+func untokened(take func(context.Context) error) func(context.Context) (int64, error) {
+	return func(ctx context.Context) (int64, error) { return 0, take(ctx) }
 }
 
 // opCtx bounds an operation inside a section; it does not end when the
