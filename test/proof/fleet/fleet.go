@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,6 +45,7 @@ func (f *fleet) spawn(side string) (*proc, error) {
 	f.count[side]++
 	p := &proc{name: fmt.Sprintf("%s-%d", side, f.count[side]), side: side}
 	f.procs = append(f.procs, p)
+	seed := f.cfg.Seed + int64(len(f.procs))
 	f.mu.Unlock()
 
 	var single string
@@ -66,23 +69,15 @@ func (f *fleet) spawn(side string) (*proc, error) {
 		}
 	}
 	args := map[string]string{
-		"process":      p.name,
-		"history":      filepath.Join(f.cfg.Dir, p.name+".jsonl"),
-		"resource":     f.svc.resource.Addr,
-		"single":       single,
-		"via":          strings.Join(via, ","),
-		"namespaces":   strings.Join(f.cfg.Namespaces, ","),
-		"workloads":    strings.Join(f.cfg.Workloads, ","),
-		"permits":      strconv.Itoa(f.cfg.Permits),
-		"seed":         strconv.FormatInt(f.cfg.Seed+int64(len(f.procs)), 10),
-		"lease":        "",
-		"fair-wait":    "",
-		"permit-lease": "",
-		"ack-timeout":  "",
-		"hold":         "",
-		"think":        "",
-		"wait":         "",
-		"warmup":       "",
+		"process":    p.name,
+		"history":    filepath.Join(f.cfg.Dir, p.name+".jsonl"),
+		"resource":   f.svc.resource.Addr,
+		"single":     single,
+		"via":        strings.Join(via, ","),
+		"namespaces": strings.Join(f.cfg.Namespaces, ","),
+		"workloads":  strings.Join(f.cfg.Workloads, ","),
+		"permits":    strconv.Itoa(f.cfg.Permits),
+		"seed":       strconv.FormatInt(seed, 10),
 	}
 	durations := map[string]time.Duration{
 		"lease": f.cfg.Lease, "fair-wait": f.cfg.FairWait, "permit-lease": f.cfg.PermitLease,
@@ -105,8 +100,8 @@ func (f *fleet) spawn(side string) (*proc, error) {
 		}
 		args["lua"] = filepath.Join(f.root, "store", "lua")
 	}
-	for k, v := range args {
-		if v != "" {
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		if v := args[k]; v != "" {
 			argv = append(argv, "-"+k, v)
 		}
 	}
