@@ -33,7 +33,7 @@ type loop struct {
 
 // opTimeout bounds an operation inside a section (the resource's, or a
 // release), which never waits for another process.
-const opTimeout = 5 * time.Second
+const opTimeout = resourceTimeout
 
 // backoff is the pause after an acquisition that failed with an error, so
 // that a loop does not spin while Redis is unreachable.

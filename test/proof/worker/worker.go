@@ -30,6 +30,8 @@ type worker struct {
 const (
 	dialTimeout = time.Second
 	ioTimeout   = time.Second
+	// resourceTimeout bounds a command to the resource.
+	resourceTimeout = 30 * time.Second
 )
 
 func start(c config) (*worker, error) {
@@ -39,8 +41,14 @@ func start(c config) (*worker, error) {
 	}
 	w := &worker{c: c, hist: hist, locks: make(map[string]*rlock.Client)}
 	// The resource's connections carry the process's name, so that the
-	// harness sees when the last of a killed process's is gone.
-	w.resource = redis.NewClient(&redis.Options{Addr: c.resource, ClientName: c.process})
+	// harness sees when the last of a killed process's is gone. No fault
+	// touches the resource, but a paused process wakes to replies that
+	// came while it slept: its commands wait long, and are never sent
+	// twice, so that an outcome recorded is the outcome of the one run
+	// (a write resent after its first run was accepted would come back
+	// rejected; an INCR resent would count twice).
+	w.resource = redis.NewClient(&redis.Options{Addr: c.resource, ClientName: c.process,
+		MaxRetries: -1, ReadTimeout: resourceTimeout, WriteTimeout: resourceTimeout})
 	w.store = store.New(w.resource, c.process)
 	for _, ns := range c.namespaces {
 		opts := []rlock.Option{

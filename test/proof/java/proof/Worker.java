@@ -152,8 +152,14 @@ public final class Worker {
         history = new History(flag("history"), process);
         Config rc = base();
         // The resource's connections carry the process's name, so that the
-        // harness sees when the last of a killed process's is gone.
+        // harness sees when the last of a killed process's is gone. No fault
+        // touches the resource, but a paused JVM wakes to replies that came
+        // while it slept: its commands wait long, and are never sent twice,
+        // so that an outcome recorded is the outcome of the one run (a write
+        // resent after its first run was accepted would come back rejected;
+        // an INCR resent would count twice).
         rc.useSingleServer().setAddress("redis://" + flag("resource")).setClientName(process)
+                .setTimeout(30000).setRetryAttempts(0)
                 .setConnectionMinimumIdleSize(2).setConnectionPoolSize(32);
         resource = Redisson.create(rc);
         store = new Store(resource, process, Path.of(flag("lua")));
