@@ -148,9 +148,18 @@ func TestRateWrongType(t *testing.T) {
 		}{
 			{"config a string", func() { s.rdb.Set(ctx, "rl", "x", 0) }},
 			{"config a lock's hash", func() { s.rdb.HSet(ctx, "rl", "c:1", 1) }},
-			{"value a list", func() { setRate(t, s.rdb, r, RateConfig{Rate: 5, Interval: time.Second}, 9); s.rdb.RPush(ctx, "{rl}:value", "x") }},
-			{"value not a count", func() { setRate(t, s.rdb, r, RateConfig{Rate: 5, Interval: time.Second}, 9); s.rdb.Set(ctx, "{rl}:value", "x", 0) }},
-			{"permits a string", func() { setRate(t, s.rdb, r, RateConfig{Rate: 5, Interval: time.Second}, 9); s.rdb.Set(ctx, "{rl}:permits", "x", 0) }},
+			{"value a list", func() {
+				setRate(t, s.rdb, r, RateConfig{Rate: 5, Interval: time.Second}, 9)
+				s.rdb.RPush(ctx, "{rl}:value", "x")
+			}},
+			{"value not a count", func() {
+				setRate(t, s.rdb, r, RateConfig{Rate: 5, Interval: time.Second}, 9)
+				s.rdb.Set(ctx, "{rl}:value", "x", 0)
+			}},
+			{"permits a string", func() {
+				setRate(t, s.rdb, r, RateConfig{Rate: 5, Interval: time.Second}, 9)
+				s.rdb.Set(ctx, "{rl}:permits", "x", 0)
+			}},
 			{"permits not permits", func() {
 				setRate(t, s.rdb, r, RateConfig{Rate: 5, Interval: time.Second}, 9)
 				s.rdb.Set(ctx, "{rl}:value", "0", 0)
@@ -173,7 +182,10 @@ func TestRateWrongType(t *testing.T) {
 		s.rdb.FlushAll(ctx)
 		s.rdb.Set(ctx, "rl", "x", 0)
 		for what, err := range map[string]error{
-			"Set":       func() error { _, err := r.Set(ctx, s.rdb, RateConfig{Rate: 1, Interval: time.Second}, false, rateReq(20)); return err }(),
+			"Set": func() error {
+				_, err := r.Set(ctx, s.rdb, RateConfig{Rate: 1, Interval: time.Second}, false, rateReq(20))
+				return err
+			}(),
 			"Available": func() error { _, err := r.Available(ctx, s.rdb, s.now()); return err }(),
 			"Delete":    func() error { _, err := r.Delete(ctx, s.rdb); return err }(),
 		} {
