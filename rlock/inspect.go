@@ -8,14 +8,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/queue"
-	"github.com/relock-go/relock/scripts"
 )
 
 // LockInfo is what Redis knows of one lock, whichever client (Go or Java)
@@ -31,7 +29,8 @@ type LockInfo struct {
 	// queue, so it shows as KindMutex or KindRWMutex; a fenced lock's
 	// counter never expires, so a free fenced lock still shows its kind.
 	// A semaphore's or latch's kind is KindPermitSemaphore, KindCount, or
-	// the one InspectKind was told.
+	// the one InspectKind was told; a rate limiter's config (a hash of its
+	// fields) is KindRateLimiter.
 	Kind Kind
 	// Held reports that the lock's hash exists.
 	Held bool
@@ -57,8 +56,12 @@ type LockInfo struct {
 	// Count is a semaphore's available permits, or a latch's count (0
 	// when the key is absent); 0 for a lock. A permit-expirable
 	// semaphore's count leaves out its leased permits, even expired ones,
-	// which come back at the next operation on it.
+	// which come back at the next operation on it. A rate limiter's is
+	// its permits available now (this Client's, for a rate PerClient).
 	Count int64
+	// Rate is a rate limiter's rate; nil for the other kinds, and for a
+	// limiter that has none.
+	Rate *Rate
 	// Permits are a permit-expirable semaphore's leased permits, earliest
 	// expiry first.
 	Permits []LeasedPermit
@@ -139,12 +142,8 @@ func (c *Client) inspect(ctx context.Context, name string, asked Kind) (LockInfo
 	token := pipe.Get(ctx, keys.Token(name))
 	cs := lookCount(ctx, pipe, name)
 	read := exec(ctx, pipe)
-	if asked.Counting() || s.typ.Val() == "string" {
-		info, err := c.inspectCount(ctx, LockInfo{Name: name, TTL: millis(pttl)}, s, cs, asked, read)
-		if err != nil {
-			return LockInfo{}, opError(op, name, err)
-		}
-		return c.inspected(ctx, info, countChannels(name, info.Kind))
+	if asked.Counting() || s.typ.Val() == "string" || s.rateLimiter() {
+		return c.inspectCounting(ctx, LockInfo{Name: name, TTL: millis(pttl)}, s, cs, asked, read)
 	}
 	kind, hash, err := s.result(read)
 	if err != nil {
@@ -309,42 +308,4 @@ func queueEntries(entries []string, deadlines []redis.Z, each func(*QueueEntry))
 		q = append(q, e)
 	}
 	return q
-}
-
-// subscribers counts the subscriptions to channels, all in the slot of the
-// lock called name: with sharded pub/sub on the master of that slot, with
-// classic pub/sub on every node of a Redis Cluster (each counts only its
-// own clients), else on the one server.
-func (c *Client) subscribers(ctx context.Context, name string, channels []string) (int, error) {
-	w, err := c.pubsub(ctx)
-	if err != nil {
-		return 0, err
-	}
-	if w.publish == scripts.SPublish {
-		master, err := c.master(ctx, name)
-		if err != nil {
-			return 0, err
-		}
-		return sum(master.PubSubShardNumSub(ctx, channels...).Result())
-	}
-	cluster, ok := c.rdb.(*redis.ClusterClient)
-	if !ok {
-		return sum(c.rdb.PubSubNumSub(ctx, channels...).Result())
-	}
-	var total atomic.Int64
-	err = cluster.ForEachShard(ctx, func(ctx context.Context, node *redis.Client) error {
-		n, err := sum(node.PubSubNumSub(ctx, channels...).Result())
-		total.Add(int64(n))
-		return err
-	})
-	return int(total.Load()), err
-}
-
-// sum is the total of a NUMSUB reply's counts.
-func sum(counts map[string]int64, err error) (int, error) {
-	var n int64
-	for _, count := range counts {
-		n += count
-	}
-	return int(n), err
 }

@@ -32,6 +32,7 @@ const (
 	KindSemaphore       Kind = "semaphore"        // Semaphore: Redisson's RSemaphore
 	KindPermitSemaphore Kind = "permit-semaphore" // PermitExpirableSemaphore: RPermitExpirableSemaphore
 	KindCountDownLatch  Kind = "count-down-latch" // CountDownLatch: RCountDownLatch
+	KindRateLimiter     Kind = "rate-limiter"     // RateLimiter: RRateLimiter
 )
 
 // KindCount is what Inspect reports for a string of an integer at a name
@@ -41,12 +42,12 @@ const (
 // which. No handle has this kind.
 const KindCount Kind = "count"
 
-// Counting reports whether k is the kind of a semaphore or a count-down
-// latch, or KindCount: objects that have a count rather than holders, and
-// whose events start and end no hold.
+// Counting reports whether k is the kind of a semaphore, a count-down
+// latch or a rate limiter, or KindCount: objects that have a count rather
+// than holders, and whose events start and end no hold.
 func (k Kind) Counting() bool {
 	switch k {
-	case KindSemaphore, KindPermitSemaphore, KindCountDownLatch, KindCount:
+	case KindSemaphore, KindPermitSemaphore, KindCountDownLatch, KindRateLimiter, KindCount:
 		return true
 	}
 	return false

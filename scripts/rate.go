@@ -60,9 +60,9 @@ func NewRateLimiter(name, client string) *RateLimiter {
 // RateConfig is a rate limiter's config, its hash's fields.
 type RateConfig struct {
 	Rate      int64         // permits per interval
-	Interval  time.Duration // whole milliseconds
+	Interval  time.Duration // sent in milliseconds, rounded up
 	PerClient bool          // type 1: each client has the rate
-	KeepAlive time.Duration // keepAliveTime: 0, or whole milliseconds
+	KeepAlive time.Duration // keepAliveTime (0: none), as Interval
 }
 
 // MaxRate is the largest rate and the most permits of one acquisition:
@@ -136,7 +136,7 @@ func (r *RateLimiter) Set(ctx context.Context, rdb redis.Scripter, c RateConfig,
 	if c.PerClient {
 		typ = 1
 	}
-	args := []any{c.Rate, c.Interval.Milliseconds(), typ, c.KeepAlive.Milliseconds(), flag(only)}
+	args := []any{c.Rate, Millis(c.Interval), typ, Millis(c.KeepAlive), flag(only)}
 	v, err := rateSet.Run(ctx, rdb, append(r.keys, req.records(r.name)), append(args, req.args()...)...).Int64()
 	return v == 1, err
 }

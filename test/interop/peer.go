@@ -112,7 +112,14 @@ func repoRoot() (string, error) {
 func Start(tb testing.TB, args ...string) *Peer {
 	tb.Helper()
 	jar := JarPath(tb)
-	cmd := exec.Command("java", slices.Concat(archiveFlags(jar), jitFlags(args), []string{"-jar", jar}, args)...)
+	return startJava(tb, slices.Concat(archiveFlags(jar), jitFlags(args), []string{"-jar", jar}), args)
+}
+
+// startJava runs `java jvm... args...` until the test ends, reading its
+// JSON lines.
+func startJava(tb testing.TB, jvm, args []string) *Peer {
+	tb.Helper()
+	cmd := exec.Command("java", slices.Concat(jvm, args)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
