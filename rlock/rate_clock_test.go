@@ -85,59 +85,83 @@ func TestClockRateLimiterWaitSleepsUntilThePermitsComeBack(t *testing.T) {
 	})
 }
 
-// A burst of waiters of one Client sends one attempt at a time, in
-// arrival order: each is granted in turn, and the attempts are the grants
-// plus one refused attempt per interval, not one per waiter per return.
-func TestClockRateLimiterWaitersAttemptOneAtATime(t *testing.T) {
+// A burst of a thousand waiters of one Client sends one attempt at a
+// time: the attempts are the grants plus one refused attempt per
+// interval (the head's, before the permits come back), not one per
+// waiter per return.
+func TestClockRateLimiterBurstAttemptsOneAtATime(t *testing.T) {
 	inBubble(t, func(t *testing.T, mr *miniredis.Miniredis, rdb *redis.Client) {
-		ctx := context.Background()
-		var count attemptCounter
-		rdb.AddHook(&count)
-		c, _ := New(rdb)
-		defer c.Close()
-		l := c.NewRateLimiter("rl")
 		const limit, waiters = 100, 1000
-		setRate(t, l, Rate{Limit: limit, Interval: time.Second})
-		l.AllowN(ctx, limit)
-		count.sent.Store(0)
-		var mu sync.Mutex
-		var order []int
+		l, count := burstLimiter(t, rdb, limit)
+		start := time.Now()
 		var wg sync.WaitGroup
-		for i := range waiters {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if err := l.Wait(ctx); err != nil {
+		for range waiters {
+			wg.Go(func() {
+				if err := l.Wait(context.Background()); err != nil {
 					t.Error(err)
 				}
-				mu.Lock()
-				order = append(order, i)
-				mu.Unlock()
-			}()
-			synctest.Wait() // queued before the next one comes
+			})
 		}
-		if n := len(c.Activity().Waiters); n != waiters {
+		synctest.Wait()
+		if n := len(l.c.Activity().Waiters); n != waiters {
 			t.Fatalf("%d waiters listed, want %d", n, waiters)
 		}
-		start := time.Now()
 		wg.Wait()
 		if took := time.Since(start); took != waiters/limit*time.Second {
 			t.Fatalf("%d waiters took %v at %d a second", waiters, took, limit)
 		}
-		for i, w := range order {
-			if w != i {
-				t.Fatalf("waiter %d was granted %dth, want in arrival order", w, i)
-			}
-		}
 		if most := count.most.Load(); most != 1 {
 			t.Fatalf("%d attempts in flight at once, want 1", most)
 		}
-		// A refused attempt when the line's head first came, then one at
-		// each interval after its 100 grants.
 		if sent := count.sent.Load(); sent != waiters+waiters/limit {
 			t.Fatalf("%d attempts for %d grants, want %d", sent, waiters, waiters+waiters/limit)
 		}
 	})
+}
+
+// The waiters of one Client are granted in arrival order.
+func TestClockRateLimiterWaitersInArrivalOrder(t *testing.T) {
+	inBubble(t, func(t *testing.T, mr *miniredis.Miniredis, rdb *redis.Client) {
+		const limit, waiters = 20, 100
+		l, _ := burstLimiter(t, rdb, limit)
+		start := time.Now()
+		granted := make([]time.Duration, waiters) // when, by arrival
+		var wg sync.WaitGroup
+		for i := range waiters {
+			wg.Go(func() {
+				if err := l.Wait(context.Background()); err != nil {
+					t.Error(err)
+				}
+				granted[i] = time.Since(start)
+			})
+			synctest.Wait() // queued before the next one comes
+		}
+		wg.Wait()
+		// The fake clock moves only when every goroutine waits: the k-th
+		// twenty to arrive are granted at the k-th second, when the
+		// permits of the twenty before come back.
+		for i, at := range granted {
+			if want := time.Duration(i/limit+1) * time.Second; at != want {
+				t.Fatalf("waiter %d granted at %v, want %v: in arrival order, %d a second", i, at, want, limit)
+			}
+		}
+	})
+}
+
+// burstLimiter is a limiter of limit a second on a Client of rdb, closed
+// with the test, its permits all taken, and the counter of the attempts
+// sent from then on.
+func burstLimiter(t *testing.T, rdb *redis.Client, limit int) (*RateLimiter, *attemptCounter) {
+	t.Helper()
+	count := &attemptCounter{}
+	rdb.AddHook(count)
+	c, _ := New(rdb)
+	t.Cleanup(func() { c.Close() })
+	l := c.NewRateLimiter("rl")
+	setRate(t, l, Rate{Limit: limit, Interval: time.Second})
+	l.AllowN(context.Background(), limit)
+	count.sent.Store(0)
+	return l, count
 }
 
 // A TryWait whose permits come back after its wait gives up at once, and
