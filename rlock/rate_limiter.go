@@ -28,14 +28,17 @@ import (
 // whoever attempts first after permits come back takes them.
 //
 // The clock: permits are stamped with the caller's clock, as Redisson's
-// are, and a stamp is judged against the others'. A host whose clock runs
-// ahead stamps its permits late, so they come back late for all, and sees
-// the others' come back early; one behind, the reverse: either way a
-// window of one Interval can hold more than Limit, by the share of the
-// Interval the clocks disagree by. relock's scripts keep a relock
-// caller's stamp within a tenth of the Interval (at most a second) of
-// Redis's TIME, which bounds what a skewed Go host can do; a Redisson
-// client's stamps are its own. Keep the hosts' clocks synchronized (NTP).
+// are, and judged by the next caller's. A host whose clock runs ahead by
+// s sees the others' permits come back s early, and takes them first; one
+// behind, the reverse. So a window of one Interval can hold Limit plus
+// what the others took in s, and the host ahead takes most of what comes
+// back under contention. relock's scripts keep a relock caller's stamp
+// within 1% of the Interval (at least 1 ms, at most 1 s) of Redis's TIME,
+// which bounds s for Go hosts: a clock an hour off does no more than one
+// 10 ms off at an Interval of 1 s (unbounded, every permit the others
+// took would come back to it at once). A Redisson client's stamps are its
+// own. Keep the hosts' clocks synchronized (NTP); docs/rate-limiter.md
+// has the figures.
 //
 // A RateLimiter is safe for concurrent use.
 type RateLimiter struct {
@@ -210,8 +213,7 @@ func (l *RateLimiter) Available(ctx context.Context) (int, error) {
 // given back (permits have no owner), and no more than were taken within
 // the interval. Redisson's release(n) differs: it makes n available but
 // leaves them counted as taken, so that they would come back a second
-// time; relock's scripts count them back out (see the package doc's rate
-// limiter section). It is sent even when ctx has ended (then bounded by
+// time; relock's scripts count them back out (docs/rate-limiter.md). It is sent even when ctx has ended (then bounded by
 // the unlock timeout), and a request resent after a lost reply is applied
 // once. n must be at least 1 (ErrInvalidCount).
 func (l *RateLimiter) Release(ctx context.Context, n int) error {

@@ -43,8 +43,8 @@ var (
 // client's own pair of them, {NAME}:value:<client id> and
 // {NAME}:permits:<client id> (rate_common.lua). Times are epoch
 // milliseconds of the caller's clock, as Redisson's are, kept by the
-// scripts within a tenth of the interval (at most a second) of the
-// server's. It holds no state and is safe for concurrent use.
+// scripts within 1% of the interval (at least a millisecond, at most a
+// second) of the server's. It holds no state and is safe for concurrent use.
 type RateLimiter struct {
 	name string
 	keys []string // Redisson's KEYS, in its order

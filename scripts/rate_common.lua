@@ -71,13 +71,13 @@ local function sum(cfg, members, step)
   return n
 end
 
--- stamp is the caller's clock, ms, kept within a tenth of the interval
--- (at least 1 ms, at most 1 s) of the server's TIME: a host whose clock
--- is further off moves the window by that bound, no more.
+-- stamp is the caller's clock, ms, kept within 1% of the interval (at
+-- least 1 ms, at most 1 s) of the server's TIME: a host whose clock is
+-- further off moves the window by that bound, no more.
 local function stamp(ms, interval)
   local t = redis.call('time')
   local server = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  local bound = math.max(1, math.min(math.floor(interval / 10), 1000))
+  local bound = math.max(1, math.min(math.floor(interval / 100), 1000))
   return math.min(math.max(tonumber(ms), server - bound), server + bound)
 end
 
