@@ -213,9 +213,10 @@ func (l *RateLimiter) Available(ctx context.Context) (int, error) {
 // given back (permits have no owner), and no more than were taken within
 // the interval. Redisson's release(n) differs: it makes n available but
 // leaves them counted as taken, so that they would come back a second
-// time; relock's scripts count them back out (docs/rate-limiter.md). It is sent even when ctx has ended (then bounded by
-// the unlock timeout), and a request resent after a lost reply is applied
-// once. n must be at least 1 (ErrInvalidCount).
+// time; relock's scripts count them back out (docs/rate-limiter.md). It
+// is sent even when ctx has ended (then bounded by the unlock timeout),
+// and a request resent after a lost reply is applied once. n must be at
+// least 1 (ErrInvalidCount).
 func (l *RateLimiter) Release(ctx context.Context, n int) error {
 	if n < 1 || n > scripts.MaxRate {
 		return opError("release", l.name, fmt.Errorf("%w: %d permits: 1 to the rate's limit", ErrInvalidCount, n))
