@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 // The rate limiter's Java side is a program of the tests' own,
@@ -90,4 +91,25 @@ func rateWorkerClasses(jar string) (string, error) {
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// Next returns the peer's next event, failing the test after d, when the
+// peer exits first, or when it reports an error.
+func (p *Peer) Next(tb testing.TB, d time.Duration) Event {
+	tb.Helper()
+	timeout := time.NewTimer(d)
+	defer timeout.Stop()
+	select {
+	case ev, ok := <-p.events:
+		switch {
+		case !ok:
+			tb.Fatalf("peer %v exited", p.args)
+		case ev["event"] == "error":
+			tb.Fatalf("peer %v: %v", p.args, ev["error"])
+		}
+		return ev
+	case <-timeout.C:
+		tb.Fatalf("nothing from peer %v within %v", p.args, d)
+	}
+	return nil
 }

@@ -26,16 +26,18 @@ import org.redisson.config.Config;
  *   set      setRate(--type, --rate, --interval ms, --keepalive ms)        {"event":"set"}
  *   tryset   trySetRate(the same)                                        {"event":"tryset","set":B}
  *   config   getConfig() and availablePermits()                          {"event":"config","rate":N,"interval":MS,"type":"OVERALL|PER_CLIENT","available":N}
- *   run      --threads T, for --duration ms, each: take --permits with --how:
+ *   run      --threads T, for --duration ms (or --tries attempts each), each: take --permits with --how:
  *              try       tryAcquire(n), then sleep --pace ms
  *              acquire   acquire(n)
- *            one line per grant, then a summary:                         {"event":"grant","t":MS,"n":N}
+ *            one line per grant, then a summary:                         {"event":"grant","t0":MS,"t":MS,"n":N}
  *                                                                        {"event":"done","grants":N,"attempts":N,"errors":[...]}
  * --await-stdin: after connecting, print {"event":"ready"} and wait for a line on stdin.
  * </pre>
  *
- * "t" is epoch milliseconds with a fraction, from the host clock, taken as
- * the grant returns. Errors end the program with {"event":"error","error":"..."}.
+ * "t0" and "t" are epoch milliseconds with a fraction, from the host clock,
+ * taken as the call that was granted began and returned: Redisson stamps
+ * the permits between them. Errors end the program with
+ * {"event":"error","error":"..."}.
  */
 public class RateWorker {
     static final Map<String, String> flags = new HashMap<>();
@@ -109,6 +111,7 @@ public class RateWorker {
         int threads = (int) num("threads", 2);
         long permits = num("permits", 1);
         long pace = num("pace", 0);
+        long tries = num("tries", 0);
         String how = flag("how", "try");
         double end = nowMillis() + num("duration", 5000);
         ConcurrentLinkedQueue<String> grants = new ConcurrentLinkedQueue<>();
@@ -118,8 +121,9 @@ public class RateWorker {
         for (int i = 0; i < threads; i++) {
             Thread th = new Thread(() -> {
                 try {
-                    while (nowMillis() < end) {
+                    for (long n = 1; nowMillis() < end && (tries == 0 || n <= tries); n++) {
                         attempts.incrementAndGet();
+                        double t0 = nowMillis();
                         boolean ok = true;
                         if (how.equals("acquire")) {
                             rl.acquire(permits);
@@ -128,7 +132,7 @@ public class RateWorker {
                         }
                         double t = nowMillis();
                         if (ok && t < end) {
-                            grants.add("{\"event\":\"grant\",\"t\":" + t + ",\"n\":" + permits + "}");
+                            grants.add("{\"event\":\"grant\",\"t0\":" + t0 + ",\"t\":" + t + ",\"n\":" + permits + "}");
                         }
                         if (pace > 0) {
                             Thread.sleep(pace);
