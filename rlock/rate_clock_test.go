@@ -20,7 +20,7 @@ import (
 // every wait is exact.
 
 // attemptCounter counts the acquisition scripts of rate limiters a
-// go-redis client sends (EVALSHA or EVAL of five keys and three
+// go-redis client sends (EVALSHA or EVAL of five keys and four
 // arguments), and the most in flight at once.
 type attemptCounter struct {
 	sent, inFlight, most atomic.Int64
@@ -35,7 +35,7 @@ func (a *attemptCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) red
 func (a *attemptCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		args := cmd.Args()
-		if name := cmd.Name(); (name != "evalsha" && name != "eval") || len(args) != 11 {
+		if name := cmd.Name(); (name != "evalsha" && name != "eval") || len(args) != 12 {
 			return next(ctx, cmd)
 		}
 		a.sent.Add(1)

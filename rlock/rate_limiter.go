@@ -24,8 +24,13 @@ import (
 // The waiters of one limiter in one Client queue in arrival order, and
 // only the oldest attempts: a waiter for many permits is never overtaken
 // by a later one of the same Client for fewer, and a thousand waiters
-// send one attempt at a time. Between Clients, and Redisson clients,
-// whoever attempts first after permits come back takes them.
+// send one attempt at a time (so one Client's waiters are granted at most
+// one permit per round trip to Redis; Allow's attempts are not queued).
+// Between Clients, and Redisson clients, whoever attempts first after
+// permits come back takes them: a Redisson waiter retries on its timer
+// wheel's tick (100 ms by default) after the delay, so while a Client's
+// waiters take every permit as it comes back, Redisson's waiting in
+// acquire get none (docs/rate-limiter.md).
 //
 // The clock: permits are stamped with the caller's clock, as Redisson's
 // are, and judged by the next caller's. A host whose clock runs ahead by
@@ -152,9 +157,10 @@ func (l *RateLimiter) Rate(ctx context.Context) (Rate, error) {
 func (l *RateLimiter) Allow(ctx context.Context) (bool, error) { return l.AllowN(ctx, 1) }
 
 // AllowN takes n permits if they are available now, and reports whether
-// it did (Redisson's tryAcquire(n)): one attempt, never a wait. It
-// reports false without asking Redis while other goroutines of this
-// Client wait for the limiter: they were first. n must be 1 to the rate's
+// it did (Redisson's tryAcquire(n)): one attempt, never a wait; the
+// attempts of concurrent calls go to Redis together. It reports false
+// without asking Redis while goroutines of this Client wait for the
+// limiter (Wait, TryWait): they were first. n must be 1 to the rate's
 // Limit (else ErrInvalidCount); a limiter with no rate is ErrNoRate.
 func (l *RateLimiter) AllowN(ctx context.Context, n int) (bool, error) {
 	return l.acquire(ctx, n, 0)

@@ -8,9 +8,9 @@ import (
 )
 
 // rateTurn is the turn of an acquisition of a rate limiter's permits, in
-// the one wait loop. The acquisitions of one limiter in one Client take
-// turns in the limiter's line (countLines), in arrival order: only the
-// one holding its slot attempts. Nothing announces that permits came
+// the one wait loop. The acquisitions of one limiter in one Client that
+// may wait take turns in the limiter's line (countLines), in arrival
+// order: only the one holding its slot attempts. Nothing announces that permits came
 // back, so the turn listens on no channel: a failed attempt's script says
 // how long until enough permits come back, counted from the attempt's
 // stamp, and the turn sleeps exactly until then, then attempts again.
@@ -21,6 +21,7 @@ import (
 type rateTurn struct {
 	l        *RateLimiter
 	n        int
+	single   bool       // one attempt: no wait, none to be told of
 	deadline time.Time  // the wait's; zero: none
 	line     *countLine // the limiter's line, once joined
 	inLine   bool       // holds its slot
@@ -34,23 +35,30 @@ func (t *rateTurn) waiter() WaiterInfo {
 
 // enter takes the slot of the limiter's line if it is free and nobody
 // waits for it; else the acquisition queues behind the Client's earlier
-// ones (a single attempt gives up), and its first sleep waits for the
-// slot.
+// ones, and its first sleep waits for the slot. A single attempt (Allow)
+// takes no slot, so that concurrent ones go to Redis together, but gives
+// up while others of the Client wait: they were first.
 func (t *rateTurn) enter(ctx context.Context, deadline time.Time, single bool) (time.Duration, bool, error) {
-	t.deadline = deadline
+	t.deadline, t.single = deadline, single
+	if single {
+		ls := &t.l.c.countLines
+		ls.mu.Lock()
+		defer ls.mu.Unlock()
+		if ls.m[t.l.line] != nil {
+			return 0, false, errWaitElapsed // a line is kept while it has users
+		}
+		return 0, false, nil
+	}
 	t.line = t.l.c.countLines.join(t.l.line, t.l.c.ctx.Done())
 	if t.inLine, _, _ = t.line.enter(ctx, false, 0); t.inLine {
 		return 0, false, nil
-	}
-	if single {
-		return 0, false, errWaitElapsed // others of this Client wait already
 	}
 	return untilTurn, true, nil
 }
 
 func (t *rateTurn) attempt(ctx context.Context) (outcome, error) {
 	now := t.l.now()
-	ok, wait, err := t.l.s.Acquire(context.WithoutCancel(ctx), t.l.c.rdb, int64(t.n), now)
+	ok, wait, err := t.l.s.Acquire(context.WithoutCancel(ctx), t.l.c.rdb, int64(t.n), now, !t.single)
 	t.due = now.Add(wait)
 	return outcome{ok: ok && err == nil, ttl: wait}, rateError(err)
 }

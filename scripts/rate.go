@@ -78,13 +78,13 @@ var ErrNoRate = errors.New("no rate set")
 var ErrOverRate = errors.New("more permits than the rate")
 
 // Acquire takes n permits (1 to MaxRate) at now if they are available,
-// and reports whether it did; when not, wait is how long after now until
-// enough come back, unless others take them first. Each call is a new
-// acquisition, whose resends by go-redis find it taken rather than take
-// more. It returns ErrNoRate, or an error wrapping ErrOverRate that says
-// the rate.
-func (r *RateLimiter) Acquire(ctx context.Context, rdb redis.Scripter, n int64, now time.Time) (ok bool, wait time.Duration, err error) {
-	v, err := rateAcquire.Run(ctx, rdb, r.keys, n, now.UnixMilli(), Member(n)).Int64Slice()
+// and reports whether it did; when not, and if told, wait is how long
+// after now until enough come back, unless others take them first. Each
+// call is a new acquisition, whose resends by go-redis find it taken
+// rather than take more. It returns ErrNoRate, or an error wrapping
+// ErrOverRate that says the rate.
+func (r *RateLimiter) Acquire(ctx context.Context, rdb redis.Scripter, n int64, now time.Time, tell bool) (ok bool, wait time.Duration, err error) {
+	v, err := rateAcquire.Run(ctx, rdb, r.keys, n, now.UnixMilli(), Member(n), flag(tell)).Int64Slice()
 	if err != nil {
 		return false, 0, err
 	}

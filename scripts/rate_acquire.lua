@@ -8,11 +8,13 @@
 --         keeps it near the server's)
 -- ARGV[3] the acquisition's member (rate_common.lua): a new random id
 --         for each acquisition, the same for its resends
+-- ARGV[4] 1 to be told, when too few are available, when enough will be
 --
 -- Reply: {1, 0} when taken, also when a resend finds its member taken
 -- already; {0, D} when too few are available: D ms from now (the stamp)
--- until enough come back, unless others take them first; {-1, 0} when
--- the limiter has no rate; {-2, R} when the permits exceed its rate R.
+-- until enough come back, unless others take them first (0 unless
+-- ARGV[4] asked); {-1, 0} when the limiter has no rate; {-2, R} when the
+-- permits exceed its rate R.
 -- Nothing changes but the refill (rate_common.lua's) unless the permits
 -- are taken. A key of another kind is a WRONGTYPE error reply, before
 -- anything is changed.
@@ -26,22 +28,23 @@ local n = tonumber(ARGV[1])
 if n > cfg.rate then
   return {-2, cfg.rate}
 end
-local seen = redis.pcall('zscore', cfg.permits, ARGV[3])
-if type(seen) == 'table' then
-  return redis.error_reply(wrong(cfg.permits, 'a set of permits'))
-elseif seen then
-  return {1, 0}
-end
 local now = stamp(ARGV[2], cfg.interval)
-local value, changed = refill(cfg, now, true)
+local value, changed = refill(cfg, now, true, n)
 if not value then
   return redis.error_reply(changed)
 end
 local reply
 while not reply do
   if value >= n then
-    redis.call('zadd', cfg.permits, now, ARGV[3])
-    value, changed, reply = value - n, true, {1, 0}
+    -- A resend of a taken acquisition finds its member there.
+    if redis.call('zadd', cfg.permits, 'NX', now, ARGV[3]) == 1 then
+      value, changed = value - n, true
+    end
+    reply = {1, 0}
+  elseif redis.call('zscore', cfg.permits, ARGV[3]) then
+    reply = {1, 0} -- a resend, after the acquisition took the last
+  elseif ARGV[4] ~= '1' then
+    reply = {0, 0}
   else
     -- The oldest members whose permits make up the shortfall: enough
     -- come back when the last of them leaves the interval. Each member
@@ -72,5 +75,5 @@ end
 if changed then
   redis.call('set', cfg.value, value)
 end
-keep_alive(KEYS[1], cfg)
+keep_alive(KEYS[1], cfg, changed)
 return reply

@@ -15,7 +15,7 @@ elseif not cfg then
   return {-1, 0}
 end
 local value
-value, bad = refill(cfg, stamp(ARGV[1], cfg.interval), false)
+value, bad = refill(cfg, stamp(ARGV[1], cfg.interval), false, 0)
 if not value then
   return redis.error_reply(bad)
 end

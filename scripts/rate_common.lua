@@ -83,13 +83,14 @@ end
 
 -- refill returns the permits available at now: the count, plus the
 -- permits of the members whose interval ended by now (dropped from the
--- set when drop). A count that is absent (a fresh limiter), or higher
--- than the rate less a permit for each member still within the interval
--- (Redisson's release raises the count and leaves the members, whose
--- permits would come back twice), is recounted: the rate less the
--- permits of those members. It returns the count and whether it differs
--- from the stored one, or nil and an error's text.
-local function refill(cfg, now, drop)
+-- set when drop). A count that is absent (a fresh limiter), or that
+-- reaches need but is higher than the rate less a permit for each member
+-- still within the interval (Redisson's release raises the count and
+-- leaves the members, whose permits would come back twice), is
+-- recounted: the rate less the permits of those members. It returns the
+-- count and whether it differs from the stored one, or nil and an
+-- error's text.
+local function refill(cfg, now, drop, need)
   local v = redis.pcall('get', cfg.value)
   if type(v) == 'table' then
     return nil, wrong(cfg.value, 'a count')
@@ -111,11 +112,15 @@ local function refill(cfg, now, drop)
     redis.call('zremrangebyscore', cfg.permits, '-inf', old)
   end
   local fresh = value + back
-  local within = redis.call('zcard', cfg.permits)
-  if not drop then
-    within = within - #ended
+  local stray = v == false
+  if not stray and fresh >= need then
+    local within = redis.call('zcard', cfg.permits)
+    if not drop then
+      within = within - #ended
+    end
+    stray = fresh + within > cfg.rate
   end
-  if v == false or fresh + within > cfg.rate then
+  if stray then
     local used
     used, bad = sum(cfg, redis.call('zrangebyscore', cfg.permits, '(' .. old, '+inf'), 1)
     if bad then
@@ -126,14 +131,15 @@ local function refill(cfg, now, drop)
   return fresh, v == false or fresh ~= value
 end
 
--- keep_alive re-arms the keys' expiry after a change: keepAliveTime from
--- now when the config has one (an idle limiter is deleted then), else the
--- config's own TTL, if it has one (Redisson's rule).
-local function keep_alive(config, cfg)
+-- keep_alive re-arms the keys' expiry after an attempt: keepAliveTime
+-- from now when the config has one (an idle limiter is deleted then),
+-- else, when the attempt wrote, the config's own TTL, if it has one
+-- (Redisson's rule).
+local function keep_alive(config, cfg, wrote)
   local ttl = cfg.keep
   if ttl > 0 then
     redis.call('pexpire', config, ttl)
-  else
+  elseif wrote then
     ttl = redis.call('pttl', config)
   end
   if ttl > 0 then

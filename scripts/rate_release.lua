@@ -29,7 +29,7 @@ if done == true then
 elseif done then
   return done
 end
-local value, changed = refill(cfg, stamp(ARGV[2], cfg.interval), true)
+local value, changed = refill(cfg, stamp(ARGV[2], cfg.interval), true, 0)
 if not value then
   return redis.error_reply(changed)
 end
@@ -56,5 +56,5 @@ for i = #latest - 1, 1, -2 do
   end
 end
 redis.call('set', cfg.value, value)
-keep_alive(KEYS[1], cfg)
+keep_alive(KEYS[1], cfg, true)
 return record(KEYS[6], ARGV[3], ARGV[4], tonumber(ARGV[1]) - left, ARGV[5])

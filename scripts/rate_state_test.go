@@ -7,21 +7,27 @@ import (
 )
 
 // A resend of an acquisition (the same member) finds it taken and takes
-// nothing more.
+// nothing more, whether permits are left or it took the last.
 func TestRateResendTakesOnce(t *testing.T) {
 	onEach(t, func(t *testing.T, s *rateServer) {
 		ctx := context.Background()
 		r := NewRateLimiter("rl", "c1")
-		setRate(t, s.rdb, r, RateConfig{Rate: 5, Interval: time.Minute}, 1)
-		member := Member(2)
-		for range 2 {
-			v, err := rateAcquire.Run(ctx, s.rdb, r.keys, 2, s.now().UnixMilli(), member).Int64Slice()
-			if err != nil || v[0] != 1 {
-				t.Fatalf("acquisition = %v, %v", v, err)
+		setRate(t, s.rdb, r, RateConfig{Rate: 4, Interval: time.Minute}, 1)
+		for _, want := range []int64{2, 0} {
+			member := Member(2)
+			for range 2 {
+				v, err := rateAcquire.Run(ctx, s.rdb, r.keys, 2, s.now().UnixMilli(), member, 1).Int64Slice()
+				if err != nil || v[0] != 1 {
+					t.Fatalf("acquisition = %v, %v", v, err)
+				}
+			}
+			if n, _ := r.Available(ctx, s.rdb, s.now()); n != want {
+				t.Fatalf("Available = %d after an acquisition of 2 sent twice, want %d", n, want)
 			}
 		}
-		if n, _ := r.Available(ctx, s.rdb, s.now()); n != 3 {
-			t.Fatalf("Available = %d after one acquisition of 2 sent twice, want 3", n)
+		// Not asked to tell when, a refused acquisition does not.
+		if ok, wait, err := r.Acquire(ctx, s.rdb, 1, s.now(), false); ok || wait != 0 || err != nil {
+			t.Fatalf("Acquire(1) not telling = %v, %v, %v; want false, 0", ok, wait, err)
 		}
 	})
 }

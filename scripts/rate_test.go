@@ -25,7 +25,7 @@ func setRate(t *testing.T, rdb redis.Scripter, r *RateLimiter, c RateConfig, seq
 // take is r.Acquire, failing the test on an error.
 func take(t *testing.T, rdb redis.Scripter, r *RateLimiter, n int64, now time.Time) (bool, time.Duration) {
 	t.Helper()
-	ok, wait, err := r.Acquire(context.Background(), rdb, n, now)
+	ok, wait, err := r.Acquire(context.Background(), rdb, n, now, true)
 	if err != nil {
 		t.Fatalf("Acquire(%d): %v", n, err)
 	}
@@ -111,7 +111,7 @@ func TestRateErrors(t *testing.T) {
 	onEach(t, func(t *testing.T, s *rateServer) {
 		ctx := context.Background()
 		r := NewRateLimiter("rl", "c1")
-		if _, _, err := r.Acquire(ctx, s.rdb, 1, s.now()); !errors.Is(err, ErrNoRate) {
+		if _, _, err := r.Acquire(ctx, s.rdb, 1, s.now(), true); !errors.Is(err, ErrNoRate) {
 			t.Fatalf("Acquire with no rate: %v", err)
 		}
 		if _, err := r.Available(ctx, s.rdb, s.now()); !errors.Is(err, ErrNoRate) {
@@ -127,7 +127,7 @@ func TestRateErrors(t *testing.T) {
 			t.Fatalf("keys left: %v", s.rdb.Keys(ctx, "*").Val())
 		}
 		setRate(t, s.rdb, r, RateConfig{Rate: 5, Interval: time.Second}, 2)
-		if _, _, err := r.Acquire(ctx, s.rdb, 6, s.now()); !errors.Is(err, ErrOverRate) || !strings.Contains(err.Error(), "rate is 5") {
+		if _, _, err := r.Acquire(ctx, s.rdb, 6, s.now(), true); !errors.Is(err, ErrOverRate) || !strings.Contains(err.Error(), "rate is 5") {
 			t.Fatalf("Acquire(6) of a rate of 5: %v", err)
 		}
 		if c, err := r.Config(ctx, s.rdb); c != (RateConfig{Rate: 5, Interval: time.Second}) || err != nil {
@@ -169,7 +169,7 @@ func TestRateWrongType(t *testing.T) {
 			s.rdb.FlushAll(ctx)
 			tc.set()
 			before := s.rdb.Keys(ctx, "*").Val()
-			if _, _, err := r.Acquire(ctx, s.rdb, 1, s.now()); err == nil || !strings.Contains(err.Error(), "WRONGTYPE") {
+			if _, _, err := r.Acquire(ctx, s.rdb, 1, s.now(), true); err == nil || !strings.Contains(err.Error(), "WRONGTYPE") {
 				t.Errorf("%s: Acquire: %v", tc.name, err)
 			}
 			if _, err := r.Release(ctx, s.rdb, 1, s.now(), rateReq(uint64(100+i))); err == nil || !strings.Contains(err.Error(), "WRONGTYPE") {
