@@ -59,6 +59,7 @@ func main() {
 
 // result is one limiter's run.
 type result struct {
+	asked    float64 // calls a second over the limit
 	accuracy float64 // grants a second over the limit, measured
 	busiest  float64 // the most grants in a window of one second, over the limit
 	p50, p99 time.Duration
@@ -86,10 +87,11 @@ func run(ctx context.Context, out io.Writer, addr string, c config) error {
 	}
 	fmt.Fprintf(out, "L=%d a second, G=%d goroutines over %d Clients, each calling Allow every %v; %d rounds of %v after %v (medians)\n",
 		c.limit, c.goroutines, c.clients, c.pace, c.rounds, c.duration, c.warmup)
-	fmt.Fprintf(out, "%-11s %9s %9s %10s %10s %13s %12s\n", "limiter", "accuracy", "busiest", "Allow p50", "Allow p99", "script µs/call", "CPU µs/call")
+	fmt.Fprintf(out, "%-11s %6s %9s %8s %10s %10s %14s %12s\n", "limiter", "asked", "accuracy", "busiest", "Allow p50", "Allow p99", "script µs/call", "CPU µs/call")
 	meds := make([]result, len(limiters))
 	for i, l := range limiters {
 		m := result{
+			asked:      median(got[i], func(r result) float64 { return r.asked }),
 			accuracy:   median(got[i], func(r result) float64 { return r.accuracy }),
 			busiest:    median(got[i], func(r result) float64 { return r.busiest }),
 			p50:        time.Duration(median(got[i], func(r result) float64 { return float64(r.p50) })),
@@ -98,7 +100,7 @@ func run(ctx context.Context, out io.Writer, addr string, c config) error {
 			cpuUsec:    median(got[i], func(r result) float64 { return r.cpuUsec }),
 		}
 		meds[i] = m
-		fmt.Fprintf(out, "%-11s %9.3f %9.3f %10v %10v %13.1f %12.1f\n", l.name, m.accuracy, m.busiest,
+		fmt.Fprintf(out, "%-11s %6.2f %9.3f %8.3f %10v %10v %14.1f %12.1f\n", l.name, m.asked, m.accuracy, m.busiest,
 			m.p50.Round(time.Microsecond), m.p99.Round(time.Microsecond), m.scriptUsec, m.cpuUsec)
 	}
 	a, b := meds[0], meds[1]
@@ -177,9 +179,9 @@ func once(ctx context.Context, rdbs []*redis.Client, l limiter, c config, name s
 		return result{}, err
 	}
 	calls := float64(after.evalsha.Calls - before.evalsha.Calls)
-	fmt.Fprintf(os.Stderr, "DEBUG %s: %d calls, %d grants, %d server calls\n", l.name, len(lat), len(grants), int(calls))
 	slices.Sort(lat)
 	return result{
+		asked:      float64(len(lat)) / c.duration.Seconds() / float64(c.limit),
 		accuracy:   float64(len(grants)) / c.duration.Seconds() / float64(c.limit),
 		busiest:    float64(busiest(grants, time.Second)) / float64(c.limit),
 		p50:        lat[len(lat)/2],
