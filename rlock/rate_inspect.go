@@ -14,6 +14,18 @@ func (l *RateLimiter) Inspect(ctx context.Context) (LockInfo, error) {
 	return l.c.InspectKind(ctx, l.name, KindRateLimiter)
 }
 
+// RateLimiters returns the names of the rate limiters whose names match
+// pattern (SCAN's glob syntax; empty is "*"), sorted, scanning every
+// master of a Redis Cluster: the hashes holding a limiter's config
+// (Redisson's or relock's), with its rate, interval and type. Like Locks,
+// it never sends KEYS.
+func (c *Client) RateLimiters(ctx context.Context, pattern string) ([]string, error) {
+	return c.scanHashes(ctx, "rate limiters", pattern, func(_ string, hash map[string]string) bool {
+		_, ok := scripts.ParseRateConfig(hash)
+		return ok
+	})
+}
+
 // rateLimiter reports whether the first pipeline found a rate limiter's
 // config at the name: a hash of its fields.
 func (s *sight) rateLimiter() bool {
