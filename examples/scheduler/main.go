@@ -106,7 +106,7 @@ func run(ctx context.Context, out io.Writer, addr string, workers, k int) (int64
 					mu.Lock()
 					calls = append(calls, time.Now())
 					mu.Unlock()
-					time.Sleep(10 * time.Millisecond)
+					time.Sleep(2 * time.Millisecond)
 				}
 				running.Add(-1)
 				if w == 0 {
@@ -130,14 +130,4 @@ func run(ctx context.Context, out io.Writer, addr string, workers, k int) (int64
 	fmt.Fprintf(out, "done: at most %d of %d jobs ran at once; %d API calls in %v, %.0f a second (the API allows %d)\n",
 		most.Load(), k, len(calls), took.Round(time.Millisecond), float64(len(calls)-1)/took.Seconds(), apiRate.Limit*int(time.Second/apiRate.Interval))
 	return most.Load(), calls, nil
-}
-
-// busiest is the most of the sorted times at within a window of width.
-func busiest(at []time.Time, width time.Duration) int {
-	most := 0
-	for i, t := range at {
-		n, _ := slices.BinarySearchFunc(at, t.Add(width), func(a, b time.Time) int { return a.Compare(b) })
-		most = max(most, n-i)
-	}
-	return most
 }
