@@ -70,6 +70,5 @@
 // lock-kinds.md, semaphores.md, rate-limiter.md, redis-layout.md (the
 // keys, the messages, Redisson compatibility), deployment.md and
 // operations.md; and, for those who change the package, architecture.md:
-// its files, its words, and how
-// a goroutine waits.
+// its files, its words, and how a goroutine waits.
 package rlock
