@@ -29,7 +29,7 @@ if n > cfg.rate then
   return {-2, cfg.rate}
 end
 local now = stamp(ARGV[2], cfg.interval)
-local value, changed = refill(cfg, now, true, n)
+local value, changed, created = refill(cfg, now, true, n)
 if not value then
   return redis.error_reply(changed)
 end
@@ -73,7 +73,7 @@ while not reply do
   end
 end
 if changed then
-  redis.call('set', cfg.value, value)
+  redis.call('set', cfg.value, value, 'KEEPTTL')
 end
-keep_alive(KEYS[1], cfg, changed)
+keep_alive(KEYS[1], cfg, changed and created)
 return reply

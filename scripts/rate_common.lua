@@ -88,7 +88,8 @@ end
 -- still within the interval (Redisson's release raises the count and
 -- leaves the members, whose permits would come back twice), is
 -- recounted: the rate less the permits of those members. It returns the
--- count and whether it differs from the stored one, or nil and an
+-- count, whether it differs from the stored one, and whether the count or
+-- the set is to be created (absent, or emptied by the drop); or nil and an
 -- error's text.
 local function refill(cfg, now, drop, need)
   local v = redis.pcall('get', cfg.value)
@@ -112,13 +113,13 @@ local function refill(cfg, now, drop, need)
     redis.call('zremrangebyscore', cfg.permits, '-inf', old)
   end
   local fresh = value + back
-  local stray = v == false
+  local stray, empty = v == false, false
   if not stray and fresh >= need then
     local within = redis.call('zcard', cfg.permits)
     if not drop then
       within = within - #ended
     end
-    stray = fresh + within > cfg.rate
+    stray, empty = fresh + within > cfg.rate, within == 0
   end
   if stray then
     local used
@@ -128,18 +129,19 @@ local function refill(cfg, now, drop, need)
     end
     fresh = cfg.rate - used
   end
-  return fresh, v == false or fresh ~= value
+  return fresh, v == false or fresh ~= value, v == false or empty
 end
 
 -- keep_alive re-arms the keys' expiry after an attempt: keepAliveTime
 -- from now when the config has one (an idle limiter is deleted then),
--- else, when the attempt wrote, the config's own TTL, if it has one
--- (Redisson's rule).
-local function keep_alive(config, cfg, wrote)
+-- else, when the attempt created the count or the set, the config's own
+-- TTL, if it has one (Redisson's rule; Redisson gives it at every write,
+-- as its SET drops the count's TTL, which relock's keeps).
+local function keep_alive(config, cfg, created)
   local ttl = cfg.keep
   if ttl > 0 then
     redis.call('pexpire', config, ttl)
-  elseif wrote then
+  elseif created then
     ttl = redis.call('pttl', config)
   end
   if ttl > 0 then

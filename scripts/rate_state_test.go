@@ -60,9 +60,10 @@ func TestRateSetAndTrySet(t *testing.T) {
 	}
 }
 
-// keepAliveTime re-arms every key's expiry at each change; without it
-// the config's own TTL, if any, is given to the state (Redisson's rule),
-// and Set removes the TTL an earlier keepAliveTime left.
+// keepAliveTime re-arms every key's expiry at each attempt; without it
+// the config's own TTL, if any, is given to the state when it is created
+// (Redisson's rule), and kept after; Set removes the TTL an earlier
+// keepAliveTime left.
 func TestRateKeepAlive(t *testing.T) {
 	ctx := context.Background()
 	s := onMiniredis(t)
@@ -91,6 +92,14 @@ func TestRateKeepAlive(t *testing.T) {
 	take(t, s.rdb, r, 1, s.now())
 	if ttl := s.mr.TTL("{rl}:permits"); ttl != 3*time.Second {
 		t.Fatalf("permits' TTL = %v, want the config's 3s", ttl)
+	}
+	// Later acquisitions keep the keys' TTLs: they expire together.
+	s.advance(time.Second)
+	take(t, s.rdb, r, 1, s.now())
+	for _, k := range []string{"rl", "{rl}:value", "{rl}:permits"} {
+		if ttl := s.mr.TTL(k); ttl != 2*time.Second {
+			t.Fatalf("%s's TTL = %v a second later, want 2s", k, ttl)
+		}
 	}
 }
 
