@@ -17,11 +17,15 @@ type limiter struct {
 	// of rdbs, and returns the Allow of the i-th and a function that
 	// closes what it opened.
 	open func(ctx context.Context, rdbs []*redis.Client, name string, limit int) (allow func(i int) func(context.Context) (bool, error), closeAll func(), err error)
+	// keys are the Redis keys of the limiter called name.
+	keys func(name string) []string
 }
 
 var limiters = []limiter{
-	{name: "relock", open: openRelock},
-	{name: "redis_rate", open: openRedisRate},
+	{name: "relock", open: openRelock, keys: func(name string) []string {
+		return []string{name, "{" + name + "}:value", "{" + name + "}:permits"}
+	}},
+	{name: "redis_rate", open: openRedisRate, keys: func(name string) []string { return []string{"rate:" + name} }},
 }
 
 // openRelock is an rlock.Client on each of rdbs, and the RateLimiter

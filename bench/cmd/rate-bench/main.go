@@ -66,6 +66,8 @@ type result struct {
 	// scriptUsec is EVALSHA's time per call; cpuUsec the server's CPU per
 	// call.
 	scriptUsec, cpuUsec float64
+	commands            float64 // commands the script ran a call
+	memory              float64 // bytes the limiter's keys take
 }
 
 // run runs the rounds and prints the medians.
@@ -87,7 +89,7 @@ func run(ctx context.Context, out io.Writer, addr string, c config) error {
 	}
 	fmt.Fprintf(out, "L=%d a second, G=%d goroutines over %d Clients, each calling Allow every %v; %d rounds of %v after %v (medians)\n",
 		c.limit, c.goroutines, c.clients, c.pace, c.rounds, c.duration, c.warmup)
-	fmt.Fprintf(out, "%-11s %6s %9s %8s %10s %10s %14s %12s\n", "limiter", "asked", "accuracy", "busiest", "Allow p50", "Allow p99", "script µs/call", "CPU µs/call")
+	fmt.Fprintf(out, "%-11s %6s %9s %8s %10s %10s %14s %12s %10s %9s\n", "limiter", "asked", "accuracy", "busiest", "Allow p50", "Allow p99", "script µs/call", "CPU µs/call", "cmds/call", "memory")
 	meds := make([]result, len(limiters))
 	for i, l := range limiters {
 		m := result{
@@ -98,10 +100,12 @@ func run(ctx context.Context, out io.Writer, addr string, c config) error {
 			p99:        time.Duration(median(got[i], func(r result) float64 { return float64(r.p99) })),
 			scriptUsec: median(got[i], func(r result) float64 { return r.scriptUsec }),
 			cpuUsec:    median(got[i], func(r result) float64 { return r.cpuUsec }),
+			commands:   median(got[i], func(r result) float64 { return r.commands }),
+			memory:     median(got[i], func(r result) float64 { return r.memory }),
 		}
 		meds[i] = m
-		fmt.Fprintf(out, "%-11s %6.2f %9.3f %8.3f %10v %10v %14.1f %12.1f\n", l.name, m.asked, m.accuracy, m.busiest,
-			m.p50.Round(time.Microsecond), m.p99.Round(time.Microsecond), m.scriptUsec, m.cpuUsec)
+		fmt.Fprintf(out, "%-11s %6.2f %9.3f %8.3f %10v %10v %14.1f %12.1f %10.1f %8.0fB\n", l.name, m.asked, m.accuracy, m.busiest,
+			m.p50.Round(time.Microsecond), m.p99.Round(time.Microsecond), m.scriptUsec, m.cpuUsec, m.commands, m.memory)
 	}
 	a, b := meds[0], meds[1]
 	fmt.Fprintf(out, "%s / %s: accuracy %.3f, Allow p50 %.2fx, p99 %.2fx, script time %.2fx, server CPU %.2fx a call\n",
@@ -179,6 +183,14 @@ func once(ctx context.Context, rdbs []*redis.Client, l limiter, c config, name s
 		return result{}, err
 	}
 	calls := float64(after.evalsha.Calls - before.evalsha.Calls)
+	var memory int64
+	for _, k := range l.keys(name) {
+		n, err := rdbs[0].MemoryUsage(ctx, k, 0).Result() // SAMPLES 0: every member
+		if err != nil {
+			return result{}, fmt.Errorf("MEMORY USAGE %s: %w", k, err)
+		}
+		memory += n
+	}
 	slices.Sort(lat)
 	return result{
 		asked:      float64(len(lat)) / c.duration.Seconds() / float64(c.limit),
@@ -188,13 +200,16 @@ func once(ctx context.Context, rdbs []*redis.Client, l limiter, c config, name s
 		p99:        lat[len(lat)*99/100],
 		scriptUsec: float64(after.evalsha.Usec-before.evalsha.Usec) / calls,
 		cpuUsec:    (after.cpu - before.cpu) * 1e6 / calls,
+		commands:   float64(after.commands-before.commands)/calls - 1,
+		memory:     float64(memory),
 	}, nil
 }
 
 // stats are the server's counters the benchmark reads.
 type stats struct {
-	evalsha redisstats.Time
-	cpu     float64 // used_cpu_sys + used_cpu_user, seconds
+	evalsha  redisstats.Time
+	commands int64   // every command run, scripts' and EVALSHA included
+	cpu      float64 // used_cpu_sys + used_cpu_user, seconds
 }
 
 func serverStats(ctx context.Context, rdb *redis.Client) (stats, error) {
@@ -206,7 +221,13 @@ func serverStats(ctx context.Context, rdb *redis.Client) (stats, error) {
 	if err != nil {
 		return stats{}, err
 	}
-	return stats{evalsha: times["evalsha"], cpu: cpu["used_cpu_sys"] + cpu["used_cpu_user"]}, nil
+	var commands int64
+	for name, t := range times {
+		if name != "info" {
+			commands += t.Calls
+		}
+	}
+	return stats{evalsha: times["evalsha"], commands: commands, cpu: cpu["used_cpu_sys"] + cpu["used_cpu_user"]}, nil
 }
 
 // busiest is the most of the times at in a window of width.
