@@ -12,38 +12,27 @@ import (
 // RateLimiter is a distributed rate limiter, wire-compatible with
 // Redisson's RRateLimiter: at most Limit permits are taken in any window
 // of one Interval, by every Client and Redisson client of the limiter
-// together (or by each, for a rate PerClient). Its config is the hash at
-// NAME, the available permits the string {NAME}:value, and each
-// acquisition a member of the sorted set {NAME}:permits, stamped with the
-// acquirer's clock: its permits come back one Interval later. So a Go
-// Allow and a Java tryAcquire on one name draw from one budget.
+// together (or by each, for a rate PerClient); a permit comes back one
+// Interval after it was taken. So a Go Allow and a Java tryAcquire on one
+// name draw from one budget.
 //
-// Waiting: nothing announces a permit's return, so a waiter sleeps
-// exactly as long as the acquisition script says it takes for enough
-// permits to come back, and attempts again: no retry at a fixed period.
-// The waiters of one limiter in one Client queue in arrival order, and
-// only the oldest attempts: a waiter for many permits is never overtaken
-// by a later one of the same Client for fewer, and a thousand waiters
-// send one attempt at a time (so one Client's waiters are granted at most
-// one permit per round trip to Redis; Allow's attempts are not queued).
-// Between Clients, and Redisson clients, whoever attempts first after
-// permits come back takes them: a Redisson waiter retries on its timer
-// wheel's tick (100 ms by default) after the delay, so while a Client's
-// waiters take every permit as it comes back, Redisson's waiting in
-// acquire get none (docs/rate-limiter.md).
+// Waiting: a waiter sleeps exactly as long as the acquisition script says
+// it takes for enough permits to come back, then attempts again: no retry
+// at a fixed period. The waiters of one limiter in one Client queue in
+// arrival order and only the oldest attempts, so a thousand waiters send
+// one attempt at a time (and are granted at most a permit per round trip;
+// Allow's attempts are not queued). Between Clients, and Redisson
+// clients, whoever attempts first after permits come back takes them:
+// Redisson's waiters retry on a 100 ms timer tick, so a Client's waiters
+// take the permits first.
 //
 // The clock: permits are stamped with the caller's clock, as Redisson's
-// are, and judged by the next caller's. A host whose clock runs ahead by
-// s sees the others' permits come back s early, and takes them first; one
-// behind, the reverse. So a window of one Interval can hold Limit plus
-// what the others took in s, and the host ahead takes most of what comes
-// back under contention. relock's scripts keep a relock caller's stamp
-// within 1% of the Interval (at least 1 ms, at most 1 s) of Redis's TIME,
-// which bounds s for Go hosts: a clock an hour off does no more than one
-// 10 ms off at an Interval of 1 s (unbounded, every permit the others
-// took would come back to it at once). A Redisson client's stamps are its
-// own. Keep the hosts' clocks synchronized (NTP); docs/rate-limiter.md
-// has the figures.
+// are. A host whose clock runs ahead by s sees the others' permits come
+// back s early and takes them first, so a window can hold Limit plus what
+// the others took in s. relock's scripts keep a relock caller's stamp
+// within 1% of the Interval (1 ms to 1 s) of Redis's TIME, which bounds s
+// for Go hosts; keep the hosts' clocks synchronised. docs/rate-limiter.md
+// has the details and the figures.
 //
 // A RateLimiter is safe for concurrent use.
 type RateLimiter struct {
