@@ -10,14 +10,14 @@ import (
 // rateTurn is the turn of an acquisition of a rate limiter's permits, in
 // the one wait loop. The acquisitions of one limiter in one Client that
 // may wait take turns in the limiter's line (countLines), in arrival
-// order: only the one holding its slot attempts. Nothing announces that permits came
-// back, so the turn listens on no channel: a failed attempt's script says
-// how long until enough permits come back, counted from the attempt's
-// stamp, and the turn sleeps exactly until then, then attempts again.
-// When that is after the acquisition's wait, it gives up at once; after
-// ctx's deadline, it ends with an error wrapping
-// context.DeadlineExceeded. Either way it leaves the
-// slot to the next acquisition, which attempts at once.
+// order: only the one holding its slot attempts. Nothing announces that
+// permits came back, so the turn listens on no channel: a failed
+// attempt's script says how long until enough permits come back, counted
+// from the attempt's stamp, and the turn sleeps exactly until then, then
+// attempts again. When that is after the acquisition's wait, it gives up
+// at once; after ctx's deadline, it ends with an error wrapping
+// context.DeadlineExceeded. Either way it leaves the slot to the next
+// acquisition, which attempts at once.
 type rateTurn struct {
 	l        *RateLimiter
 	n        int
