@@ -97,12 +97,12 @@ func wait(l *rlock.RateLimiter) func(context.Context) (bool, error) {
 // A Go goroutine and two Java threads ask one limiter of 50 a second for
 // a permit, without waiting (Allow, tryAcquire), every 20 ms each:
 // together about three times its rate. In every window of one second no
-// more than 50 are granted, both sides together; and the limit is used:
-// 5 s grant at least 90% of 250. Each side's share of the grants follows
-// its share of the calls: at least half of it. (Java's shares less than
-// its calls: Redisson stamps an acquisition as the call begins, so its
-// script sees a permit come back later than a Go call reaching Redis at
-// the same moment, by the time the call takes to get there.)
+// more than 50 are granted, both sides together, and the permits come
+// back (checkShare). Each side's share of the grants follows its share of
+// the calls: at least half of it. (Java's share is less than its calls':
+// Redisson stamps an acquisition as the call begins, so its script sees
+// a permit come back later than a Go call reaching Redis at the same
+// moment, by the time the call takes to get there.)
 func TestRateLimiterSharedWithJavaByDemand(t *testing.T) {
 	t.Parallel()
 	s := runShare(t, "rate:allow", 50, time.Second, 1, 20*time.Millisecond, allow, 2, "try", 20*time.Millisecond)
@@ -114,10 +114,10 @@ func TestRateLimiterSharedWithJavaByDemand(t *testing.T) {
 }
 
 // Go's goroutines wait for permits (Wait) while Java's threads do
-// (acquire), without pause, for 5 s: the limit holds, and is used. Go's
-// waiters attempt when the permits come back; Redisson's on their timer
-// wheel's tick (100 ms by default) after that: so Go's take nearly all
-// (docs/rate-limiter.md).
+// (acquire), without pause, for 5 s: the limit holds, and the permits
+// come back (checkShare). Go's waiters attempt when the permits come
+// back; Redisson's on their timer wheel's tick (100 ms by default) after
+// that: so Go's take nearly all (docs/rate-limiter.md).
 func TestRateLimiterWaitersSharedWithJava(t *testing.T) {
 	t.Parallel()
 	s := runShare(t, "rate:wait", 50, time.Second, 2, 0, wait, 2, "acquire", 0)
@@ -126,14 +126,17 @@ func TestRateLimiterWaitersSharedWithJava(t *testing.T) {
 }
 
 // checkShare fails the test unless s granted no more than its limit in
-// any window of its interval (busiest), and at least 90% of the limit
-// over its 5 s.
+// any window of its interval (busiest), and half the limit over its 5 s
+// at least: the permits come back, to both sides. (On a quiet machine a
+// run grants 96% to 100% of it; a stalled side, which takes the permits
+// that came back late, takes them back later: the limiter keeps the
+// window, not the throughput.)
 func checkShare(t *testing.T, s rateShare) {
 	t.Helper()
 	if most := s.busiest(); most > s.limit {
 		t.Errorf("%d grants within a window of %v, over the limit %d: %v", most, s.interval, s.limit, s)
 	}
-	if n, least := len(s.goes.grants)+len(s.java.grants), int(0.9*float64(s.limit)*float64(5*time.Second)/float64(s.interval)); n < least {
+	if n, least := len(s.goes.grants)+len(s.java.grants), int(0.5*float64(s.limit)*float64(5*time.Second)/float64(s.interval)); n < least {
 		t.Errorf("%d grants in 5 s, want at least %d: %v", n, least, s)
 	}
 }
