@@ -76,10 +76,9 @@ func runShare(t *testing.T, name string, limit int, interval time.Duration,
 		t.Fatal(err)
 	}
 	const d = 5 * time.Second
-	java := StartRateWorker(t, rateArgs(rdb, "run", name, "--threads", strconv.Itoa(threads), "--duration", strconv.FormatInt(d.Milliseconds(), 10),
-		"--how", how, "--pace", strconv.FormatInt(javaPace.Milliseconds(), 10), "--await-stdin", "true")...)
-	java.Await(t, "ready", time.Minute)
-	java.Go(t)
+	java := StartRateWorker(t, rdb.Options().Addr)
+	java.Send(t, "run", "--name", name, "--threads", strconv.Itoa(threads), "--duration", strconv.FormatInt(d.Milliseconds(), 10),
+		"--how", how, "--pace", strconv.FormatInt(javaPace.Milliseconds(), 10))
 	s := rateShare{limit: limit, interval: interval}
 	s.goes = goSide(ctx, t, goroutines, goPace, d, take(l))
 	s.java = javaSide(t, java)

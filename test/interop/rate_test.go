@@ -5,23 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/relock-go/relock/rlock"
 	"github.com/relock-go/relock/test/testkit"
 )
-
-// rateArgs are RateWorker's mode and flags on rdb's server, for the
-// limiter name.
-func rateArgs(rdb *redis.Client, mode, name string, more ...string) []string {
-	return append([]string{mode, "--addr", rdb.Options().Addr, "--name", name}, more...)
-}
-
-// javaConfig is what Java's getConfig and availablePermits say of name.
-func javaConfig(t *testing.T, rdb *redis.Client, name string) Event {
-	t.Helper()
-	return StartRateWorker(t, rateArgs(rdb, "config", name)...).Await(t, "config", time.Minute)
-}
 
 // Each side reads the rate the other set, and draws from the same
 // permits: Java's setRate is Go's Rate, Go's SetRate Java's getConfig, and
@@ -32,8 +18,10 @@ func TestRateLimiterSetBySideReadByTheOther(t *testing.T) {
 	ctx := testkit.Ctx(t, 2*time.Minute)
 	const name = "rate:wire"
 	l := c.NewRateLimiter(name)
+	java := StartRateWorker(t, rdb.Options().Addr)
 
-	StartRateWorker(t, rateArgs(rdb, "set", name, "--rate", "7", "--interval", "60000", "--type", "per_client")...).Await(t, "set", time.Minute)
+	java.Send(t, "set", "--name", name, "--rate", "7", "--interval", "60000", "--type", "per_client")
+	java.Await(t, "set", time.Minute)
 	if r, err := l.Rate(ctx); r != (rlock.Rate{Limit: 7, Interval: time.Minute, PerClient: true}) || err != nil {
 		t.Fatalf("Go's Rate after Java's setRate(PER_CLIENT, 7, 1 min) = %+v, %v", r, err)
 	}
@@ -48,7 +36,8 @@ func TestRateLimiterSetBySideReadByTheOther(t *testing.T) {
 	if ok, err := l.AllowN(ctx, 2); !ok || err != nil {
 		t.Fatalf("AllowN(2) = %v, %v", ok, err)
 	}
-	cfg := javaConfig(t, rdb, name)
+	java.Send(t, "config", "--name", name)
+	cfg := java.Await(t, "config", time.Minute)
 	if cfg.Float("rate") != 5 || cfg.Float("interval") != 60000 || cfg["type"] != "OVERALL" || cfg.Float("available") != 3 {
 		t.Fatalf("Java's getConfig and availablePermits after Go's SetRate(5 a minute) and AllowN(2): %v", cfg)
 	}
@@ -57,8 +46,8 @@ func TestRateLimiterSetBySideReadByTheOther(t *testing.T) {
 	}
 
 	// Java takes what is left, three at most, in ten tries.
-	run := StartRateWorker(t, rateArgs(rdb, "run", name, "--threads", "1", "--duration", "60000", "--how", "try", "--tries", "10")...)
-	if done := run.Await(t, "done", time.Minute); done.Float("grants") != 3 || done.Float("attempts") != 10 {
+	java.Send(t, "run", "--name", name, "--threads", "1", "--duration", "60000", "--how", "try", "--tries", "10")
+	if done := java.Await(t, "done", time.Minute); done.Float("grants") != 3 || done.Float("attempts") != 10 {
 		t.Fatalf("Java's tryAcquire, ten tries after Go took 2 of 5: %v; want 3 grants", done)
 	}
 	if ok, err := l.Allow(ctx); ok || err != nil {

@@ -4,9 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -27,10 +29,11 @@ var (
 	rateWorkerErr  error
 )
 
-// StartRateWorker runs `java RateWorker args...` (see its source for the
-// modes, flags and JSON lines) until the test ends. It skips the test, or
-// fails it under CI, when java, javac or the jar is missing.
-func StartRateWorker(tb testing.TB, args ...string) *Peer {
+// StartRateWorker runs RateWorker on the server at addr until the test
+// ends, and returns once it is ready for commands (Send; see its source
+// for the commands and JSON lines). It skips the test, or fails it under
+// CI, when java, javac or the jar is missing.
+func StartRateWorker(tb testing.TB, addr string) *Peer {
 	tb.Helper()
 	jar := JarPath(tb)
 	if _, err := exec.LookPath("javac"); err != nil {
@@ -41,7 +44,17 @@ func StartRateWorker(tb testing.TB, args ...string) *Peer {
 		tb.Fatalf("compiling %s: %v", rateWorkerSource, rateWorkerErr)
 	}
 	cp := jar + string(os.PathListSeparator) + rateWorkerDir
-	return startJava(tb, append(archiveFlags(jar), "-cp", cp, "RateWorker"), args)
+	p := startJava(tb, append(archiveFlags(jar), "-cp", cp, "RateWorker"), []string{"--addr", addr})
+	p.Await(tb, "ready", time.Minute)
+	return p
+}
+
+// Send sends RateWorker a command: its words, one line.
+func (p *Peer) Send(tb testing.TB, words ...string) {
+	tb.Helper()
+	if _, err := io.WriteString(p.stdin, strings.Join(words, " ")+"\n"); err != nil {
+		tb.Fatal(err)
+	}
 }
 
 // rateWorkerClasses returns the directory of RateWorker's classes

@@ -17,27 +17,31 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * Drives one Redisson RRateLimiter for relock's interop tests and reports
- * what it did as JSON lines on stdout: the Java side of a limiter shared
- * with Go.
+ * Drives Redisson RRateLimiters for relock's interop tests and reports what
+ * it did as JSON lines on stdout: the Java side of limiters shared with Go.
  *
  * <pre>
- * RateWorker MODE --addr HOST:PORT --name NAME [flags]
- *   set      setRate(--type, --rate, --interval ms, --keepalive ms)        {"event":"set"}
- *   tryset   trySetRate(the same)                                        {"event":"tryset","set":B}
- *   config   getConfig() and availablePermits()                          {"event":"config","rate":N,"interval":MS,"type":"OVERALL|PER_CLIENT","available":N}
- *   run      --threads T, for --duration ms (or --tries attempts each), each: take --permits with --how:
- *              try       tryAcquire(n), then sleep --pace ms
- *              acquire   acquire(n)
- *            one line per grant, then a summary:                         {"event":"grant","t0":MS,"t":MS,"n":N}
- *                                                                        {"event":"done","grants":N,"attempts":N,"errors":[...]}
- * --await-stdin: after connecting, print {"event":"ready"} and wait for a line on stdin.
+ * RateWorker --addr HOST:PORT
+ * </pre>
+ *
+ * It connects, prints {"event":"ready"}, then runs the commands it reads
+ * on stdin, one a line, until EOF or "exit":
+ *
+ * <pre>
+ *   set --name N     setRate(--type, --rate, --interval ms, --keepalive ms)  {"event":"set"}
+ *   tryset --name N  trySetRate(the same)                                  {"event":"tryset","set":B}
+ *   config --name N  getConfig() and availablePermits()                    {"event":"config","rate":N,"interval":MS,"type":"OVERALL|PER_CLIENT","available":N}
+ *   run --name N     --threads T, for --duration ms (or --tries attempts each), each: take --permits with --how:
+ *                      try       tryAcquire(n), then sleep --pace ms
+ *                      acquire   acquire(n)
+ *                    one line per grant, then a summary:                   {"event":"grant","t0":MS,"t":MS,"n":N}
+ *                                                                          {"event":"done","grants":N,"attempts":N,"errors":[...]}
  * </pre>
  *
  * "t0" and "t" are epoch milliseconds with a fraction, from the host clock,
  * taken as the call that was granted began and returned: Redisson stamps
- * the permits between them. Errors end the program with
- * {"event":"error","error":"..."}.
+ * the permits between them. A command that fails prints
+ * {"event":"error","error":"..."}, and the next one runs.
  */
 public class RateWorker {
     static final Map<String, String> flags = new HashMap<>();
@@ -60,29 +64,37 @@ public class RateWorker {
         return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", " ") + "\"";
     }
 
-    public static void main(String[] argv) throws Exception {
-        String mode = argv.length > 0 ? argv[0] : "";
-        for (int i = 1; i + 1 < argv.length; i += 2) {
-            flags.put(argv[i].replaceFirst("^--?", ""), argv[i + 1]);
+    /** parse sets flags from --name value pairs. */
+    static void parse(String[] words, int from) {
+        flags.clear();
+        for (int i = from; i + 1 < words.length; i += 2) {
+            flags.put(words[i].replaceFirst("^--?", ""), words[i + 1]);
         }
+    }
+
+    public static void main(String[] argv) throws Exception {
+        parse(argv, 0);
         Config cfg = new Config();
         cfg.useSingleServer().setAddress("redis://" + flag("addr", "127.0.0.1:6379"));
         RedissonClient redisson = Redisson.create(cfg);
-        int status = 0;
         try {
-            RRateLimiter rl = redisson.getRateLimiter(flag("name", "interop:rate"));
-            if (flag("await-stdin", "false").equals("true")) {
-                emit("{\"event\":\"ready\",\"t\":" + nowMillis() + "}");
-                new BufferedReader(new InputStreamReader(System.in)).readLine();
+            emit("{\"event\":\"ready\",\"t\":" + nowMillis() + "}");
+            BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+            for (String line; (line = in.readLine()) != null && !line.trim().equals("exit"); ) {
+                String[] words = line.trim().split("\\s+");
+                if (words.length == 0 || words[0].isEmpty()) {
+                    continue;
+                }
+                parse(words, 1);
+                try {
+                    run(words[0], redisson.getRateLimiter(flag("name", "interop:rate")));
+                } catch (Exception e) {
+                    emit("{\"event\":\"error\",\"error\":" + quote(e.toString()) + "}");
+                }
             }
-            run(mode, rl);
-        } catch (Exception e) {
-            emit("{\"event\":\"error\",\"error\":" + quote(e.toString()) + "}");
-            status = 1;
         } finally {
             redisson.shutdown();
         }
-        System.exit(status);
     }
 
     static void run(String mode, RRateLimiter rl) throws Exception {
