@@ -57,10 +57,10 @@ func JarPath(tb testing.TB) string {
 		unavailable(tb, "Redisson peer not found at "+jar+"; set RELOCK_REDISSON_PEER")
 	}
 	if _, err := exec.LookPath("java"); err != nil {
-		unavailable(tb, "no java on the PATH (Debian: apt-get install -y openjdk-17-jre-headless)")
+		unavailable(tb, "no java on the PATH (Debian: apt-get install -y openjdk-17-jdk-headless)")
 	}
 	if v, ok := javaMajor(); !ok || v < 17 {
-		unavailable(tb, "java on the PATH is not Java 17 or later (Debian: apt-get install -y openjdk-17-jre-headless)")
+		unavailable(tb, "java on the PATH is not Java 17 or later (Debian: apt-get install -y openjdk-17-jdk-headless)")
 	}
 	return jar
 }
