@@ -184,8 +184,8 @@ func (l *RateLimiter) TryWait(ctx context.Context, n int, wait time.Duration) (b
 
 // acquire is TryWait without its check of wait (noWaitLimit: none).
 func (l *RateLimiter) acquire(ctx context.Context, n int, wait time.Duration) (bool, error) {
-	if n < 1 || n > scripts.MaxRate {
-		return false, opError("acquire", l.name, fmt.Errorf("%w: %d permits: 1 to the rate's limit", ErrInvalidCount, n))
+	if err := checkRatePermits(n); err != nil {
+		return false, opError("acquire", l.name, err)
 	}
 	ok, err := l.countHandle.acquire(ctx, &rateTurn{l: l, n: n}, wait)
 	return ok, opError("acquire", l.name, err)
@@ -213,8 +213,8 @@ func (l *RateLimiter) Available(ctx context.Context) (int, error) {
 // and a request resent after a lost reply is applied once. n must be at
 // least 1 (ErrInvalidCount).
 func (l *RateLimiter) Release(ctx context.Context, n int) error {
-	if n < 1 || n > scripts.MaxRate {
-		return opError("release", l.name, fmt.Errorf("%w: %d permits: 1 to the rate's limit", ErrInvalidCount, n))
+	if err := checkRatePermits(n); err != nil {
+		return opError("release", l.name, err)
 	}
 	if err := l.usable(); err != nil {
 		return opError("release", l.name, err)
@@ -239,6 +239,16 @@ func (l *RateLimiter) Delete(ctx context.Context) (bool, error) {
 	}
 	ok, err := l.s.Delete(ctx, l.c.rdb)
 	return ok, opError("delete", l.name, err)
+}
+
+// checkRatePermits refuses a count of permits that no rate allows: below
+// 1, or more than a member of the set can hold (the rate's own limit is
+// the script's to check).
+func checkRatePermits(n int) error {
+	if n < 1 || n > scripts.MaxRate {
+		return fmt.Errorf("%w: %d permits: 1 to the rate's limit", ErrInvalidCount, n)
+	}
+	return nil
 }
 
 // rateError is the cause the scripts' outcome err stands for:
