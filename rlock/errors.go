@@ -54,7 +54,10 @@ var (
 	// "{", "{}", "a{}b"), which Redisson's naming rule would put in another
 	// Redis Cluster slot than the lock. The rule is the same on every
 	// topology, a single node included, so that a name tried on one works
-	// on all. The error's text says which.
+	// on all. A semaphore's or latch's name follows Redisson's rule
+	// instead: only the empty name is refused everywhere, and on Redis
+	// Cluster one whose channel would land in another slot than its key.
+	// The error's text says which.
 	ErrInvalidName = errors.New("invalid lock name")
 
 	// ErrInvalidDuration is the cause of an operation or Option given a
