@@ -146,7 +146,7 @@ func (c *Client) inspect(ctx context.Context, name string, asked Kind) (LockInfo
 		}
 		return c.inspected(ctx, info, countChannels(name, info.Kind))
 	}
-	kind, hash, err := s.result(read)
+	kind, hash, err := s.result("lock or a count", read)
 	if err != nil {
 		return LockInfo{}, opError(op, name, err)
 	}

@@ -89,12 +89,10 @@ func (c *Client) inspectCount(ctx context.Context, info LockInfo, s *sight, cs c
 	switch typ := s.typ.Val(); {
 	case s.typ.Err() != nil:
 		return LockInfo{}, s.typ.Err()
-	case typ == "hash":
-		return LockInfo{}, fmt.Errorf("%w: it is a hash, a lock's, not a %s's count", ErrWrongType, asked)
 	case typ == "none" && err != nil:
 		return LockInfo{}, err
 	case typ != "none" && typ != "string":
-		return LockInfo{}, fmt.Errorf("%w: it is a %s", ErrWrongType, typ)
+		return LockInfo{}, wrongKind(typ, "count")
 	}
 	// A string's reads of a lock's hash failed with WRONGTYPE; the reads
 	// of the object's own keys did not.

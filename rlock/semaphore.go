@@ -180,11 +180,11 @@ func readCount(ctx context.Context, rdb redis.Cmdable, op, name string) (int64, 
 		return 0, nil
 	}
 	if err != nil {
-		return 0, opError(op, name, err)
+		return 0, opError(op, name, named(ctx, rdb, name, "count", err))
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
-		return 0, opError(op, name, fmt.Errorf("%w: the count is %q", ErrWrongType, v))
+		return 0, opError(op, name, wrongKind("string", "count"))
 	}
 	return n, nil
 }
