@@ -123,6 +123,24 @@ func (c *Client) inspectCount(ctx context.Context, info LockInfo, s *sight, cs c
 	return info, nil
 }
 
+// heardKind is the kind of the object name that Inspect found of kind k,
+// once it counted the subscribers of its channels (counts, by channel):
+// KindCount, a count Redis does not tell apart, is KindSemaphore or
+// KindCountDownLatch while waiters listen on that kind's channel and on no
+// other's; any other k stays k.
+func heardKind(name string, k Kind, counts map[string]int64) Kind {
+	if k != KindCount {
+		return k
+	}
+	switch sem, latch := counts[keys.SemaphoreChannel(name)], counts[keys.LatchChannel(name)]; {
+	case sem > 0 && latch == 0:
+		return KindSemaphore
+	case latch > 0 && sem == 0:
+		return KindCountDownLatch
+	}
+	return KindCount
+}
+
 // countChannels are the channels of the counting object name of kind k.
 func countChannels(name string, k Kind) []string {
 	switch k {
