@@ -55,8 +55,13 @@ func checkPermits(n int) error {
 }
 
 // ErrInvalidCount is the cause of an operation given a count it cannot
-// use: a semaphore acquisition or release of fewer than one permit, a
-// latch count below one. The error's text says which.
+// use, before anything is sent to Redis: a semaphore's acquisition or
+// release of fewer than one permit, permits set below zero
+// (TrySetPermits), a latch's count below one (TrySetCount). AddPermits
+// takes any count, a negative one removing permits. The error's text says
+// which count and its least value. (Redisson throws for a negative
+// acquisition or release, answers one of 0 at once, and takes any count
+// to set.)
 var ErrInvalidCount = errors.New("invalid count")
 
 // TrySetPermits sets the semaphore's permits to n if it has no count yet,
