@@ -77,6 +77,20 @@ func (s *Semaphore) TrySetPermits(ctx context.Context, n int) (bool, error) {
 	return ok, opError("set permits", s.name, err)
 }
 
+// Delete deletes the semaphore's count, and reports whether it had one
+// (Redisson's delete). It is how a count that an earlier run left is
+// reset: TrySetPermits sets one again. Its waiters keep waiting, as on a
+// semaphore that has no permits set. The semaphore does not know the
+// permits acquired and not released: released after Delete, they add to
+// the count set since.
+func (s *Semaphore) Delete(ctx context.Context) (bool, error) {
+	if err := s.usable(); err != nil {
+		return false, opError("delete", s.name, err)
+	}
+	ok, err := s.s.Delete(ctx, s.c.rdb)
+	return ok, opError("delete", s.name, err)
+}
+
 // AddPermits adds n permits (fewer when n is negative) to the semaphore,
 // creating its count if need be, and wakes its waiters. A request resent
 // after a lost reply is applied once.

@@ -46,6 +46,7 @@ func kindOps(c *Client, name string) map[string]func(ctx context.Context) error 
 		"Semaphore.AvailablePermits": func(ctx context.Context) error { return second(sem.AvailablePermits(ctx)) },
 		"Semaphore.Drain":            func(ctx context.Context) error { return second(sem.Drain(ctx)) },
 		"Semaphore.Inspect":          func(ctx context.Context) error { return second(sem.Inspect(ctx)) },
+		"Semaphore.Delete":           func(ctx context.Context) error { return second(sem.Delete(ctx)) },
 
 		"PermitSemaphore.TrySetPermits":    func(ctx context.Context) error { return second(pe.TrySetPermits(ctx, 3)) },
 		"PermitSemaphore.AddPermits":       func(ctx context.Context) error { return pe.AddPermits(ctx, 2) },
@@ -58,6 +59,8 @@ func kindOps(c *Client, name string) map[string]func(ctx context.Context) error 
 		"PermitSemaphore.Extend":           func(ctx context.Context) error { return second(pe.Extend(ctx, permit, time.Minute)) },
 		"PermitSemaphore.AvailablePermits": func(ctx context.Context) error { return second(pe.AvailablePermits(ctx)) },
 		"PermitSemaphore.Inspect":          func(ctx context.Context) error { return second(pe.Inspect(ctx)) },
+		"PermitSemaphore.SetPermits":       func(ctx context.Context) error { return pe.SetPermits(ctx, 3) },
+		"PermitSemaphore.Delete":           func(ctx context.Context) error { return second(pe.Delete(ctx)) },
 
 		"CountDownLatch.TrySetCount":  func(ctx context.Context) error { return second(latch.TrySetCount(ctx, 2)) },
 		"CountDownLatch.CountDown":    func(ctx context.Context) error { return latch.CountDown(ctx) },
@@ -248,6 +251,8 @@ func TestForeignAuxiliaryKeyIsErrWrongType(t *testing.T) {
 		"AvailablePermits": func() error { return second(pe.AvailablePermits(ctx)) },
 		"UpdateLeaseTime":  func() error { return second(pe.UpdateLeaseTime(ctx, "0123456789abcdef0123456789abcdef", time.Minute)) },
 		"Release":          func() error { return pe.Release(ctx, "0123456789abcdef0123456789abcdef") },
+		"SetPermits":       func() error { return pe.SetPermits(ctx, 5) },
+		"Delete":           func() error { return second(pe.Delete(ctx)) },
 	} {
 		want := ErrWrongType.Error() + ": " + leases + " is a string, not a zset"
 		if err := f(); !errors.Is(err, ErrWrongType) || !strings.HasSuffix(err.Error(), want) {
