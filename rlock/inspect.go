@@ -28,9 +28,11 @@ type LockInfo struct {
 	// lock of that name is in Redis. A fair lock nobody waits for has no
 	// queue, so it shows as KindMutex or KindRWMutex; a fenced lock's
 	// counter never expires, so a free fenced lock still shows its kind.
-	// A semaphore's or latch's kind is KindPermitSemaphore, KindCount, or
-	// the one InspectKind was told; a rate limiter's config (a hash of its
-	// fields) is KindRateLimiter.
+	// A semaphore's or latch's kind is KindPermitSemaphore (leases beside
+	// the count), KindSemaphore or KindCountDownLatch (the one InspectKind
+	// was told, or whose channel alone has waiters listening), else
+	// KindCount; a rate limiter's config (a hash of its fields) is
+	// KindRateLimiter.
 	Kind Kind
 	// Held reports that the lock's hash exists.
 	Held bool
@@ -118,9 +120,11 @@ type QueueEntry struct {
 //
 // A semaphore's or a latch's count (a string of an integer) is reported
 // with its Count, and a permit-expirable semaphore's leases as Permits:
-// KindPermitSemaphore when leases are beside the count, else KindCount,
-// since Redis does not tell a Semaphore from a CountDownLatch
-// (InspectKind does, told by the caller).
+// KindPermitSemaphore when leases are beside the count; KindSemaphore or
+// KindCountDownLatch while waiters listen on that kind's channel alone;
+// else KindCount, since Redis does not tell a Semaphore from a
+// CountDownLatch, nor either from any counter (InspectKind does, told by
+// the caller).
 func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 	return c.inspect(ctx, name, "")
 }
@@ -145,7 +149,7 @@ func (c *Client) inspect(ctx context.Context, name string, asked Kind) (LockInfo
 	if asked.Counting() || s.typ.Val() == "string" || s.rateLimiter() {
 		return c.inspectCounting(ctx, LockInfo{Name: name, TTL: millis(pttl)}, s, cs, asked, read)
 	}
-	kind, hash, err := s.result(read)
+	kind, hash, err := s.result("lock or a count", read)
 	if err != nil {
 		return LockInfo{}, opError(op, name, err)
 	}
@@ -191,14 +195,16 @@ func (c *Client) inspect(ctx context.Context, name string, asked Kind) (LockInfo
 	return c.inspected(ctx, info, channels)
 }
 
-// inspected completes info with the subscribers of channels, its holders'
-// and waiters' labels, and this Client's own holds and waiters.
+// inspected completes info with the subscribers of channels (and a
+// count's kind by them: heardKind), its holders' and waiters' labels, and
+// this Client's own holds and waiters.
 func (c *Client) inspected(ctx context.Context, info LockInfo, channels []string) (LockInfo, error) {
 	const op = "inspect"
-	var err error
-	if info.Subscribers, err = c.subscribers(ctx, info.Name, channels); err != nil {
+	counts, err := c.subscribers(ctx, info.Name, channels)
+	if err != nil {
 		return LockInfo{}, opError(op, info.Name, fmt.Errorf("counting subscribers: %w", err))
 	}
+	info.Subscribers, info.Kind = sum(counts), heardKind(info.Name, info.Kind, counts)
 	if err := c.labelEntries(ctx, &info); err != nil {
 		return LockInfo{}, opError(op, info.Name, err)
 	}

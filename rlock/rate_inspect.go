@@ -2,7 +2,6 @@ package rlock
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/relock-go/relock/scripts"
@@ -59,7 +58,7 @@ func (c *Client) inspectRate(ctx context.Context, info LockInfo, s *sight, err e
 	case typ == "none":
 		return info, err
 	case typ != "hash" || !s.rateLimiter():
-		return info, fmt.Errorf("%w: it is a %s, not a rate limiter's config", ErrWrongType, typ)
+		return info, wrongKind(typ, "rate limiter's config")
 	case err != nil:
 		return info, err
 	}

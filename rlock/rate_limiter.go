@@ -136,7 +136,7 @@ func (l *RateLimiter) Rate(ctx context.Context) (Rate, error) {
 	}
 	c, err := l.s.Config(ctx, l.c.rdb)
 	if err != nil {
-		return Rate{}, opError("rate", l.name, rateError(err))
+		return Rate{}, opError("rate", l.name, named(ctx, l.c.rdb, l.name, "rate limiter's config", rateError(err)))
 	}
 	return Rate{Limit: int(c.Rate), Interval: c.Interval, PerClient: c.PerClient, KeepAlive: c.KeepAlive}, nil
 }

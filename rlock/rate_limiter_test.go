@@ -3,6 +3,7 @@ package rlock
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -115,16 +116,16 @@ func TestRateLimiterErrors(t *testing.T) {
 	}
 	rdb.Set(ctx, "rl:string", "x", 0)
 	rdb.HSet(ctx, "rl:lock", "c:1", 1)
-	for _, name := range []string{"rl:string", "rl:lock"} {
+	for name, says := range map[string]string{"rl:string": "it is a string, not a rate limiter's config", "rl:lock": "it is a hash that is not a rate limiter's config"} {
 		w := c.NewRateLimiter(name)
-		if _, err := w.Allow(ctx); !errors.Is(err, ErrWrongType) {
-			t.Errorf("Allow of %s: %v; want ErrWrongType", name, err)
+		if _, err := w.Allow(ctx); !errors.Is(err, ErrWrongType) || !strings.Contains(err.Error(), says) {
+			t.Errorf("Allow of %s: %v; want ErrWrongType saying %q", name, err, says)
 		}
 		if err := w.SetRate(ctx, Rate{Limit: 1, Interval: time.Second}); !errors.Is(err, ErrWrongType) {
 			t.Errorf("SetRate of %s: %v; want ErrWrongType", name, err)
 		}
-		if _, err := w.Rate(ctx); !errors.Is(err, ErrWrongType) {
-			t.Errorf("Rate of %s: %v; want ErrWrongType", name, err)
+		if _, err := w.Rate(ctx); !errors.Is(err, ErrWrongType) || !strings.Contains(err.Error(), says) {
+			t.Errorf("Rate of %s: %v; want ErrWrongType saying %q", name, err, says)
 		}
 	}
 	if _, err := c.NewRateLimiter("a{b").Allow(ctx); !errors.Is(err, ErrInvalidName) {

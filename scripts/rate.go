@@ -189,7 +189,7 @@ func (r *RateLimiter) Config(ctx context.Context, rdb redis.Cmdable) (RateConfig
 	}
 	c, ok := ParseRateConfig(h)
 	if !ok {
-		return RateConfig{}, errors.New("WRONGTYPE " + r.name + " is a hash, but not a rate limiter's config")
+		return RateConfig{}, errors.New("WRONGTYPE it is a hash that is not a rate limiter's config")
 	}
 	return c, nil
 }

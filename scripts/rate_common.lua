@@ -17,8 +17,8 @@
 -- back. Every script keeps value + the permits of the set's members =
 -- rate, and repairs a count that strays from it (refill; rate_acquire.lua).
 
--- wrong is the text of the error reply for key, which holds something
--- else than what.
+-- wrong is the text of the error reply for key, a key beside the
+-- limiter's name, which holds something else than what.
 local function wrong(key, what)
   local t = redis.call('type', key)
   return 'WRONGTYPE ' .. key .. ' is a ' .. (t.ok or t) .. ', not ' .. what
@@ -31,14 +31,15 @@ end
 local function limiter(keys)
   local c = redis.pcall('hmget', keys[1], 'rate', 'interval', 'type', 'keepAliveTime')
   if c.err then
-    return nil, wrong(keys[1], "a rate limiter's config")
+    local t = redis.call('type', keys[1])
+    return nil, 'WRONGTYPE it is a ' .. (t.ok or t) .. ", not a rate limiter's config"
   end
   if not c[1] and not c[2] and not c[3] and redis.call('exists', keys[1]) == 0 then
     return nil, nil
   end
   local cfg = {rate = tonumber(c[1] or ''), interval = tonumber(c[2] or ''), keep = tonumber(c[4] or '0')}
   if not cfg.rate or not cfg.interval or not cfg.keep or (c[3] ~= '0' and c[3] ~= '1') then
-    return nil, 'WRONGTYPE ' .. keys[1] .. " is a hash, but not a rate limiter's config"
+    return nil, "WRONGTYPE it is a hash that is not a rate limiter's config"
   end
   cfg.value, cfg.permits = keys[2], keys[4]
   if c[3] == '1' then

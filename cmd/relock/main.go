@@ -122,7 +122,7 @@ var commands = []*command{
 	},
 	{
 		name: "list", synopsis: "[flags] [PATTERN]", minArgs: 0, maxArgs: 1,
-		summary: "List prints one line per lock, semaphore, latch and rate limiter whose\nname matches PATTERN (SCAN's glob, default *), sorted: its kind, number of\nholders, TTL, queue length and count (a rate limiter's available\npermits). A string of an integer is listed as a count (a semaphore's\npermits or a latch's count: inspect --kind tells which); a semaphore with\nleased permits as a permit-semaphore. Other keys are left out.",
+		summary: "List prints one line per lock, semaphore, latch and rate limiter whose\nname matches PATTERN (SCAN's glob, default *), sorted: its kind, number of\nholders, TTL, queue length and count (a rate limiter's available\npermits). A string of an integer is listed as a count: a semaphore's\npermits, a latch's count or any counter, which Redis keeps alike (inspect\n--kind reads it as one); as a permit-semaphore with leased permits beside\nit, and as a semaphore or a count-down-latch while waiters listen on that\nkind's channel. Other keys are left out.",
 		run:     runList,
 	},
 	{

@@ -5,7 +5,8 @@
 // calls a second, which a RateLimiter shared by every worker keeps to.
 // Then one runner for the nightly job, with an Election: one instance
 // leads and runs it, fencing its writes with its term's token, and when it
-// dies the next instance leads (nightly.go).
+// shuts down (Client.Close ends its term) the next instance leads
+// (nightly.go).
 //
 // It runs on an embedded miniredis, or on the Redis at REDIS_ADDR if set;
 // a Java service using Redisson's RPermitExpirableSemaphore and
