@@ -18,7 +18,7 @@ func (o *owner) attempt(ctx context.Context, lease time.Duration, t ownerTurn) (
 		return outcome{}, ErrClosed
 	}
 	if t.handedOff() {
-		return outcome{ok: true, pos: -1, granted: true}, nil
+		return outcome{ok: true, pos: -1, granted: true, hold: o.hold}, nil
 	}
 	h := o.hold
 	if h != nil && h.isOver() {
@@ -57,7 +57,7 @@ func (o *owner) attempt(ctx context.Context, lease time.Duration, t ownerTurn) (
 	} else {
 		o.hold = newHold(o, lease, renew, sent)
 		o.c.wd.keep(o.hold)
-		o.waited = t.listened()
+		o.waited = t.waited()
 	}
 	if out.granted && !renew {
 		// A hold the watchdog keeps needs no claim: its lease, reckoned
@@ -70,6 +70,7 @@ func (o *owner) attempt(ctx context.Context, lease time.Duration, t ownerTurn) (
 	// An Unlock that failed before is not retried by the next one: the
 	// owner locked again instead.
 	o.retrySeq, o.bareSeq = 0, 0
+	out.hold = o.hold
 	return out, nil
 }
 

@@ -270,6 +270,10 @@ func (c *Client) master(ctx context.Context, key string) (*redis.Client, error) 
 // sleepers is how the Client's waiters sleep; its pub/sub must be decided.
 func (c *Client) sleepers() sleepers { return c.wire.Load().sleepers }
 
+// hears reports whether the Client's waiters hear releases, on pub/sub
+// subscriptions, rather than spin (WithSpin); its pub/sub must be decided.
+func (c *Client) hears() bool { return c.wire.Load().hub != nil }
+
 // publishCommand is the command that announces a release, once the
 // Client's pub/sub is decided (every operation that publishes decides it
 // first); classic PUBLISH before.

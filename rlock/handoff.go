@@ -223,5 +223,5 @@ func (t *clientTurn) handedOver(sent time.Time) {
 	o.c.wd.keep(o.hold)
 	o.lastSent, o.retrySeq, o.waited = sent, 0, true
 	t.handed = true
-	t.s.poke()
+	t.sub().Poke()
 }

@@ -98,6 +98,10 @@ type outcome struct {
 	// that it holds the lock: the lease was set when the grant was made,
 	// after its last attempt, and the turn's claim confirms it.
 	granted bool
+	// What a success took, for its event (EventAcquired): a lock owner's
+	// hold, or a counting object's count of permits.
+	hold  *hold
+	count int
 }
 
 // uncounted is the reply of a release script that counts no listeners.

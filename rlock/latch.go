@@ -74,7 +74,7 @@ func (l *CountDownLatch) Count(ctx context.Context) (int64, error) {
 
 // Await waits until the count is zero, or ctx ends (ctx.Err()).
 func (l *CountDownLatch) Await(ctx context.Context) error {
-	_, err := l.await(ctx, noWaitLimit)
+	_, err := l.await(ctx, noDeadline)
 	return err
 }
 
@@ -85,12 +85,12 @@ func (l *CountDownLatch) AwaitTimeout(ctx context.Context, wait time.Duration) (
 	if err := checkWait(wait); err != nil {
 		return false, opError("await", l.name, err)
 	}
-	return l.await(ctx, wait)
+	return l.await(ctx, deadlineAfter(wait))
 }
 
-// await is AwaitTimeout without its check of wait (noWaitLimit: none).
-func (l *CountDownLatch) await(ctx context.Context, wait time.Duration) (bool, error) {
-	ok, err := l.countHandle.acquire(ctx, &latchTurn{countTurn: l.turn(0), l: l}, wait)
+// await is AwaitTimeout by deadline, without its check of the wait.
+func (l *CountDownLatch) await(ctx context.Context, deadline time.Time) (bool, error) {
+	ok, err := l.countHandle.acquire(ctx, &latchTurn{countTurn: l.turn(0), l: l}, deadline)
 	return ok, opError("await", l.name, err)
 }
 

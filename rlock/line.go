@@ -73,32 +73,33 @@ type place struct {
 	ready  chan struct{}
 }
 
-// enter takes a slot, shared or not, waiting at most wait (forever when
-// negative; wait 0 makes one try), until ctx ends (ctx.Err()) or the line
-// is closed (ErrClosed). It reports whether it took the slot, and first
-// that no other slot was taken: for a lock handle, the acquisition is the
-// first since the handle last held nothing.
-func (l *line) enter(ctx context.Context, shared bool, wait time.Duration) (ok, first bool, err error) {
+// enter takes a slot, shared or not, waiting until deadline (no limit
+// when zero; one that has passed makes one try), until ctx ends
+// (ctx.Err()) or the line is closed (ErrClosed). It reports whether it
+// took the slot, and first that no other slot was taken: for a lock
+// handle, the acquisition is the first since the handle last held
+// nothing.
+func (l *line) enter(ctx context.Context, shared bool, deadline time.Time) (ok, first bool, err error) {
 	l.mu.Lock()
-	if len(l.waiting) == 0 && l.fits(shared) {
-		first = l.take(shared)
+	if ok, first = l.enterNow(shared); ok {
 		l.mu.Unlock()
 		return true, first, nil
 	}
-	if wait == 0 {
-		l.mu.Unlock()
-		return false, false, nil
+	var timeout <-chan time.Time
+	if !deadline.IsZero() {
+		d := time.Until(deadline)
+		if d <= 0 {
+			l.mu.Unlock()
+			return false, false, nil
+		}
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timeout = t.C
 	}
 	p := &place{shared: shared, ready: make(chan struct{})}
 	l.waiting = append(l.waiting, p)
 	l.mu.Unlock()
 
-	var timeout <-chan time.Time
-	if wait > 0 {
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		timeout = t.C
-	}
 	select {
 	case <-p.ready:
 		return true, p.first, nil
@@ -110,6 +111,24 @@ func (l *line) enter(ctx context.Context, shared bool, wait time.Duration) (ok, 
 	}
 	l.giveUp(p)
 	return false, false, err
+}
+
+// tryEnter takes a slot, shared or not, if one is free and nobody waits,
+// without waiting.
+func (l *line) tryEnter(shared bool) (ok, first bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.enterNow(shared)
+}
+
+// enterNow takes a slot at once if one fits and nobody waits: a waiter
+// for the exclusive slot keeps newcomers for shared slots out. Called
+// with mu held.
+func (l *line) enterNow(shared bool) (ok, first bool) {
+	if len(l.waiting) == 0 && l.fits(shared) {
+		return true, l.take(shared)
+	}
+	return false, false
 }
 
 // giveUp takes p, whose wait ended, out of the line. A slot given to p
@@ -131,15 +150,6 @@ func (l *line) giveUp(p *place) {
 		// ones behind it in.
 		l.admit()
 	}
-}
-
-// waitUntil is the wait of line.enter that ends at deadline: no limit when
-// the deadline is zero, one try when it has passed.
-func waitUntil(deadline time.Time) time.Duration {
-	if deadline.IsZero() {
-		return noWaitLimit
-	}
-	return max(time.Until(deadline), 0)
 }
 
 // leave frees a slot, shared or not, and lets in who can enter. A slot

@@ -147,7 +147,7 @@ func isNil(m Member) bool {
 // and returns ctx.Err() then, holding nothing. Each member gets the
 // watchdog timeout of its Client as lease, renewed until Unlock.
 func (l *MultiLock) Lock(ctx context.Context) error {
-	_, err := l.acquire(ctx, noWaitLimit, 0)
+	_, err := l.acquire(ctx, noDeadline, 0)
 	return opError("lock", l.label, err)
 }
 
@@ -159,7 +159,7 @@ func (l *MultiLock) LockWithLease(ctx context.Context, lease time.Duration) erro
 	if err := checkLease(lease); err != nil {
 		return opError("lock", l.label, err)
 	}
-	_, err := l.acquire(ctx, noWaitLimit, lease)
+	_, err := l.acquire(ctx, noDeadline, lease)
 	return opError("lock", l.label, err)
 }
 
@@ -174,7 +174,7 @@ func (l *MultiLock) TryLock(ctx context.Context, wait, lease time.Duration) (boo
 	if err := checkTry(wait, lease); err != nil {
 		return false, opError("try lock", l.label, err)
 	}
-	ok, err := l.acquire(ctx, wait, lease)
+	ok, err := l.acquire(ctx, deadlineAfter(wait), lease)
 	return ok, opError("try lock", l.label, err)
 }
 
@@ -253,23 +253,19 @@ func (l *MultiLock) Context(parent context.Context) (context.Context, context.Ca
 	}
 }
 
-// acquire takes the set; a negative wait (noWaitLimit) has no limit.
-func (l *MultiLock) acquire(ctx context.Context, wait, lease time.Duration) (bool, error) {
+// acquire takes the set by deadline (see deadlineAfter).
+func (l *MultiLock) acquire(ctx context.Context, deadline time.Time, lease time.Duration) (bool, error) {
 	if l.err != nil {
 		return false, l.err
 	}
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	var deadline time.Time
-	if wait > 0 {
-		deadline = time.Now().Add(wait)
-	}
 	take := l.acquireAll
 	if l.quorum {
 		take = l.acquireQuorum
 	}
-	a, ok, err := take(ctx, wait, deadline, lease)
+	a, ok, err := take(ctx, deadline, lease)
 	if !ok || err != nil {
 		return false, err
 	}

@@ -73,19 +73,18 @@ func NewRedLock(members ...Member) *MultiLock {
 
 // acquireQuorum takes a majority of the members, in rounds, as NewRedLock
 // describes.
-func (l *MultiLock) acquireQuorum(ctx context.Context, wait time.Duration, deadline time.Time, lease time.Duration) (acquisition, bool, error) {
+func (l *MultiLock) acquireQuorum(ctx context.Context, deadline time.Time, lease time.Duration) (acquisition, bool, error) {
 	ms := l.members
 	first := -1 // member taken, with waiting, before a round
 	for {
 		res := make([]attempt, len(ms))
 		others := ms
 		if first >= 0 {
-			w, live := waitLeft(wait, deadline)
-			if !live {
+			if passed(deadline) {
 				return acquisition{}, false, nil
 			}
 			r := &res[first]
-			r.ok, r.err = ms[first].acquire(ctx, w, lease)
+			r.ok, r.err = ms[first].acquire(ctx, deadline, lease)
 			switch {
 			case r.err != nil && (ctx.Err() != nil || errors.Is(r.err, ErrClosed)):
 				return acquisition{}, false, r.err
@@ -128,7 +127,7 @@ func (l *MultiLock) acquireQuorum(ctx context.Context, wait time.Duration, deadl
 			return acquisition{}, false, fmt.Errorf("%d of %d members reachable, %d needed: %w",
 				reachable, len(ms), l.need, errors.Join(errs...))
 		}
-		if _, live := waitLeft(wait, deadline); wait == 0 || !live {
+		if passed(deadline) {
 			return acquisition{}, false, nil
 		}
 		first = -1

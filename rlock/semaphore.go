@@ -88,7 +88,7 @@ func (s *Semaphore) AddPermits(ctx context.Context, n int) error {
 // AddPermits), or for more permits than it will ever have, it waits until
 // ctx ends, as Redisson's does: bound ctx, or use TryAcquire.
 func (s *Semaphore) Acquire(ctx context.Context, n int) error {
-	_, err := s.acquire(ctx, n, noWaitLimit)
+	_, err := s.acquire(ctx, n, noDeadline)
 	return err
 }
 
@@ -103,15 +103,15 @@ func (s *Semaphore) TryAcquire(ctx context.Context, n int, wait time.Duration) (
 	if err := checkWait(wait); err != nil {
 		return false, opError("acquire", s.name, err)
 	}
-	return s.acquire(ctx, n, wait)
+	return s.acquire(ctx, n, deadlineAfter(wait))
 }
 
-// acquire is TryAcquire without its check of wait (noWaitLimit: none).
-func (s *Semaphore) acquire(ctx context.Context, n int, wait time.Duration) (bool, error) {
+// acquire is TryAcquire by deadline, without its check of the wait.
+func (s *Semaphore) acquire(ctx context.Context, n int, deadline time.Time) (bool, error) {
 	if err := checkPermits(n); err != nil {
 		return false, opError("acquire", s.name, err)
 	}
-	ok, err := s.countHandle.acquire(ctx, &semaphoreTurn{countTurn: s.turn(n), s: s.s}, wait)
+	ok, err := s.countHandle.acquire(ctx, &semaphoreTurn{countTurn: s.turn(n), s: s.s}, deadline)
 	return ok, opError("acquire", s.name, err)
 }
 
@@ -125,7 +125,7 @@ func (t *semaphoreTurn) attempt(ctx context.Context) (outcome, error) {
 	req, end := t.h.request()
 	defer end()
 	left, err := t.s.Acquire(context.WithoutCancel(ctx), t.c.rdb, t.permits, req)
-	return outcome{ok: left >= 0 && err == nil, ttl: t.c.opts.watchdogTimeout}, err
+	return outcome{ok: left >= 0 && err == nil, ttl: t.c.opts.watchdogTimeout, count: t.permits}, err
 }
 
 // Release gives back n permits and wakes the semaphore's waiters. It is

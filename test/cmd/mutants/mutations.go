@@ -73,7 +73,7 @@ var mutations = []mutation{
 		Name: "waiters-poll",
 		What: "a waiter sleeps out its timer and ignores wake-ups: it polls at the lock's TTL",
 		Edits: []edit{{
-			File: "rlock/turn.go",
+			File: "rlock/wait_loop.go",
 			Old:  "woken, err := l.s.wait(ctx, d)",
 			New:  "woken, err := false, error(nil)\n\tselect {\n\tcase <-time.After(d):\n\tcase <-ctx.Done():\n\t\terr = ctx.Err()\n\t}",
 		}},
