@@ -146,10 +146,25 @@ func (c *Client) setWire(sharded bool) {
 // waits, of a Client told to use sharded pub/sub on servers without it.
 var errNoShardedPubSub = fmt.Errorf("%w: sharded pub/sub (WithShardedPubSub(true)) needs Redis 7.0 or later: this server has no SPUBLISH", errors.ErrUnsupported)
 
+// begin checks that an operation may start: the Client is open, ctx has
+// not ended, and the Client's pub/sub is decided. Every operation that
+// publishes or waits begins here, or sends its requests through persist;
+// after that, publishCommand, sleepers and hears read the decision.
+func (c *Client) begin(ctx context.Context) error {
+	if c.closed() {
+		return ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	_, err := c.pubsub(ctx)
+	return err
+}
+
 // pubsub returns the Client's pub/sub, deciding it first on a Redis
 // Cluster (see New): with WithShardedPubSub(true), only once the servers
 // are known to have sharded pub/sub. It fails with ErrClosed once the
-// Client is closed.
+// Client is closed. Only begin and persist call it.
 func (c *Client) pubsub(ctx context.Context) (*wire, error) {
 	if w := c.wire.Load(); w != nil {
 		return w, nil
@@ -308,15 +323,24 @@ func (c *Client) closed() bool { return c.ctx.Err() != nil }
 // persist makes a release request that the caller asked for even when its
 // ctx has ended: req runs with ctx, and if ctx had ended before or ends
 // while it runs, once more detached from ctx, bounded by the Client's
-// unlock timeout. req must be safe to repeat (a latched release is).
+// unlock timeout. req must be safe to repeat (a latched release is). The
+// Client's pub/sub is decided first, under the same ctx: a release
+// publishes.
 func persist[T any](c *Client, ctx context.Context, req func(context.Context) (T, error)) (T, error) {
+	send := func(ctx context.Context) (T, error) {
+		if _, err := c.pubsub(ctx); err != nil {
+			var none T
+			return none, err
+		}
+		return req(ctx)
+	}
 	if ctx.Err() == nil {
-		v, err := req(ctx)
+		v, err := send(ctx)
 		if err == nil || ctx.Err() == nil {
 			return v, err
 		}
 	}
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.opts.unlockTimeout)
 	defer cancel()
-	return req(dctx)
+	return send(dctx)
 }

@@ -47,17 +47,13 @@ func (h *countHandle) usable() error {
 	return nil
 }
 
-// begin checks that an operation may start, deciding the Client's pub/sub
-// first (its publish command) on a Redis Cluster.
+// begin checks that an operation may start (Client.begin), on an object
+// that can be used.
 func (h *countHandle) begin(ctx context.Context) error {
 	if err := h.usable(); err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	_, err := h.c.pubsub(ctx)
-	return err
+	return h.c.begin(ctx)
 }
 
 // released records who listened when a release of the object's permits

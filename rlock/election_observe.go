@@ -83,9 +83,8 @@ func (o *observation) run(ctx context.Context) {
 	for failures := 0; ctx.Err() == nil; {
 		var err error
 		if sl == nil {
-			var w *wire
-			if w, err = e.c.pubsub(ctx); err == nil {
-				sl, err = w.sleepers.listen(ctx, time.Time{}, keys.ElectionChannel(e.name))
+			if err = e.c.begin(ctx); err == nil {
+				sl, err = e.c.sleepers().listen(ctx, noDeadline, keys.ElectionChannel(e.name))
 			}
 		}
 		var s scripts.ElectionState

@@ -316,11 +316,10 @@ func queueEntries(entries []string, deadlines []redis.Z, each func(*QueueEntry))
 // classic pub/sub on every node of a Redis Cluster (each counts only its
 // own clients), else on the one server.
 func (c *Client) subscribers(ctx context.Context, name string, channels []string) (int, error) {
-	w, err := c.pubsub(ctx)
-	if err != nil {
+	if err := c.begin(ctx); err != nil {
 		return 0, err
 	}
-	if w.publish == scripts.SPublish {
+	if c.publishCommand() == scripts.SPublish {
 		master, err := c.master(ctx, name)
 		if err != nil {
 			return 0, err
@@ -332,7 +331,7 @@ func (c *Client) subscribers(ctx context.Context, name string, channels []string
 		return sum(c.rdb.PubSubNumSub(ctx, channels...).Result())
 	}
 	var total atomic.Int64
-	err = cluster.ForEachShard(ctx, func(ctx context.Context, node *redis.Client) error {
+	err := cluster.ForEachShard(ctx, func(ctx context.Context, node *redis.Client) error {
 		n, err := sum(node.PubSubNumSub(ctx, channels...).Result())
 		total.Add(int64(n))
 		return err

@@ -55,9 +55,6 @@ func (l *CountDownLatch) CountDown(ctx context.Context) error {
 	req, end := l.request()
 	defer end()
 	left, err := persist(l.c, ctx, func(ctx context.Context) (int64, error) {
-		if _, err := l.c.pubsub(ctx); err != nil {
-			return 0, err
-		}
 		return l.l.CountDown(ctx, l.c.rdb, l.c.publishCommand(), req)
 	})
 	l.observe(ctx, EventReleased, int(max(left, 0)), start, err)

@@ -209,9 +209,6 @@ func (s *PermitExpirableSemaphore) Release(ctx context.Context, id string) error
 	defer end()
 	var ls scripts.Listeners
 	n, err := persist(s.c, ctx, func(ctx context.Context) (n int64, err error) {
-		if _, err := s.c.pubsub(ctx); err != nil {
-			return 0, err
-		}
 		n, ls, err = s.s.Release(ctx, s.c.rdb, [][]byte{raw}, s.c.publishCommand(), req, s.c.countDue(s.channel))
 		return n, err
 	})

@@ -44,9 +44,6 @@ func (o *owner) unlock(ctx context.Context) error {
 	seq := o.unlockSeq()
 	bare := fresh && o.bareOK(count, next)
 	reply, err := persist(o.c, ctx, func(ctx context.Context) (scripts.Reply, error) {
-		if _, err := o.c.pubsub(ctx); err != nil {
-			return scripts.Reply{}, err
-		}
 		u := o.unlockRequest(lease, seq, count)
 		u.Count = o.c.countDue(o.channel)
 		if next != nil {
@@ -182,11 +179,10 @@ func (o *owner) forceRelease(ctx context.Context) (bool, error) {
 	if err := o.usable(); err != nil {
 		return false, opError("force unlock", o.name, err)
 	}
-	w, err := o.c.pubsub(ctx)
-	if err != nil {
+	if err := o.c.begin(ctx); err != nil {
 		return false, opError("force unlock", o.name, err)
 	}
-	ok, err := o.kind.forceRelease(ctx, w.publish)
+	ok, err := o.kind.forceRelease(ctx, o.c.publishCommand())
 	return ok, opError("force unlock", o.name, err)
 }
 
@@ -203,9 +199,6 @@ func (o *owner) dropLapsed(ctx context.Context) error {
 	h := o.hold
 	if h == nil || !lapsed(h) {
 		return nil
-	}
-	if _, err := o.c.pubsub(ctx); err != nil {
-		return err
 	}
 	lease, _, count := h.terms()
 	for ; count > 0; count-- {

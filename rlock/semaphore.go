@@ -152,9 +152,6 @@ func (s *Semaphore) release(ctx context.Context, n int) (int64, error) {
 	defer end()
 	var ls scripts.Listeners
 	count, err := persist(s.c, ctx, func(ctx context.Context) (n64 int64, err error) {
-		if _, err := s.c.pubsub(ctx); err != nil {
-			return 0, err
-		}
 		n64, ls, err = s.s.Release(ctx, s.c.rdb, n, s.c.publishCommand(), req, s.c.countDue(s.channel))
 		return n64, err
 	})

@@ -163,16 +163,3 @@ func (l *listening) subscribe(ctx context.Context, deadline time.Time) (bool, er
 	l.s = s
 	return s != nil, err
 }
-
-// begin checks that an acquisition may start: the Client is open, ctx has
-// not ended, and the Client's pub/sub is decided.
-func (c *Client) begin(ctx context.Context) error {
-	if c.closed() {
-		return ErrClosed
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	_, err := c.pubsub(ctx)
-	return err
-}
