@@ -66,17 +66,33 @@ type FairMutex struct {
 // redisson_lock_queue:{name} and redisson_lock_timeout:{name}. An empty
 // name, or one with braces but no hash tag (see ErrInvalidName), yields a
 // FairMutex whose every operation returns an error wrapping ErrInvalidName.
-func (c *Client) NewFairMutex(name string) *FairMutex {
+func (c *Client) NewFairMutex(name string) *FairMutex { return c.newFairMutex(name, KindFairMutex) }
+
+// newFairMutex is NewFairMutex of kind k: KindFairMutex, or KindElection
+// for a leader election's lock, whose events and Activity say so.
+func (c *Client) newFairMutex(name string, k Kind) *FairMutex {
 	f := &FairMutex{q: queue.New(c.rdb, name, c.opts.fairWaitTimeout, c.queuePublish)}
 	id := c.ids.Next()
-	f.init(c, name, id, keys.Channel(name), &fair{q: f.q, held: scripts.Held{Key: name, Owner: id}}, newFairTurns(c, f.q, id))
+	f.init(c, name, id, keys.Channel(name), &fair{q: f.q, held: scripts.Held{Key: name, Owner: id}, kind: k}, newFairTurns(c, f.q, id))
 	return f
+}
+
+// lockOwn is Lock for a FairMutex that no other goroutine uses (a
+// Campaign makes one for each term): it takes no slot of the handle's
+// line, which nobody else could hold.
+func (f *FairMutex) lockOwn(ctx context.Context) error {
+	if err := f.usable(); err != nil {
+		return opError("lock", f.name, err)
+	}
+	_, err := f.c.waitLoop(ctx, f.turns.start(&f.owner, 0), noDeadline, nil)
+	return opError("lock", f.name, err)
 }
 
 // fair is Redisson's RFairLock: a reentrant lock whose waiters queue.
 type fair struct {
 	q    *queue.Queue
 	held scripts.Held
+	kind Kind // KindFairMutex, or KindElection
 }
 
 // attempt takes the lock if it can right now, and never queues: the
@@ -96,4 +112,4 @@ func (k *fair) forceRelease(ctx context.Context, _ string) (bool, error) {
 
 func (k *fair) renewal() renewal { return renewal{scripts.HashRenewer, k.held} }
 
-func (k *fair) describe() (Kind, string) { return KindFairMutex, "" }
+func (k *fair) describe() (Kind, string) { return k.kind, "" }

@@ -190,11 +190,12 @@ func (h *hold) stopRenewal() {
 
 // How holds are lost (hold.lostNow), as events tell it.
 const (
-	lostAtRenewal = "a renewal found the lock gone"
-	lostAtRelease = "a release found the lock gone"
-	lostAtExtend  = "an extension found the lock gone"
-	lostAtClaim   = "the claim of a grant found the lock gone"
-	lostByExpiry  = "the lease ran out before a renewal reached Redis"
+	lostAtRenewal  = "a renewal found the lock gone"
+	lostAtRelease  = "a release found the lock gone"
+	lostAtExtend   = "an extension found the lock gone"
+	lostAtClaim    = "the claim of a grant found the lock gone"
+	lostAtProclaim = "a proclamation found the lock gone"
+	lostByExpiry   = "the lease ran out before a renewal reached Redis"
 )
 
 // released records the last release.
