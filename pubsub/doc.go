@@ -18,8 +18,9 @@
 // for a waiter that is busy with an attempt and not asleep yet; message "1"
 // wakes them all, except on a semaphore's channel while clients other than
 // relock's listen there: a message is a count of permits, and "1" wakes
-// one waiter, in turn with them, as a release does. Permits never outnumber the entry's waiters, so unlock
-// messages that nobody needed cannot turn into a burst of useless retries.
+// one waiter, in turn with them, as a release does. Permits never
+// outnumber the entry's waiters, so unlock messages that nobody needed
+// cannot turn into a burst of useless retries.
 // A waiter sleeps at most as long as it asks (the lock's TTL, or its
 // remaining wait): a lost message costs at most that, never a hang. A
 // waiter can also be woken alone (Poke), by news that comes another way:
@@ -66,11 +67,13 @@
 //
 // # Where is what
 //
-//	hub.go           Hub: its connections (shards), Subscribe, Stats
-//	subscription.go  Subscription: one waiter's Wait, Poke, Won and Close
+//	hub.go           Hub: its connections (shards), Subscribe, JoinBehind, Stats
+//	subscription.go  Subscription: one waiter's Wait, Poke, Won, TakeGrant and Close
 //	entry.go         entry: one channel on one connection
 //	wakeups.go       wakeups: a channel's wake-up queue, its invariants
-//	share.go         share: turns taken with other clients at hand-offs
+//	share.go         share: turns taken with other clients at hand-offs;
+//	                 Hub.StepAside, CountDue and Counted
+//	share_kept.go    a dropped channel's share, kept for a moment
 //	shard.go         shard: one connection's channels and its writer
 //	shard_read.go    its reader: messages, health checks, replacement
 //	shard_peers.go   counting a channel's subscribers (PUBSUB NUMSUB)

@@ -96,16 +96,8 @@ type claimer interface {
 // owner's next command waits for it (settle); Close too. Called with mu
 // held.
 func (o *owner) confirm(c claimer, lease time.Duration, h *hold) {
-	o.c.wireMu.Lock()
-	defer o.c.wireMu.Unlock()
-	if o.c.closed() {
-		return // the hold ends with the Client
-	}
 	done := make(chan struct{})
-	o.claiming = done
-	o.c.background.Add(1)
-	go func() {
-		defer o.c.background.Done()
+	started := o.c.goBackground(func() {
 		defer close(done)
 		ctx, cancel := context.WithTimeout(o.c.ctx, o.c.opts.unlockTimeout)
 		defer cancel()
@@ -119,7 +111,10 @@ func (o *owner) confirm(c claimer, lease time.Duration, h *hold) {
 		default:
 			h.lostNow(lostAtClaim, false)
 		}
-	}()
+	})
+	if started { // else the hold ends with the Client
+		o.claiming = done
+	}
 }
 
 // sleepFor is how long a waiter may sleep, unless woken, after an attempt
