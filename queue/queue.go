@@ -43,9 +43,16 @@ var (
 // Queue is the waiting queue of one fair lock. It holds no state of its
 // own: everything is in Redis. It is safe for concurrent use.
 type Queue struct {
+	core // keys: lock, queue, deadlines, unlock channel, relock waiters
+}
+
+// core is what the queues of a fair lock and of a fair read-write lock
+// share: where the lock lives, its keys, the wait timeout, and how
+// wake-ups are published.
+type core struct {
 	rdb  redis.Scripter
 	name string
-	keys []string // lock, queue, deadlines, unlock channel, relock waiters
+	keys []string
 	wait time.Duration
 	pub  func() string // publish command for wake-ups: scripts.Publish or SPublish
 }
@@ -56,13 +63,13 @@ type Queue struct {
 // the command pub returns when a script runs: scripts.Publish, or
 // scripts.SPublish for sharded pub/sub.
 func New(rdb redis.Scripter, name string, wait time.Duration, pub func() string) *Queue {
-	return &Queue{
-		rdb:  rdb,
-		name: name,
-		keys: []string{name, keys.Queue(name), keys.Timeout(name), keys.Channel(name), keys.FairWaiters(name)},
-		wait: wait,
-		pub:  announcer(rdb, pub),
-	}
+	ks := []string{name, keys.Queue(name), keys.Timeout(name), keys.Channel(name), keys.FairWaiters(name)}
+	return &Queue{newCore(rdb, name, ks, wait, pub)}
+}
+
+// newCore is the core of a queue of the lock called name, with its keys.
+func newCore(rdb redis.Scripter, name string, ks []string, wait time.Duration, pub func() string) core {
+	return core{rdb: rdb, name: name, keys: ks, wait: wait, pub: announcer(rdb, pub)}
 }
 
 // announcer is the publish command the queue scripts are given: pub's,
@@ -92,7 +99,7 @@ func (q *Queue) Channel(owner string) string { return keys.WaiterChannel(q.name,
 
 // Heartbeat is the longest a waiter sleeps between attempts: a third of the
 // wait timeout, so that the head's deadline never runs out while it lives.
-func (q *Queue) Heartbeat() time.Duration { return max(q.wait/3, time.Millisecond) }
+func (q *core) Heartbeat() time.Duration { return max(q.wait/3, time.Millisecond) }
 
 // Attempt is the outcome of one acquisition attempt.
 type Attempt struct {

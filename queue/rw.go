@@ -36,32 +36,19 @@ var (
 // only readers are ahead, together. It holds no state of its own and is
 // safe for concurrent use.
 type RWQueue struct {
-	rdb  redis.Scripter
-	name string
-	keys []string // lock, queue, deadlines, channel
-	base string   // keys.ReadTimeoutsBase
-	wait time.Duration
-	pub  func() string
+	core        // keys: lock, queue, deadlines, channel
+	base string // keys.ReadTimeoutsBase
 }
 
 // NewRW returns the queue of the fair read-write lock called name, with the
 // wait timeout and publish command as New's.
 func NewRW(rdb redis.Scripter, name string, wait time.Duration, pub func() string) *RWQueue {
-	return &RWQueue{
-		rdb:  rdb,
-		name: name,
-		keys: []string{name, keys.RWQueue(name), keys.RWTimeout(name), keys.RWChannel(name)},
-		base: keys.ReadTimeoutsBase(name),
-		wait: wait,
-		pub:  announcer(rdb, pub),
-	}
+	ks := []string{name, keys.RWQueue(name), keys.RWTimeout(name), keys.RWChannel(name)}
+	return &RWQueue{core: newCore(rdb, name, ks, wait, pub), base: keys.ReadTimeoutsBase(name)}
 }
 
 // Channel is the channel on which the waiter with entry alone is woken.
 func (q *RWQueue) Channel(entry string) string { return keys.RWChannel(q.name) + ":" + entry }
-
-// Heartbeat is as Queue.Heartbeat.
-func (q *RWQueue) Heartbeat() time.Duration { return max(q.wait/3, time.Millisecond) }
 
 // Waiter returns a Waiter for entry (a reader's owner id, or a writer's
 // write field).
