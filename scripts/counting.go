@@ -1,6 +1,7 @@
 package scripts
 
 import (
+	"context"
 	_ "embed"
 	"time"
 
@@ -15,6 +16,22 @@ var countingSrc string
 // newCounting returns the script src preceded by counting.lua's helpers
 // (the check of the keys' kinds, the request records).
 func newCounting(src string) *redis.Script { return redis.NewScript(countingSrc + src) }
+
+// count is what the counting objects share: the key NAME holding the
+// count, a bare string of an integer as Redisson keeps it, and the channel
+// where its news is announced.
+type count struct{ name, channel string }
+
+// Channel is where the object's news is announced.
+func (c *count) Channel() string { return c.channel }
+
+// done runs script on the count and its channel with args, and reports
+// whether it answered 1: it did what it was asked (set a count that was
+// missing, deleted one that was there).
+func (c *count) done(ctx context.Context, rdb redis.Scripter, script *redis.Script, args ...any) (bool, error) {
+	v, err := script.Run(ctx, rdb, []string{c.name, c.channel}, args...).Int64()
+	return v == 1, err
+}
 
 // Request identifies one request that changes a semaphore's or a latch's
 // count, so that a run of it resent after a lost reply changes nothing
