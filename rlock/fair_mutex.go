@@ -24,35 +24,22 @@ import (
 //
 // The queue makes the differences its methods state: Lock and TryLock
 // take the lock in turn, and this owner has left the queue when they give
-// up; a TryLock with no wait succeeds only if the lock is free and nobody
-// waits (or this owner holds it already), and never queues, nor does
-// Reenter; Unlock wakes the next owner in the queue only, even when the
-// lock expired meanwhile, and ForceUnlock wakes it too and keeps the
-// queue.
+// up (handing on a grant that came too late); a TryLock with no wait
+// succeeds only if the lock is free and nobody waits (or this owner holds
+// it already), and never queues, nor does Reenter; Unlock grants the lock
+// to the next owner in the queue only, even when the lock expired
+// meanwhile, and ForceUnlock wakes it too and keeps the queue. A lock that
+// expires without Unlock (its holder died) passes to the next owner within
+// its remaining lease. A waiter whose process died is evicted when its
+// turn comes and nobody hears it (a Redisson waiter after a grace of 3
+// seconds); no deadline evicts a live Go waiter. Deadlines in the queue
+// are Redisson's (WithFairWaitTimeout), so Go and Java waiters keep one
+// order: docs/lock-kinds.md ("Fair mode") tells how.
 //
-// Each waiter is told its turn on its own channel. Unlock grants the lock
-// to the next owner in the queue inside the release script when it is a relock
-// owner (the lock is never free between them, so nobody barges), or wakes
-// it when it is a Redisson client; a lock that expires without Unlock (its
-// holder died) passes to the next owner within its remaining lease. A
-// waiter that gives up (its wait elapsed, its ctx ended) leaves the queue
-// at once, handing on a grant that came too late; one whose process died
-// is evicted when its turn comes and nobody listens on its channel: a Go
-// waiter at once (it listens before it queues; a live one whose
-// connection dropped goes back to the head at its next attempt), a Java
-// waiter after a grace of 3 seconds (Redisson subscribes after it queues,
-// and again after a reconnect), which keeps a live Redisson waiter its
-// turn. No deadline evicts a live Go waiter. Deadlines in the queue are
-// Redisson's (WithFairWaitTimeout), so Go and Java waiters keep one order.
-// See package queue for the protocol.
-//
-// A name should be locked in one mode only. A Mutex and a FairMutex on the
-// same name still exclude each other, and neither corrupts the other's
-// state, but the Mutex ignores the queue (it may take a free lock ahead of
-// the fair waiters), and each kind's Unlock wakes only waiters of its own
-// kind: a waiter of the other kind retries after its timed sleep, the
-// lock's TTL as it last saw it (a FairMutex waiter at most a third of the
-// fair wait timeout).
+// A name should be locked in one mode only: a Mutex and a FairMutex on the
+// same name still exclude each other, but the Mutex ignores the queue, and
+// each kind's Unlock wakes only waiters of its own kind (the other kind's
+// retry after their timed sleep).
 type FairMutex struct {
 	handle
 	q *queue.Queue

@@ -8,26 +8,10 @@ import (
 
 // line is where goroutines of this process wait for a slot, in arrival
 // order, as sync.RWMutex's waiters do, but with waits that honour a ctx, a
-// wait limit and the Client's Close. A slot is exclusive (one at a time,
-// and no shared one beside it) or shared (any number together). It serves
-// four places:
-//
-//   - a lock handle's line (owner.line): the goroutines sharing a handle
-//     take an exclusive slot (a reader of an RWMutex a shared one) before
-//     they go to Redis, and keep it while they hold the lock, so that they
-//     exclude each other as they exclude other processes, and none sends a
-//     command while it waits;
-//   - a counting object's line (countLines): the acquisitions of one
-//     semaphore or latch in a Client take its exclusive slot for their
-//     attempts, so that only the oldest attempts;
-//   - a fair owner's line (fairTurns.line): the goroutines of one fair
-//     owner take its exclusive slot to wait in the lock's queue in Redis,
-//     where the owner has one place;
-//   - an Election's line (Election.line): its campaigns take its exclusive
-//     slot, and their terms keep it, one at a time.
-//
-// Each waiter waits on its own channel, as in golang.org/x/sync/semaphore.
-// The invariants, kept by every method under mu:
+// deadline and the Client's Close. A slot is exclusive (one at a time,
+// and no shared one beside it) or shared (any number together). Each
+// waiter waits on its own channel, as in golang.org/x/sync/semaphore. The
+// invariants, kept by every method under mu:
 //
 //   - the exclusive slot is never taken with any other slot;
 //   - a waiter is in waiting until it is given its slot (its ready channel
@@ -47,13 +31,7 @@ import (
 // The line counts slots, not goroutines: whoever releases a lock frees a
 // slot, as with sync.Mutex, whose Unlock may be called by another
 // goroutine than its Lock. A free line costs no timer and no allocation.
-//
-// The other waits of the package are not lines: pub/sub's wake-ups
-// (package pubsub) wake waiters asleep between attempts, in turn, with
-// permits for those busy with an attempt, and are shared with other
-// Clients by the messages they hear; and a Client's hand-offs (handoffs)
-// pick, at a release, a waiter that is not busy with an attempt, skipping
-// the others. Neither hands out slots held until freed.
+// docs/architecture.md lists the lines of the package ("line").
 type line struct {
 	// closed ends every wait with ErrClosed: the Client's Close. Nil for
 	// a line that is never closed.

@@ -27,33 +27,19 @@ import (
 // through its members' owners, and its methods are safe for concurrent use.
 // A member should not be locked on its own while the set uses it.
 //
-// # Order and waiting
-//
-// The set is acquired in one canonical order: by lock name, then by client
-// id. A first attempt goes to every member at once, without waiting (one
-// round trip when all are free). If one is busy, the members taken that
-// sort after it are released, and the rest are taken in order, each
-// waiting through its own pub/sub (TryLock with what is left of the set's
-// wait), never by polling. The set waits for a member only while every
-// member it holds sorts strictly below that member's name. Two sets over
-// overlapping locks, in any process, then wait for each other in one
-// direction only, so they cannot deadlock: a cycle of waits would need
-// names that grow all the way round. (Code that holds a lock on its own
-// while it locks a set must keep to the same order.) Redisson instead tries
-// each member with a short wait and starts over when one times out; that
-// needs no order, but under contention it can go round forever, and every
-// timed-out try is a wake-up nobody asked for. Names compare as strings,
-// which are the same in every process; client ids are random and only break
-// ties between equal names on different Redis deployments. Before waiting
-// for a member whose name equals a held one's, the set lets go of
-// everything and waits for that member alone.
-//
-// When one member cannot be had (wait elapsed, ctx ended, Redis error),
-// every member taken so far is released before the call returns: no
-// partial set is left held. Failure-path releases are not cut short by
-// ctx. With a fixed lease, members taken early may expire while later ones
-// are awaited: the set is granted only when all are held at once, so it
-// then starts over; give a lease well above the set's wait.
+// A first attempt goes to every member at once (one round trip when all
+// are free); then the members are taken in one canonical order, by lock
+// name, then client id, each waiting through its own pub/sub, never by
+// polling, and the set waits for a member only while every member it holds
+// sorts strictly below it. So two sets over overlapping locks, in any
+// process, cannot deadlock (code that holds a lock on its own while it
+// locks a set must keep to the same order). When one member cannot be had
+// (wait elapsed, ctx ended, Redis error), every member taken so far is
+// released before the call returns, whatever ctx: no partial set is left
+// held. With a fixed lease, the set is granted only when all members are
+// held at once, and starts over when one expired meanwhile: give a lease
+// well above the set's wait. docs/lock-kinds.md ("Multi-lock and quorum")
+// tells how the order is kept.
 type MultiLock struct {
 	members []Member // canonical order
 	quorum  bool     // a RedLock: need of the members suffice
