@@ -1,13 +1,15 @@
 // Package pubsub shares Redis subscriptions among the lock waiters of one
-// process and wakes them when a lock is released.
+// process and wakes them when a lock is released. A waiter, here, is a
+// lock waiter of the process while it listens: the holder of one
+// Subscription.
 //
 // # Design
 //
 // A Hub owns a small, fixed number of subscription connections (one by
 // default); each channel lives on one of them, chosen by hashing its name.
-// Every waiter on a channel joins that channel's entry, which is reference
-// counted: the first waiter sends SUBSCRIBE, the last one to leave sends
-// UNSUBSCRIBE. Subscribe returns only after the server confirmed the
+// Every Subscription of a channel joins that channel's entry, which is
+// reference counted: the first sends SUBSCRIBE, the last one to leave
+// sends UNSUBSCRIBE. Subscribe returns only after the server confirmed the
 // subscription, so a release published after Subscribe returns is never
 // missed; a lock waiter therefore subscribes first and retries its acquire
 // attempt after.

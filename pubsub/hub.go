@@ -220,7 +220,7 @@ func (h *Hub) JoinBehind(channel string) (sub *Subscription, due time.Time, ok b
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.entries[channel]
-	if s.closed || e == nil || e.state != subscribed || e.q.waiters == 0 {
+	if s.closed || e == nil || e.state != subscribed || e.q.subs == 0 {
 		return nil, time.Time{}, false
 	}
 	e.q.join()
@@ -246,9 +246,9 @@ type Stats struct {
 	Connections int
 	// Channels is the number of channels subscribed or being subscribed.
 	Channels int
-	// Waiters is the number of open Subscriptions.
-	Waiters int
-	// Sleeping is the number of Waiters asleep in Wait.
+	// Subscriptions is the number of open Subscriptions.
+	Subscriptions int
+	// Sleeping is the number of Subscriptions asleep in Wait.
 	Sleeping int
 }
 
@@ -263,7 +263,7 @@ func (h *Hub) Stats() Stats {
 				continue
 			}
 			st.Channels++
-			st.Waiters += e.q.waiters
+			st.Subscriptions += e.q.subs
 			st.Sleeping += e.q.asleep()
 		}
 		s.mu.Unlock()

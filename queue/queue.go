@@ -124,18 +124,17 @@ const (
 
 // TryAcquire takes or re-enters the lock for owner if it can right now:
 // the lock is free and nobody waits, or owner is the head of the queue, or
-// owner holds it already (holds is how many holds it had before, as it
-// knows them, so that a retried request is not counted twice). It never
-// queues the owner. The script runs on
-// rdb: the queue's client, or one connection of it when the caller must
-// wait for replicas on that connection.
-func (q *Queue) TryAcquire(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, holds int) (Attempt, error) {
-	return q.attempt(ctx, rdb, owner, lease, holds, try, "")
+// owner holds it already (count is its hold count before, as it knows it,
+// so that a retried request is not counted twice). It never queues the
+// owner. The script runs on rdb: the queue's client, or one connection of
+// it when the caller must wait for replicas on that connection.
+func (q *Queue) TryAcquire(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, count int) (Attempt, error) {
+	return q.attempt(ctx, rdb, owner, lease, count, try, "")
 }
 
-func (q *Queue) attempt(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, holds int, m mode, wait string) (Attempt, error) {
+func (q *Queue) attempt(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, count int, m mode, wait string) (Attempt, error) {
 	vals, err := acquire.Run(ctx, rdb, q.keys, scripts.Millis(lease), owner, scripts.Millis(q.wait), string(m),
-		keys.UnlockMessage, q.pub(), holds, wait).Int64Slice()
+		keys.UnlockMessage, q.pub(), count, wait).Int64Slice()
 	if err != nil {
 		return Attempt{}, err
 	}
@@ -160,15 +159,15 @@ func pttl(ms int64) time.Duration {
 	return 0
 }
 
-// Release releases one hold of u.Owner, re-arming u.Lease while holds
-// remain; the last release deletes the lock and passes the turn to the
+// Release releases one acquisition of u.Owner, re-arming u.Lease while
+// others remain; the last release deletes the lock and passes the turn to the
 // head of the queue: a relock waiter is granted the lock in the same
 // script, a Redisson waiter is woken. When the lock is gone (expired,
 // force-unlocked) it reports NotHeld and still passes the turn on. The
-// outcome is kept at u.Latch, so a retry of this request (same latch and
+// outcome is kept at u.Record, so a retry of this request (same record and
 // number) is not applied twice.
 func (q *Queue) Release(ctx context.Context, u scripts.Unlock) (scripts.Release, error) {
-	return scripts.Outcome(release.Run(ctx, q.rdb, append(q.keys[:5:5], u.Latch), keys.UnlockMessage, scripts.Millis(u.Lease), u.Owner, q.pub(), scripts.Millis(u.LatchTTL), scripts.Millis(q.wait), u.Seq, u.Holds).Int64())
+	return scripts.Outcome(release.Run(ctx, q.rdb, append(q.keys[:5:5], u.Record), keys.UnlockMessage, scripts.Millis(u.Lease), u.Owner, q.pub(), scripts.Millis(u.RecordTTL), scripts.Millis(q.wait), u.Seq, u.HoldCount).Int64())
 }
 
 // ForceRelease deletes the lock whoever holds it and passes the turn on;
@@ -181,18 +180,18 @@ func (q *Queue) ForceRelease(ctx context.Context) (bool, error) {
 	return n == 1, nil
 }
 
-// Waiter returns a Waiter for owner; nothing changes in Redis until its
+// Place returns a Place for owner; nothing changes in Redis until its
 // first Attempt.
-func (q *Queue) Waiter(owner string) *Waiter {
-	return &Waiter{q: q, owner: owner, id: strconv.FormatUint(waits.Add(1), 10)}
+func (q *Queue) Place(owner string) *Place {
+	return &Place{q: q, owner: owner, id: strconv.FormatUint(waits.Add(1), 10)}
 }
 
 // waits numbers the Waiters of the process: with the owner id, which is
-// unique, a Waiter's number tells its grant messages from those of the
+// unique, a Place's number tells its grant messages from those of the
 // owner's earlier waits.
 var waits atomic.Uint64
 
-// leave takes owner out of the queue (see Waiter.Leave).
+// leave takes owner out of the queue (see Place.Leave).
 func (q *Queue) leave(ctx context.Context, owner string) error {
 	return leave.Run(ctx, q.rdb, q.keys, owner, scripts.Millis(q.wait), keys.UnlockMessage, q.pub()).Err()
 }

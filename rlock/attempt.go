@@ -26,9 +26,9 @@ func (o *owner) attempt(ctx context.Context, lease time.Duration, t ownerTurn) (
 	}
 	// A reentrant acquisition keeps the lease mode of the hold.
 	var renew bool
-	var holds int
+	var count int
 	if h != nil {
-		lease, renew, holds = h.terms()
+		lease, renew, count = h.terms()
 	} else {
 		lease, renew = o.leaseOf(lease)
 	}
@@ -39,9 +39,9 @@ func (o *owner) attempt(ctx context.Context, lease time.Duration, t ownerTurn) (
 	var out outcome
 	var err error
 	if o.c.opts.replicas > 0 {
-		out, err = o.attemptReplicated(ctx, lease, holds, t)
+		out, err = o.attemptReplicated(ctx, lease, count, t)
 	} else {
-		out, err = t.send(ctx, o.c.rdb, lease, holds)
+		out, err = t.send(ctx, o.c.rdb, lease, count)
 	}
 	if out.granted {
 		// No attempt was sent: the grant was made after the last one.

@@ -34,15 +34,15 @@ type Client struct {
 	countLines countLines
 	// requests number the requests that change their counts.
 	requests requests
-	// latchTTL is how long a release outcome is kept for retries of its
-	// request: longer than rdb can take to give up on a command.
-	latchTTL time.Duration
+	// recordTTL is how long a request's outcome is kept for retries of it
+	// (its record): longer than rdb can take to give up on a command.
+	recordTTL time.Duration
 	// resends: rdb resends a command after a network error or a timeout
 	// (MaxRetries above 0), so a bare release that fails is sent again,
-	// latched (see owner.unlock).
+	// recorded (see owner.unlock).
 	resends bool
 	// attempts bounds the acquisition attempts in flight.
-	attempts attemptSlots
+	attempts attemptGate
 	// elections are the Client's terms (which Close ends) and elections.
 	elections elections
 
@@ -97,7 +97,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 		return nil, opError("new client", "", fmt.Errorf("sharded pub/sub needs a *redis.ClusterClient, not %T", rdb))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Client{rdb: rdb, opts: o, obs: o.observer(), ids: ownerid.NewSource(), latchTTL: retryWindow(rdb), resends: resends(rdb), attempts: newAttemptSlots(rdb), ctx: ctx, cancel: cancel}
+	c := &Client{rdb: rdb, opts: o, obs: o.observer(), ids: ownerid.NewSource(), recordTTL: retryWindow(rdb), resends: resends(rdb), attempts: newAttemptGate(rdb), ctx: ctx, cancel: cancel}
 	if !cluster || (o.sharded != nil && !*o.sharded) {
 		c.setWire(false)
 	}
@@ -208,7 +208,7 @@ func (c *Client) closed() bool { return c.ctx.Err() != nil }
 // persist makes a release request that the caller asked for even when its
 // ctx has ended: req runs with ctx, and if ctx had ended before or ends
 // while it runs, once more detached from ctx, bounded by the Client's
-// unlock timeout. req must be safe to repeat (a latched release is). The
+// unlock timeout. req must be safe to repeat (a recorded release is). The
 // Client's pub/sub is decided first, under the same ctx: a release
 // publishes.
 func persist[T any](c *Client, ctx context.Context, req func(context.Context) (T, error)) (T, error) {

@@ -41,8 +41,8 @@ func (t *clientTurn) attempt(ctx context.Context) (outcome, error) {
 	return t.o.attempt(ctx, t.lease, t)
 }
 
-func (t *clientTurn) send(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error) {
-	return t.o.kind.attempt(ctx, rdb, lease, holds)
+func (t *clientTurn) send(ctx context.Context, rdb redis.Scripter, lease time.Duration, count int) (outcome, error) {
+	return t.o.kind.attempt(ctx, rdb, lease, count)
 }
 
 // enter queues the acquisition behind this Client's waiters already asleep

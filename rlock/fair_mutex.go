@@ -84,8 +84,8 @@ type fair struct {
 
 // attempt takes the lock if it can right now, and never queues: the
 // queueing attempts are the turn's (fairTurn).
-func (k *fair) attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error) {
-	a, err := k.q.TryAcquire(ctx, rdb, k.held.Owner, lease, holds)
+func (k *fair) attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, count int) (outcome, error) {
+	a, err := k.q.TryAcquire(ctx, rdb, k.held.Owner, lease, count)
 	return fairOutcome(a), err
 }
 

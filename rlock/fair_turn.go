@@ -14,7 +14,7 @@ import (
 // FairMutex's queue.Queue, or a fair RWMutex's queue.RWQueue.
 type fairQueue interface {
 	Channel(entry string) string
-	Waiter(entry string) *queue.Waiter
+	Place(entry string) *queue.Place
 	Heartbeat() time.Duration
 }
 
@@ -61,8 +61,8 @@ func (ts *fairTurns) start(o *owner, lease time.Duration) turn {
 type fairTurn struct {
 	lockTurn
 	turns *fairTurns
-	slot  slot          // of the owner's line: held while it may wait in the queue
-	qw    *queue.Waiter // nil until the first queueing attempt
+	slot  slot         // of the owner's line: held while it may queue
+	place *queue.Place // in the queue; nil until its first queueing attempt
 }
 
 func (t *fairTurn) attempt(ctx context.Context) (outcome, error) { return t.o.attempt(ctx, t.lease, t) }
@@ -70,12 +70,12 @@ func (t *fairTurn) attempt(ctx context.Context) (outcome, error) { return t.o.at
 // send makes the attempt due now: until the turn listens, one that takes
 // the lock only if it is free and nobody waits; then a queueing one, or
 // none when a grant was heard. Called with the owner's mu held.
-func (t *fairTurn) send(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error) {
+func (t *fairTurn) send(ctx context.Context, rdb redis.Scripter, lease time.Duration, count int) (outcome, error) {
 	if t.s == nil {
-		return t.o.kind.attempt(ctx, rdb, lease, holds)
+		return t.o.kind.attempt(ctx, rdb, lease, count)
 	}
-	if t.qw == nil {
-		t.qw = t.turns.q.Waiter(t.turns.entry)
+	if t.place == nil {
+		t.place = t.turns.q.Place(t.turns.entry)
 	}
 	// A grant heard since the last attempt: the owner holds the lock (its
 	// field written, its lease set, inside the release). Its lease is
@@ -84,10 +84,10 @@ func (t *fairTurn) send(ctx context.Context, rdb redis.Scripter, lease time.Dura
 	// at least half the lease; else, and when another goroutine of the
 	// owner took the lock first or replicas must acknowledge the
 	// acquisition, the attempt claims it.
-	if holds == 0 && t.c.opts.replicas == 0 && time.Since(t.o.lastSent) < lease/2 && t.granted() {
+	if count == 0 && t.c.opts.replicas == 0 && time.Since(t.o.lastSent) < lease/2 && t.granted() {
 		return outcome{ok: true, pos: -1, granted: true}, nil
 	}
-	a, err := t.qw.Attempt(ctx, rdb, lease, holds)
+	a, err := t.place.Attempt(ctx, rdb, lease, count)
 	return fairOutcome(a), upgradeError(err)
 }
 
@@ -95,13 +95,13 @@ func (t *fairTurn) send(ctx context.Context, rdb redis.Scripter, lease time.Dura
 // release granted the owner the lock. A spinner hears none.
 func (t *fairTurn) granted() bool {
 	sub := t.sub()
-	return sub != nil && sub.TakeGrant(t.qw.Grant())
+	return sub != nil && sub.TakeGrant(t.place.Grant())
 }
 
 // claim confirms a grant this turn heard of, re-arming the lease, and
 // reports whether the owner still holds the lock.
 func (t *fairTurn) claim(ctx context.Context, lease time.Duration) (bool, error) {
-	a, err := t.qw.Claim(ctx, t.c.rdb, lease)
+	a, err := t.place.Claim(ctx, t.c.rdb, lease)
 	return a.Acquired, err
 }
 
@@ -125,7 +125,7 @@ func (t *fairTurn) next(out outcome) wait {
 	if t.s == nil {
 		return wait{slot: &t.slot, listen: &t.listening}
 	}
-	d := t.qw.Pause(queue.Attempt{Position: out.pos, TTL: out.ttl})
+	d := t.place.Pause(queue.Attempt{Position: out.pos, TTL: out.ttl})
 	return wait{listen: &t.listening, until: time.Now().Add(d)}
 }
 
@@ -138,9 +138,9 @@ func (t *fairTurn) handedOff() bool { return false }
 // dead waiter's), keeps the subscription of a successful wait for a
 // while (lingerTime), and leaves the owner's line to the next goroutine.
 func (t *fairTurn) done(ctx context.Context, ok bool) {
-	if t.qw != nil && !ok {
+	if t.place != nil && !ok {
 		_, _ = persist(t.c, ctx, func(ctx context.Context) (struct{}, error) {
-			return struct{}{}, t.qw.Leave(ctx)
+			return struct{}{}, t.place.Leave(ctx)
 		})
 	}
 	switch {

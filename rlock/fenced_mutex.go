@@ -93,7 +93,7 @@ func (f *FencedMutex) Token(ctx context.Context) (int64, error) {
 // Unlock releases one acquisition, as Mutex.Unlock does.
 func (f *FencedMutex) Unlock(ctx context.Context) error { return f.exit(ctx) }
 
-// Reenter adds one hold to the lock this FencedMutex holds, as
+// Reenter acquires the lock this FencedMutex holds once more, as
 // Mutex.Reenter does, and keeps its token: the hold stays the one its
 // first acquisition's token fences. An error wrapping ErrNotHeld when it
 // holds none.

@@ -80,7 +80,7 @@ func (h *handle) acquire(ctx context.Context, deadline time.Time, lease time.Dur
 // Unlock again before that retries the same release.
 func (h *handle) Unlock(ctx context.Context) error { return h.owner.exit(ctx) }
 
-// Reenter adds one hold to the lock this handle holds, without waiting
+// Reenter acquires the lock this handle holds once more, without waiting
 // (nor queueing): the hash's hold count goes up by one, as a re-entry of
 // Redisson's RLock does, and one more Unlock is needed to release it. It
 // returns an error wrapping ErrNotHeld when this handle holds no lock
@@ -114,19 +114,19 @@ func (o *owner) enter(ctx context.Context, deadline time.Time, lease time.Durati
 	return o.c.waitLoop(ctx, o.turns.start(o, lease), deadline, o)
 }
 
-// exit is every handle's Unlock: it releases one hold, then the line's
-// slot when the handle holds fewer holds than slots (an exclusive handle:
-// none). A writer that keeps read holds keeps a read slot.
+// exit is every handle's Unlock: it releases one acquisition, then the
+// line's slot when the handle's hold count is below its slots (an
+// exclusive handle: zero). A writer that keeps reading keeps a read slot.
 func (o *owner) exit(ctx context.Context) error {
 	err := o.unlock(ctx)
-	left := o.liveHolds()
+	left := o.liveCount()
 	switch {
 	case o.shared:
 		if left < o.line.slots(true) {
 			o.line.leave(true)
 		}
 	case left > 0:
-	case o.reads != nil && o.reads.liveHolds() > o.line.slots(true):
+	case o.reads != nil && o.reads.liveCount() > o.line.slots(true):
 		o.line.downgrade()
 	default:
 		o.line.leave(false)
@@ -134,8 +134,8 @@ func (o *owner) exit(ctx context.Context) error {
 	return err
 }
 
-// liveHolds is how many holds this owner has that are not over.
-func (o *owner) liveHolds() int {
+// liveCount is the count of this owner's hold, 0 when it is over.
+func (o *owner) liveCount() int {
 	h := o.currentHold()
 	if h == nil || h.isOver() {
 		return 0
@@ -144,8 +144,8 @@ func (o *owner) liveHolds() int {
 	return n
 }
 
-// reenter adds one hold to the lock this owner holds, or, when it holds
-// none, that also holds (a writer re-entering as a reader): an error
+// reenter acquires the lock this owner holds once more, or, when it holds
+// none, the one that also holds (a writer re-entering as a reader): an error
 // wrapping ErrNotHeld when neither holds it. It takes no slot of the
 // handle's line: the caller holds the handle.
 func (o *owner) reenter(ctx context.Context, also *owner) error {
@@ -156,7 +156,7 @@ func (o *owner) reenter(ctx context.Context, also *owner) error {
 	if h != nil && h.isOver() {
 		h = nil
 	}
-	if h == nil && (also == nil || also.liveHolds() == 0) {
+	if h == nil && (also == nil || also.liveCount() == 0) {
 		return opError("reenter", o.name, ErrNotHeld)
 	}
 	out, err := o.c.waitLoop(ctx, o.turns.start(o, 0), deadlineAfter(0), nil)

@@ -167,7 +167,7 @@ func TestHandOffsPublishOnceInAWhile(t *testing.T) {
 		}
 		holder = <-acquired
 		eventually(t, 5*time.Second, "the others asleep again", func() bool {
-			return hubOf(c).Stats().Sleeping == hubOf(c).Stats().Waiters
+			return hubOf(c).Stats().Sleeping == hubOf(c).Stats().Subscriptions
 		})
 	}
 	if n := publishes() - before; n != 1 {

@@ -23,7 +23,7 @@ type CountDownLatch struct {
 
 // NewCountDownLatch returns the latch called name. It sends nothing to
 // Redis. On Redis Cluster, a name with braces is refused (ErrInvalidName)
-// when Redisson's channel for it lies in another slot than the name.
+// when Redisson's channel for it lies in another hash slot than the name.
 func (c *Client) NewCountDownLatch(name string) *CountDownLatch {
 	l := scripts.NewCountDownLatch(name)
 	return &CountDownLatch{countHandle: newCountHandle(c, name, l.Channel(), KindCountDownLatch), l: l}

@@ -38,14 +38,15 @@ type line struct {
 	closed <-chan struct{}
 
 	mu        sync.Mutex
-	exclusive bool     // the exclusive slot is taken
-	shared    int      // shared slots taken
-	waiting   []*place // in arrival order
+	exclusive bool       // the exclusive slot is taken
+	shared    int        // shared slots taken
+	waiting   []*pending // in arrival order
 }
 
-// place is one waiter's place in a line. ready is closed when it has been
-// given its slot; first then says that no other slot was taken.
-type place struct {
+// pending is one goroutine's wait for a slot in a line. ready is closed
+// when it has been given its slot; first then says that no other slot was
+// taken.
+type pending struct {
 	shared bool
 	first  bool
 	ready  chan struct{}
@@ -74,7 +75,7 @@ func (l *line) enter(ctx context.Context, shared bool, deadline time.Time) (ok, 
 		defer t.Stop()
 		timeout = t.C
 	}
-	p := &place{shared: shared, ready: make(chan struct{})}
+	p := &pending{shared: shared, ready: make(chan struct{})}
 	l.waiting = append(l.waiting, p)
 	l.mu.Unlock()
 
@@ -111,7 +112,7 @@ func (l *line) enterNow(shared bool) (ok, first bool) {
 
 // giveUp takes p, whose wait ended, out of the line. A slot given to p
 // meanwhile is passed on.
-func (l *line) giveUp(p *place) {
+func (l *line) giveUp(p *pending) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	select {
@@ -152,7 +153,7 @@ func (l *line) slots(shared bool) int {
 }
 
 // downgrade turns the exclusive slot into a shared one, for a writer that
-// keeps read holds when it releases the write lock.
+// keeps reading when it releases the write lock.
 func (l *line) downgrade() {
 	l.mu.Lock()
 	defer l.mu.Unlock()

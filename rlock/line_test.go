@@ -216,7 +216,7 @@ func TestLineSlotGivenToAWaiterThatGaveUpIsPassedOn(t *testing.T) {
 	mustEnter(t, &l, false)
 	// A waiter that is given the slot just as its wait ends, and the
 	// one behind it.
-	p := &place{ready: make(chan struct{})}
+	p := &pending{ready: make(chan struct{})}
 	l.mu.Lock()
 	l.waiting = append(l.waiting, p)
 	l.mu.Unlock()

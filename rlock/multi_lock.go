@@ -47,9 +47,9 @@ type MultiLock struct {
 	err     error  // why the set is unusable; nil when usable
 	label   string // the members' names, naming the set in errors
 
-	mu    sync.Mutex
-	holds []acquisition // outermost first
-	watch *watch        // Lost of the outermost acquisition
+	mu       sync.Mutex
+	acquired []acquisition // outermost first
+	watch    *watch        // Lost of the outermost acquisition
 }
 
 // acquisition is one successful acquisition of a set: the members it holds,
@@ -174,13 +174,13 @@ func (l *MultiLock) Unlock(ctx context.Context) error {
 		return opError("unlock", l.label, l.err)
 	}
 	l.mu.Lock()
-	n := len(l.holds)
+	n := len(l.acquired)
 	if n == 0 {
 		l.mu.Unlock()
 		return opError("unlock", l.label, ErrNotHeld)
 	}
-	a := l.holds[n-1]
-	l.holds = l.holds[:n-1]
+	a := l.acquired[n-1]
+	l.acquired = l.acquired[:n-1]
 	var w *watch
 	if n == 1 {
 		w, l.watch = l.watch, nil
@@ -260,11 +260,11 @@ func (l *MultiLock) acquire(ctx context.Context, deadline time.Time, lease time.
 	if l.watch != nil && l.watch.isLost() {
 		// The earlier acquisitions are gone; this one starts afresh.
 		l.watch.stop()
-		l.holds, l.watch = nil, nil
+		l.acquired, l.watch = nil, nil
 	}
 	if l.watch == nil {
 		l.watch = newWatch(a.held, l.need)
 	}
-	l.holds = append(l.holds, a)
+	l.acquired = append(l.acquired, a)
 	return true, nil
 }

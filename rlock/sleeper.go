@@ -32,7 +32,7 @@ type sleepers interface {
 }
 
 // errMoved tells a wait loop that its subscription hears nothing any more
-// (its slot moved to another master): it must listen again.
+// (its hash slot moved to another master): it must listen again.
 var errMoved = errors.New("subscription moved")
 
 // hubSleepers wait on pub/sub subscriptions shared through a Hub.

@@ -159,9 +159,9 @@ type turns interface {
 // attempt (owner.attempt) drives it.
 type ownerTurn interface {
 	turn
-	// send sends the attempt due now to rdb for an owner that holds the
-	// lock holds times already, with lease.
-	send(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error)
+	// send sends the attempt due now to rdb for an owner whose hold count
+	// is count, with lease.
+	send(ctx context.Context, rdb redis.Scripter, lease time.Duration, count int) (outcome, error)
 	// handedOff reports that a release in this Client passed the lock to
 	// this acquisition and set up its hold (see handoffs): no attempt is
 	// due. Called with the owner's mu held.

@@ -36,18 +36,19 @@ func (c *count) done(ctx context.Context, rdb redis.Scripter, script *redis.Scri
 // Request identifies one request that changes a semaphore's or a latch's
 // count, so that a run of it resent after a lost reply changes nothing
 // (counting.lua). A Client's requests to one object are recorded in one
-// hash in the object's slot, named after the Client, holding a field per
-// slot: the latest request made in it. So the records of a Client take
+// hash in the object's hash slot, named after the Client, holding the
+// latest request made in each of its fields. So the records of a Client take
 // one key per object and as many fields as it ever had requests to the
 // object in flight at once, however many requests it makes.
 type Request struct {
 	// Client is the id of the Client making the request, which names its
 	// records.
 	Client string
-	// Slot is a number no other request of the Client in flight uses.
-	Slot int
+	// Field is the field of the records it is kept in, which no other
+	// request of the Client in flight uses.
+	Field int
 	// Seq is the request's number: greater than that of every request the
-	// Client made before in the same slot. A resend has the same Seq.
+	// Client made before in the same field. A resend has the same Seq.
 	Seq uint64
 	// TTL is how long the records are kept after their latest request,
 	// at least as long as the request may be resent.
@@ -56,8 +57,8 @@ type Request struct {
 
 // records is the key of the request records of r's Client for the object
 // called name.
-func (r Request) records(name string) string { return keys.UnlockLatch(name, r.Client) }
+func (r Request) records(name string) string { return keys.Records(name, r.Client) }
 
-// args are the request's script arguments: its slot, seq and the records'
-// TTL in milliseconds.
-func (r Request) args() []any { return []any{r.Slot, r.Seq, Millis(r.TTL)} }
+// args are the request's script arguments: its field, seq and the
+// records' TTL in milliseconds.
+func (r Request) args() []any { return []any{r.Field, r.Seq, Millis(r.TTL)} }

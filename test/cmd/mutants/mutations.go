@@ -34,7 +34,7 @@ var mutations = []mutation{
 		What:    "a resent release request does not read its latch: it releases again, or reports not held",
 		Edits:   []edit{{File: "scripts/release_once.lua", Old: "local done = latched(latchkey, seq)", New: "local done = nil"}},
 		Pkgs:    []string{"./scripts/", "./rlock/"},
-		Run:     "^(TestRetriedRequestsAreAppliedOnce|TestReleasesOfOneOwnerShareALatch|TestUnlockLatchesAreOnePerHoldField|TestUnlockWithEndedContextReleases)$",
+		Run:     "^(TestRetriedRequestsAreAppliedOnce|TestReleasesOfOneOwnerShareARecord|TestReleaseRecordsAreOnePerHoldField|TestUnlockWithEndedContextReleases)$",
 		Timeout: 3 * time.Minute,
 	},
 	{
