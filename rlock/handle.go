@@ -111,7 +111,8 @@ func (o *owner) enter(ctx context.Context, deadline time.Time, lease time.Durati
 	if err := o.usable(); err != nil {
 		return outcome{}, err
 	}
-	return o.c.waitLoop(ctx, o.turns.start(o, lease), deadline, o)
+	entry := slot{line: o.line, shared: o.shared, afresh: o}
+	return o.c.waitLoop(ctx, o.turns.start(o, lease), deadline, &entry)
 }
 
 // exit is every handle's Unlock: it releases one acquisition, then the

@@ -80,6 +80,10 @@ type slot struct {
 	// first: no other slot of the line was taken when this one was (see
 	// line.enter).
 	first bool
+	// afresh, when set, is told once a slot taken first is held, before
+	// the acquisition begins (Client.waitLoop's entry): a lock handle's
+	// owner drops what is left of a hold that lapsed.
+	afresh interface{ dropLapsed(context.Context) error }
 }
 
 // try takes the slot if it is free and nobody waits for it, without

@@ -15,28 +15,28 @@ import (
 // a single attempt), or ctx ends. A waiter listens before it retries, so a
 // release between an attempt and the subscription is never missed.
 //
-// An acquisition through a lock handle (handle, nil for none) first takes
-// a slot of the handle's line, which the handle keeps while it holds the
+// An acquisition through a lock handle first takes entry, a slot of the
+// handle's line (nil for none), which the handle keeps while it holds the
 // lock: the goroutines sharing the handle take turns there, as at a
 // sync.Mutex, without a command to Redis. That is not yet the
-// acquisition, which begins once the slot is held; a first entry (no
-// other slot taken) drops what is left of a hold that lapsed (dropLapsed).
+// acquisition, which begins once the slot is held; an entry taken first
+// (no other slot of the line taken) tells its afresh, and the handle drops
+// what is left of a hold that lapsed (owner.dropLapsed).
 //
 // The acquisition's events and its place among the Client's waiters
 // (Activity) come from here, for every kind.
-func (c *Client) waitLoop(ctx context.Context, t turn, deadline time.Time, handle *owner) (out outcome, err error) {
-	if handle != nil {
-		s := slot{line: handle.line, shared: handle.shared}
-		if ok, err := s.take(ctx, deadline); !ok {
+func (c *Client) waitLoop(ctx context.Context, t turn, deadline time.Time, entry *slot) (out outcome, err error) {
+	if entry != nil {
+		if ok, err := entry.take(ctx, deadline); !ok {
 			return outcome{}, err
 		}
 		defer func() {
 			if !out.ok {
-				s.leave()
+				entry.leave()
 			}
 		}()
-		if s.first {
-			if err := handle.dropLapsed(ctx); err != nil {
+		if entry.first && entry.afresh != nil {
+			if err := entry.afresh.dropLapsed(ctx); err != nil {
 				return outcome{}, err
 			}
 		}
