@@ -71,8 +71,9 @@ type wait struct {
 	optional bool
 }
 
-// slot is a turn's slot of a line: the wait loop takes it (waiting in the
-// line), the turn leaves it.
+// slot is a slot of a line that an acquisition waits for: the wait loop
+// takes it (waiting in the line); the turn leaves it, or, for a lock
+// handle's slot, the handle, which keeps it while it holds the lock.
 type slot struct {
 	line   *line
 	shared bool
@@ -102,8 +103,8 @@ func (s *slot) leave() {
 }
 
 // listening is the part of a turn that listens on a channel for
-// wake-ups: the wait loop begins it (listen) and sleeps on it; the turn
-// ends it (done).
+// wake-ups: the wait loop begins it (progress.ready) and sleeps on it; the
+// turn ends it (done).
 type listening struct {
 	c       *Client
 	channel string
