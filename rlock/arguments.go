@@ -24,6 +24,9 @@ var noDeadline time.Time
 // now (TryLock's): one that has passed, a single attempt, for a wait of 0.
 func deadlineAfter(wait time.Duration) time.Time { return time.Now().Add(wait) }
 
+// passed reports whether deadline (none when zero) has passed.
+func passed(deadline time.Time) bool { return !deadline.IsZero() && !time.Now().Before(deadline) }
+
 // checkWait refuses a negative wait.
 func checkWait(wait time.Duration) error { return checkNotNegative("wait", wait) }
 

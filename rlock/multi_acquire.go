@@ -114,9 +114,6 @@ func mayHaveTaken(ctx context.Context, err error) bool {
 	return err != nil && ctx.Err() == nil && !errors.Is(err, ErrClosed)
 }
 
-// passed reports whether deadline (none when zero) has passed.
-func passed(deadline time.Time) bool { return !deadline.IsZero() && !time.Now().Before(deadline) }
-
 // allValid reports whether every member's lease is still running.
 func allValid(ms []Member) bool {
 	now := time.Now()
