@@ -109,18 +109,3 @@ func (s *spinner) wait(ctx context.Context, d time.Duration) (bool, error) {
 }
 
 func (s *spinner) close() {}
-
-// sleep sleeps d, unless ctx ends (ctx.Err()) or closed is closed first
-// (ErrClosed).
-func sleep(ctx context.Context, d time.Duration, closed <-chan struct{}) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-closed:
-		return ErrClosed
-	}
-}

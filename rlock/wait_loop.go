@@ -181,3 +181,18 @@ func (l *listening) subscribe(ctx context.Context, deadline time.Time) (bool, er
 	l.s = s
 	return s != nil, err
 }
+
+// sleep sleeps d, unless ctx ends (ctx.Err()) or closed is closed first
+// (ErrClosed).
+func sleep(ctx context.Context, d time.Duration, closed <-chan struct{}) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-closed:
+		return ErrClosed
+	}
+}
