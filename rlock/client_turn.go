@@ -58,7 +58,7 @@ func (t *clientTurn) enter(single bool) wait {
 	if s, sleep := t.c.sleepers().join(t.channel); s != nil {
 		t.s = s
 		t.list()
-		return wait{listen: &t.listening, until: time.Now().Add(sleep)}
+		return wait{listen: &t.listening, sleep: sleep}
 	}
 	until := t.c.handoffs.yieldUntil(t.o.name)
 	if until.IsZero() || !t.c.hears() {

@@ -126,7 +126,7 @@ func (t *fairTurn) next(out outcome) wait {
 		return wait{slot: &t.slot, listen: &t.listening}
 	}
 	d := t.place.Pause(queue.Attempt{Position: out.pos, TTL: out.ttl})
-	return wait{listen: &t.listening, until: time.Now().Add(d)}
+	return wait{listen: &t.listening, sleep: d}
 }
 
 // handedOff is false: a fair lock's turn is granted by its queue (see

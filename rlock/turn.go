@@ -60,9 +60,12 @@ type wait struct {
 	// listen is where the acquisition listens for wake-ups, subscribing
 	// first if it does not listen yet; nil: it sleeps on a timer.
 	listen *listening
-	// until is when to attempt, unless a wake-up comes first; at once
-	// when it has passed (zero). The acquisition's deadline comes first
-	// if sooner, and ends it.
+	// sleep is how long to sleep then, unless a wake-up comes first (0:
+	// attempt at once); until, when set, is when to attempt instead,
+	// however long the slot and the channel took (stepping aside until a
+	// moment). The acquisition's deadline caps either, and ends it once it
+	// has passed.
+	sleep time.Duration
 	until time.Time
 	// optional: when the slot or the channel cannot be had (the deadline
 	// passed, ctx ended, the Client closed), the attempt is made at once
@@ -136,7 +139,7 @@ func (l *listening) after(pause time.Duration) wait {
 	if l.s == nil && l.c.hears() {
 		pause = 0
 	}
-	return wait{listen: l, until: time.Now().Add(pause)}
+	return wait{listen: l, sleep: pause}
 }
 
 // won tells the channel that the acquisition, woken by a release, took

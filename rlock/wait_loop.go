@@ -97,15 +97,17 @@ func (p *progress) wait(ctx context.Context, w wait, deadline time.Time, single 
 	if w.listen != nil {
 		p.waiting()
 	}
+	d := w.sleep
+	if !w.until.IsZero() {
+		d = time.Until(w.until)
+	}
 	if !deadline.IsZero() {
-		if !time.Now().Before(deadline) {
+		left := time.Until(deadline)
+		if left <= 0 {
 			return false, nil
 		}
-		if w.until.After(deadline) {
-			w.until = deadline
-		}
+		d = min(d, left)
 	}
-	d := time.Until(w.until)
 	if d <= 0 {
 		return true, nil
 	}
