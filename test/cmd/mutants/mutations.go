@@ -180,7 +180,7 @@ var mutations = []mutation{
 		Edits: []edit{{
 			File: "pubsub/entry.go",
 			Old:  "e.q.wake(1, e.share.released())",
-			New:  "e.q.wake(e.q.waiters, e.share.released())",
+			New:  "e.q.wake(e.q.subs, e.share.released())",
 		}},
 		Pkgs:    []string{"./pubsub/"},
 		Run:     "TestMessageWakesOneSleeperInArrivalOrder|TestWokenWaiterThatRetriesInVainKeepsItsTurn",
