@@ -27,7 +27,7 @@ import (
 // (Activity) come from here, for every kind.
 func (c *Client) waitLoop(ctx context.Context, t turn, deadline time.Time, entry *slot) (out outcome, err error) {
 	if entry != nil {
-		if ok, err := c.enter(ctx, entry, t.waiter(), deadline); !ok {
+		if ok, err := c.takeEntry(ctx, entry, t.waiter(), deadline); !ok {
 			return outcome{}, err
 		}
 		defer func() {
@@ -60,14 +60,14 @@ func (c *Client) waitLoop(ctx context.Context, t turn, deadline time.Time, entry
 	}
 }
 
-// enter takes entry, the slot of the lock handle an acquisition goes
+// takeEntry takes entry, the slot of the lock handle an acquisition goes
 // through, for who. While it waits there, behind another goroutine of the
 // handle, the goroutine is listed among the Client's waiters, with no
 // attempt and no event: so Activity, Inspect's Local and /debug/locks show
 // each goroutine that waits for the lock, where Redis shows the owner
 // once. It tries once first, so that an uncontended acquisition lists
 // nothing, and only tries when the deadline has passed.
-func (c *Client) enter(ctx context.Context, entry *slot, who WaiterInfo, deadline time.Time) (bool, error) {
+func (c *Client) takeEntry(ctx context.Context, entry *slot, who WaiterInfo, deadline time.Time) (bool, error) {
 	if entry.try() || passed(deadline) {
 		return entry.held, nil
 	}
