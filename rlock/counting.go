@@ -98,7 +98,7 @@ func (h *countHandle) acquire(ctx context.Context, t turn, deadline time.Time) (
 	if err := h.usable(); err != nil {
 		return false, err
 	}
-	out, err := h.c.waitLoop(ctx, t, deadline, nil)
+	out, err := h.c.waitLoop(ctx, t, deadline)
 	return out.ok, err
 }
 

@@ -71,7 +71,7 @@ func (f *FairMutex) lockOwn(ctx context.Context) error {
 	if err := f.usable(); err != nil {
 		return opError("lock", f.name, err)
 	}
-	_, err := f.c.waitLoop(ctx, f.turns.start(&f.owner, 0), noDeadline, nil)
+	_, err := f.c.waitLoop(ctx, f.turns.start(&f.owner, 0), noDeadline)
 	return opError("lock", f.name, err)
 }
 

@@ -112,7 +112,7 @@ func (o *owner) enter(ctx context.Context, deadline time.Time, lease time.Durati
 		return outcome{}, err
 	}
 	entry := slot{line: o.line, shared: o.shared, afresh: o}
-	return o.c.waitLoop(ctx, o.turns.start(o, lease), deadline, &entry)
+	return o.c.waitThrough(ctx, &entry, o.turns.start(o, lease), deadline)
 }
 
 // exit is every handle's Unlock: it releases one acquisition, then the
@@ -160,7 +160,7 @@ func (o *owner) reenter(ctx context.Context, also *owner) error {
 	if h == nil && (also == nil || also.liveCount() == 0) {
 		return opError("reenter", o.name, ErrNotHeld)
 	}
-	out, err := o.c.waitLoop(ctx, o.turns.start(o, 0), deadlineAfter(0), nil)
+	out, err := o.c.waitLoop(ctx, o.turns.start(o, 0), deadlineAfter(0))
 	switch {
 	case err != nil:
 		return opError("reenter", o.name, err)

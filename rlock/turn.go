@@ -85,7 +85,7 @@ type slot struct {
 	// line.enter).
 	first bool
 	// afresh, when set, is told once a slot taken first is held, before
-	// the acquisition begins (Client.waitLoop's entry): a lock handle's
+	// the acquisition begins (Client.waitThrough's entry): a lock handle's
 	// owner drops what is left of a hold that lapsed.
 	afresh interface{ dropLapsed(context.Context) error }
 }

@@ -15,32 +15,9 @@ import (
 // a single attempt), or ctx ends. A waiter listens before it retries, so a
 // release between an attempt and the subscription is never missed.
 //
-// An acquisition through a lock handle first takes entry, a slot of the
-// handle's line (nil for none), which the handle keeps while it holds the
-// lock: the goroutines sharing the handle take turns there, as at a
-// sync.Mutex, without a command to Redis. That is not yet the
-// acquisition, which begins once the slot is held; an entry taken first
-// (no other slot of the line taken) tells its afresh, and the handle drops
-// what is left of a hold that lapsed (owner.dropLapsed).
-//
 // The acquisition's events and its place among the Client's waiters
 // (Activity) come from here, for every kind.
-func (c *Client) waitLoop(ctx context.Context, t turn, deadline time.Time, entry *slot) (out outcome, err error) {
-	if entry != nil {
-		if ok, err := c.takeEntry(ctx, entry, t.waiter(), deadline); !ok {
-			return outcome{}, err
-		}
-		defer func() {
-			if !out.ok {
-				entry.leave()
-			}
-		}()
-		if entry.first && entry.afresh != nil {
-			if err := entry.afresh.dropLapsed(ctx); err != nil {
-				return outcome{}, err
-			}
-		}
-	}
+func (c *Client) waitLoop(ctx context.Context, t turn, deadline time.Time) (out outcome, err error) {
 	p := progress{c: c, t: t, who: t.waiter(), ctx: ctx, start: time.Now()}
 	defer func() { p.finish(out, err) }()
 	if err := c.begin(ctx); err != nil {
@@ -58,6 +35,30 @@ func (c *Client) waitLoop(ctx context.Context, t turn, deadline time.Time, entry
 		}
 		w = t.next(out)
 	}
+}
+
+// waitThrough is the wait loop of an acquisition through a lock handle
+// (owner.enter). It first takes entry, the slot of the handle's line,
+// which the handle keeps while it holds the lock: the goroutines sharing
+// the handle take turns there, as at a sync.Mutex, without a command to
+// Redis. That is not yet the acquisition, which begins once the slot is
+// held; an entry taken first (no other slot of the line taken) tells its
+// afresh, and the handle drops what is left of a hold that lapsed
+// (owner.dropLapsed). An acquisition that fails leaves the slot.
+func (c *Client) waitThrough(ctx context.Context, entry *slot, t turn, deadline time.Time) (out outcome, err error) {
+	if ok, err := c.takeEntry(ctx, entry, t.waiter(), deadline); !ok {
+		return outcome{}, err
+	}
+	if entry.first && entry.afresh != nil {
+		err = entry.afresh.dropLapsed(ctx)
+	}
+	if err == nil {
+		out, err = c.waitLoop(ctx, t, deadline)
+	}
+	if !out.ok {
+		entry.leave()
+	}
+	return out, err
 }
 
 // takeEntry takes entry, the slot of the lock handle an acquisition goes
