@@ -34,7 +34,7 @@ var mutations = []mutation{
 		What:    "a resent release request does not read its latch: it releases again, or reports not held",
 		Edits:   []edit{{File: "scripts/release_once.lua", Old: "local done = latched(latchkey, seq)", New: "local done = nil"}},
 		Pkgs:    []string{"./scripts/", "./rlock/"},
-		Run:     "^(TestRetriedRequestsAreAppliedOnce|TestReleasesOfOneOwnerShareALatch|TestUnlockLatchesAreOnePerHoldField|TestUnlockWithEndedContextReleases)$",
+		Run:     "^(TestRetriedRequestsAreAppliedOnce|TestReleasesOfOneOwnerShareARecord|TestReleaseRecordsAreOnePerHoldField|TestUnlockWithEndedContextReleases)$",
 		Timeout: 3 * time.Minute,
 	},
 	{
@@ -73,7 +73,7 @@ var mutations = []mutation{
 		Name: "waiters-poll",
 		What: "a waiter sleeps out its timer and ignores wake-ups: it polls at the lock's TTL",
 		Edits: []edit{{
-			File: "rlock/turn.go",
+			File: "rlock/wait_loop.go",
 			Old:  "woken, err := l.s.wait(ctx, d)",
 			New:  "woken, err := false, error(nil)\n\tselect {\n\tcase <-time.After(d):\n\tcase <-ctx.Done():\n\t\terr = ctx.Err()\n\t}",
 		}},
@@ -180,7 +180,7 @@ var mutations = []mutation{
 		Edits: []edit{{
 			File: "pubsub/entry.go",
 			Old:  "e.q.wake(1, e.share.released())",
-			New:  "e.q.wake(e.q.waiters, e.share.released())",
+			New:  "e.q.wake(e.q.subs, e.share.released())",
 		}},
 		Pkgs:    []string{"./pubsub/"},
 		Run:     "TestMessageWakesOneSleeperInArrivalOrder|TestWokenWaiterThatRetriesInVainKeepsItsTurn",
