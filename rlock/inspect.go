@@ -85,8 +85,8 @@ type Holder struct {
 	Count int    // hold count
 	Mode  string // ModeRead or ModeWrite in a read-write lock
 	// TTL is a reader's own remaining lease in a read-write lock (the
-	// longest of its read holds', negative when one has no expiry); 0
-	// otherwise.
+	// longest of its read acquisitions', negative when one has no
+	// expiry); 0 otherwise.
 	TTL time.Duration
 }
 
@@ -111,10 +111,10 @@ type QueueEntry struct {
 // TTL, fair queue, subscribers and fencing token, and adds this Client's
 // own holds and waiters of it. It changes nothing. It takes two round
 // trips (three for a read-write lock with readers, whose leases are read
-// once their owners are known): one pipeline of reads in the lock's slot,
-// then the subscriber count, which on a Redis Cluster with classic pub/sub
-// asks every node, concurrently; and one more, when the lock has holders
-// or waiters, for their Clients' labels (WithClientName). A key of that
+// once their owners are known): one pipeline of reads in the lock's hash
+// slot, then the subscriber count, which on a Redis Cluster with classic
+// pub/sub asks every node, concurrently; and one more, when the lock has
+// holders or waiters, for their Clients' labels (WithClientName). A key of that
 // name that is not a lock (not a hash, or a hash whose fields are not
 // owners' hold counts) is an error wrapping ErrWrongType.
 //
@@ -252,9 +252,9 @@ func holdersOf(hash map[string]string) []Holder {
 }
 
 // readerTTLs sets the TTL of each reader among the holders of the
-// read-write lock name: the longest PTTL of its read holds' lease keys,
-// ReadTimeouts(name, owner) + ":" + n for n from 1 to its count, read in
-// one pipeline (no round trip when there is no reader).
+// read-write lock name: the longest PTTL of its read acquisitions' lease
+// keys, ReadTimeouts(name, owner) + ":" + n for n from 1 to its count,
+// read in one pipeline (no round trip when there is no reader).
 func (c *Client) readerTTLs(ctx context.Context, name string, hs []Holder) error {
 	pttls := make([][]*redis.Cmd, len(hs))
 	pipe := c.rdb.Pipeline()

@@ -67,10 +67,10 @@ const (
 // A new kind of lock is a kind (and its scripts); waiting, holds, renewal
 // and release are the engine's.
 type kind interface {
-	// attempt makes one acquisition attempt on rdb for an owner that holds
-	// the lock holds times already (as it knows), with lease.
-	attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error)
-	// release releases one hold, as u asks, and reports who listened on
+	// attempt makes one acquisition attempt on rdb for an owner whose
+	// hold count is count (as it knows it), with lease.
+	attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, count int) (outcome, error)
+	// release releases one acquisition, as u asks, and reports who listened on
 	// the lock's channel when the release was heard or passed on, if its
 	// script counts them (a reentrant lock's).
 	release(ctx context.Context, u scripts.Unlock) (scripts.Reply, error)
@@ -100,6 +100,10 @@ type outcome struct {
 	// that it holds the lock: the lease was set when the grant was made,
 	// after its last attempt, and the turn's claim confirms it.
 	granted bool
+	// What a success took, for its event (EventAcquired): a lock owner's
+	// hold, or a counting object's count of permits.
+	hold  *hold
+	count int
 }
 
 // uncounted is the reply of a release script that counts no listeners.

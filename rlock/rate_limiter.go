@@ -152,7 +152,7 @@ func (l *RateLimiter) Allow(ctx context.Context) (bool, error) { return l.AllowN
 // limiter (Wait, TryWait): they were first. n must be 1 to the rate's
 // Limit (else ErrInvalidCount); a limiter with no rate is ErrNoRate.
 func (l *RateLimiter) AllowN(ctx context.Context, n int) (bool, error) {
-	return l.acquire(ctx, n, 0)
+	return l.acquire(ctx, n, deadlineAfter(0))
 }
 
 // Wait takes one permit, waiting until one is available or ctx ends:
@@ -165,7 +165,7 @@ func (l *RateLimiter) Wait(ctx context.Context) error { return l.WaitN(ctx, 1) }
 // context.DeadlineExceeded, and lets the next waiter go. Errors as
 // AllowN's.
 func (l *RateLimiter) WaitN(ctx context.Context, n int) error {
-	_, err := l.acquire(ctx, n, noWaitLimit)
+	_, err := l.acquire(ctx, n, noDeadline)
 	return err
 }
 
@@ -179,15 +179,16 @@ func (l *RateLimiter) TryWait(ctx context.Context, n int, wait time.Duration) (b
 	if err := checkWait(wait); err != nil {
 		return false, opError("acquire", l.name, err)
 	}
-	return l.acquire(ctx, n, wait)
+	return l.acquire(ctx, n, deadlineAfter(wait))
 }
 
-// acquire is TryWait without its check of wait (noWaitLimit: none).
-func (l *RateLimiter) acquire(ctx context.Context, n int, wait time.Duration) (bool, error) {
+// acquire takes n permits by deadline (noDeadline: none; one that has
+// passed: a single attempt).
+func (l *RateLimiter) acquire(ctx context.Context, n int, deadline time.Time) (bool, error) {
 	if err := checkRatePermits(n); err != nil {
 		return false, opError("acquire", l.name, err)
 	}
-	ok, err := l.countHandle.acquire(ctx, &rateTurn{l: l, n: n}, wait)
+	ok, err := l.countHandle.acquire(ctx, &rateTurn{l: l, n: n}, deadline)
 	return ok, opError("acquire", l.name, err)
 }
 

@@ -1,9 +1,7 @@
 package rlock
 
 import (
-	"cmp"
 	"context"
-	"fmt"
 	"time"
 )
 
@@ -13,20 +11,17 @@ import (
 // order: only the one holding its slot attempts. Nothing announces that
 // permits came back, so the turn listens on no channel: a failed
 // attempt's script says how long until enough permits come back, counted
-// from the attempt's stamp, and the turn sleeps exactly until then, then
-// attempts again. When that is after the acquisition's wait, it gives up
-// at once; after ctx's deadline, it ends with an error wrapping
-// context.DeadlineExceeded. Either way it leaves the slot to the next
-// acquisition, which attempts at once.
+// from the attempt's stamp, and the turn waits exactly until then. When
+// that is after the acquisition's deadline, or ctx's, the wait loop ends
+// the acquisition at once (see wait.until), and the next acquisition of
+// the Client attempts.
 type rateTurn struct {
-	l        *RateLimiter
-	n        int
-	single   bool       // one attempt: no wait, none to be told of
-	deadline time.Time  // the wait's; zero: none
-	line     *countLine // the limiter's line, once joined
-	inLine   bool       // holds its slot
-	due      time.Time  // when the last failed attempt's permits come back
-	waited   bool       // slept after a failed attempt
+	l      *RateLimiter
+	n      int
+	single bool       // one attempt: no slot, no wait
+	line   *countLine // the limiter's line, once joined
+	slot   slot       // of the limiter's line
+	due    time.Time  // when the last failed attempt's permits come back
 }
 
 func (t *rateTurn) waiter() WaiterInfo {
@@ -34,100 +29,43 @@ func (t *rateTurn) waiter() WaiterInfo {
 }
 
 // enter takes the slot of the limiter's line if it is free and nobody
-// waits for it; else the acquisition queues behind the Client's earlier
-// ones, and its first sleep waits for the slot. A single attempt (Allow)
-// takes no slot, so that concurrent ones go to Redis together, but gives
-// up while others of the Client wait: they were first.
-func (t *rateTurn) enter(ctx context.Context, deadline time.Time, single bool) (time.Duration, bool, error) {
-	t.deadline, t.single = deadline, single
+// waits for it; else the acquisition waits for it, behind the Client's
+// earlier ones. A single attempt (Allow) takes no slot, so that
+// concurrent ones go to Redis together.
+func (t *rateTurn) enter(single bool) wait {
+	t.single = single
 	if single {
-		ls := &t.l.c.countLines
-		ls.mu.Lock()
-		defer ls.mu.Unlock()
-		if ls.m[t.l.line] != nil {
-			return 0, false, errWaitElapsed // a line is kept while it has users
-		}
-		return 0, false, nil
+		return wait{}
 	}
 	t.line = t.l.c.countLines.join(t.l.line, t.l.c.ctx.Done())
-	if t.inLine, _, _ = t.line.enter(ctx, false, 0); t.inLine {
-		return 0, false, nil
+	t.slot = slot{line: &t.line.line}
+	if !t.slot.try() {
+		return wait{slot: &t.slot}
 	}
-	return untilTurn, true, nil
+	return wait{}
 }
 
+// attempt asks for the permits. A single attempt made while goroutines
+// of this Client wait for the limiter fails without asking Redis: they
+// were first.
 func (t *rateTurn) attempt(ctx context.Context) (outcome, error) {
+	if t.single && t.l.c.countLines.used(t.l.line) {
+		return outcome{}, nil
+	}
 	now := t.l.now()
 	ok, wait, err := t.l.s.Acquire(context.WithoutCancel(ctx), t.l.c.rdb, int64(t.n), now, !t.single)
 	t.due = now.Add(wait)
-	return outcome{ok: ok && err == nil, ttl: wait}, rateError(err)
+	return outcome{ok: ok && err == nil, ttl: wait, count: t.n}, rateError(err)
 }
 
-func (t *rateTurn) listened() bool { return t.waited }
-
-// listen starts the waits after a failed attempt: none when its permits
-// come back too late.
-func (t *rateTurn) listen(ctx context.Context, out outcome) (time.Duration, bool, error) {
-	if err := t.late(ctx); err != nil {
-		return 0, false, elapsed(err)
-	}
-	t.waited = true
-	return t.pause(out), true, nil
-}
-
-// pause is the time until the last failed attempt's permits come back.
-func (t *rateTurn) pause(outcome) time.Duration { return max(time.Until(t.due), 0) }
-
-// sleep waits for the slot of the limiter's line while the acquisition
-// is queued in it, then until its permits come back, or ctx ends.
-func (t *rateTurn) sleep(ctx context.Context, d time.Duration) (bool, error) {
-	if !t.inLine {
-		ok, _, err := t.line.enter(ctx, false, waitUntil(t.deadline))
-		if !ok {
-			return false, cmp.Or(err, errWaitElapsed)
-		}
-		t.inLine = true
-		return false, nil
-	}
-	if err := t.late(ctx); err != nil {
-		return false, err
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return false, nil
-	case <-ctx.Done():
-		return false, ctx.Err()
-	case <-t.l.c.ctx.Done():
-		return false, ErrClosed
-	}
-}
-
-// late returns errWaitElapsed when the permits come back after the
-// wait's deadline, an error wrapping context.DeadlineExceeded after
-// ctx's: waiting is in vain.
-func (t *rateTurn) late(ctx context.Context) error {
-	if !t.deadline.IsZero() && t.due.After(t.deadline) {
-		return errWaitElapsed
-	}
-	if d, ok := ctx.Deadline(); ok && t.due.After(d) {
-		return fmt.Errorf("the permits come back in %v, after ctx's deadline: %w", time.Until(t.due).Round(time.Millisecond), context.DeadlineExceeded)
-	}
-	return nil
-}
-
-func (t *rateTurn) acquired(e Event) Event {
-	e.Count = t.n
-	return e
-}
+// next waits until the failed attempt's permits come back, counted from
+// the moment it was stamped.
+func (t *rateTurn) next(outcome) wait { return wait{until: t.due} }
 
 // done leaves the limiter's line, where the next acquisition of the
 // Client attempts at once.
 func (t *rateTurn) done(context.Context, bool) {
-	if t.inLine {
-		t.line.leave(false)
-	}
+	t.slot.leave()
 	if t.line != nil {
 		t.l.c.countLines.leave(t.l.line, t.line)
 	}

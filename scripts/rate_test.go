@@ -12,7 +12,7 @@ import (
 )
 
 // rateReq is request seq of client "c1" in slot 0.
-func rateReq(seq uint64) Request { return Request{Client: "c1", Slot: 0, Seq: seq, TTL: time.Minute} }
+func rateReq(seq uint64) Request { return Request{Client: "c1", Field: 0, Seq: seq, TTL: time.Minute} }
 
 // setRate sets r's rate on rdb, failing the test if it cannot.
 func setRate(t *testing.T, rdb redis.Scripter, r *RateLimiter, c RateConfig, seq uint64) {

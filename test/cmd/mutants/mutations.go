@@ -34,7 +34,7 @@ var mutations = []mutation{
 		What:    "a resent release request does not read its latch: it releases again, or reports not held",
 		Edits:   []edit{{File: "scripts/release_once.lua", Old: "local done = latched(latchkey, seq)", New: "local done = nil"}},
 		Pkgs:    []string{"./scripts/", "./rlock/"},
-		Run:     "^(TestRetriedRequestsAreAppliedOnce|TestReleasesOfOneOwnerShareALatch|TestUnlockLatchesAreOnePerHoldField|TestUnlockWithEndedContextReleases)$",
+		Run:     "^(TestRetriedRequestsAreAppliedOnce|TestReleasesOfOneOwnerShareARecord|TestReleaseRecordsAreOnePerHoldField|TestUnlockWithEndedContextReleases)$",
 		Timeout: 3 * time.Minute,
 	},
 	{
@@ -73,7 +73,7 @@ var mutations = []mutation{
 		Name: "waiters-poll",
 		What: "a waiter sleeps out its timer and ignores wake-ups: it polls at the lock's TTL",
 		Edits: []edit{{
-			File: "rlock/turn.go",
+			File: "rlock/wait_loop.go",
 			Old:  "woken, err := l.s.wait(ctx, d)",
 			New:  "woken, err := false, error(nil)\n\tselect {\n\tcase <-time.After(d):\n\tcase <-ctx.Done():\n\t\terr = ctx.Err()\n\t}",
 		}},
@@ -180,7 +180,7 @@ var mutations = []mutation{
 		Edits: []edit{{
 			File: "pubsub/entry.go",
 			Old:  "e.q.wake(1, e.share.released())",
-			New:  "e.q.wake(e.q.waiters, e.share.released())",
+			New:  "e.q.wake(e.q.subs, e.share.released())",
 		}},
 		Pkgs:    []string{"./pubsub/"},
 		Run:     "TestMessageWakesOneSleeperInArrivalOrder|TestWokenWaiterThatRetriesInVainKeepsItsTurn",
@@ -213,7 +213,7 @@ var mutations = []mutation{
 	{
 		Name:    "rate-waiters-poll",
 		What:    "a rate limiter's waiter retries every 10 ms, not when the script says its permits come back",
-		Edits:   []edit{{File: "rlock/rate_turn.go", Old: "func (t *rateTurn) pause(outcome) time.Duration { return max(time.Until(t.due), 0) }", New: "func (t *rateTurn) pause(outcome) time.Duration { return 10 * time.Millisecond }"}},
+		Edits:   []edit{{File: "rlock/rate_turn.go", Old: "func (t *rateTurn) next(outcome) wait { return wait{until: t.due} }", New: "func (t *rateTurn) next(outcome) wait { return wait{sleep: 10 * time.Millisecond} }"}},
 		Pkgs:    []string{"./rlock/"},
 		Run:     "^TestClockRateLimiterWaitSleepsUntilThePermitsComeBack$",
 		Timeout: 2 * time.Minute,
@@ -221,7 +221,7 @@ var mutations = []mutation{
 	{
 		Name:    "rate-waiters-not-in-line",
 		What:    "a rate limiter's waiters of one Client do not queue: each attempts and sleeps on its own",
-		Edits:   []edit{{File: "rlock/rate_turn.go", Old: "if t.inLine, _, _ = t.line.enter(ctx, false, 0); t.inLine {", New: "if t.inLine = true; t.inLine {"}},
+		Edits:   []edit{{File: "rlock/rate_turn.go", Old: "if !t.slot.try() {", New: "if t.slot.try(); false {"}},
 		Pkgs:    []string{"./rlock/"},
 		Run:     "^TestClockRateLimiterBurstAttemptsOneAtATime$",
 		Timeout: 2 * time.Minute,
