@@ -46,7 +46,7 @@ local lease, owner, wait, mode = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local now = now_ms()
 local mark = lease .. ':' .. ARGV[8]
 if mode ~= 'claim' and not_a_lock(lock) then
-  return redis.error_reply(NOT_A_LOCK)
+  return not_a(lock, 'lock')
 end
 
 if mode == 'claim' then

@@ -35,6 +35,10 @@ type HoldInfo struct {
 
 // WaiterInfo is one acquisition of a Client's owner that waits for a lock,
 // or one wait of the Client for a semaphore's permits or a latch's zero.
+// Each goroutine that waits is one: of the goroutines sharing a handle,
+// the one whose acquisition is in Redis (where a fair lock's queue shows
+// the owner once), and each waiting in the process behind it or behind
+// the handle's hold, with the same Owner and no attempt yet.
 type WaiterInfo struct {
 	Name  string
 	Kind  Kind
@@ -44,7 +48,7 @@ type WaiterInfo struct {
 	// the other kinds.
 	Permits  int
 	Since    time.Time // when the acquisition began
-	Attempts int       // acquire scripts run so far (a latch's: reads)
+	Attempts int       // acquire scripts run so far (a latch's: reads); 0 behind a goroutine of its handle
 	Wakeups  int       // releases that woke it so far (see EventWoken)
 }
 

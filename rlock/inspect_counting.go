@@ -34,9 +34,12 @@ type LeasedPermit struct {
 // permits beside it is reported as KindPermitSemaphore; given
 // KindPermitSemaphore, its leases too. A lock's hash (or any other value)
 // at name is then an error wrapping ErrWrongType. Given a lock's kind it
-// is Inspect, whose keys tell the kind of a lock. Given anything else, it
-// returns an error wrapping ErrInvalidKind. Semaphore.Inspect,
-// PermitExpirableSemaphore.Inspect and CountDownLatch.Inspect call it.
+// is Inspect, whose keys tell the kind of a lock. Given KindRateLimiter,
+// the limiter's rate and its permits available now (a hash that is no
+// limiter's config, or any other value, is an error wrapping
+// ErrWrongType); Inspect tells a limiter's config by itself. Given
+// anything else, it returns an error wrapping ErrInvalidKind. The
+// handles' Inspect (Semaphore.Inspect, RateLimiter.Inspect, ...) call it.
 func (c *Client) InspectKind(ctx context.Context, name string, k Kind) (LockInfo, error) {
 	switch {
 	case k == KindCount:
@@ -89,12 +92,10 @@ func (c *Client) inspectCount(ctx context.Context, info LockInfo, s *sight, cs c
 	switch typ := s.typ.Val(); {
 	case s.typ.Err() != nil:
 		return LockInfo{}, s.typ.Err()
-	case typ == "hash":
-		return LockInfo{}, fmt.Errorf("%w: it is a hash, a lock's, not a %s's count", ErrWrongType, asked)
 	case typ == "none" && err != nil:
 		return LockInfo{}, err
 	case typ != "none" && typ != "string":
-		return LockInfo{}, fmt.Errorf("%w: it is a %s", ErrWrongType, typ)
+		return LockInfo{}, wrongKind(typ, "count")
 	}
 	// A string's reads of a lock's hash failed with WRONGTYPE; the reads
 	// of the object's own keys did not.
@@ -125,9 +126,29 @@ func (c *Client) inspectCount(ctx context.Context, info LockInfo, s *sight, cs c
 	return info, nil
 }
 
+// heardKind is the kind of the object name that Inspect found of kind k,
+// once it counted the subscribers of its channels (counts, by channel):
+// KindCount, a count Redis does not tell apart, is KindSemaphore or
+// KindCountDownLatch while waiters listen on that kind's channel and on no
+// other's; any other k stays k.
+func heardKind(name string, k Kind, counts map[string]int64) Kind {
+	if k != KindCount {
+		return k
+	}
+	switch sem, latch := counts[keys.SemaphoreChannel(name)], counts[keys.LatchChannel(name)]; {
+	case sem > 0 && latch == 0:
+		return KindSemaphore
+	case latch > 0 && sem == 0:
+		return KindCountDownLatch
+	}
+	return KindCount
+}
+
 // countChannels are the channels of the counting object name of kind k.
 func countChannels(name string, k Kind) []string {
 	switch k {
+	case KindRateLimiter:
+		return nil // nothing announces a limiter's permits
 	case KindCountDownLatch:
 		return []string{keys.LatchChannel(name)}
 	case KindCount:

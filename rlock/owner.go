@@ -36,7 +36,7 @@ type owner struct {
 	line   *line
 	shared bool
 	// reads is, for an RWMutex's write side, its read side: a writer
-	// that keeps read holds when it unlocks keeps a read slot.
+	// that keeps reading when it unlocks keeps a read slot.
 	reads *owner
 
 	// mu serialises this owner's commands that change the lock, so that
@@ -44,7 +44,7 @@ type owner struct {
 	mu       sync.Mutex
 	hold     *hold  // current hold; nil when not held
 	releases uint64 // release requests made, numbering them from 1
-	latch    string // the hold field's unlock latch key, once named
+	record   string // the hold field's release record key, once named
 	// retrySeq is the number of an Unlock that failed without an answer,
 	// reused by the next Unlock, which retries it, unless an acquisition
 	// came between; 0 when there is none.
@@ -132,7 +132,7 @@ func (o *owner) HoldCount(ctx context.Context) (int, error) {
 		_, err = scripts.State(ctx, o.c.rdb, o.name) // a hash that is no lock: ErrWrongType
 		return 0, opError("hold count", o.name, err)
 	}
-	return n, opError("hold count", o.name, err)
+	return n, opError("hold count", o.name, named(ctx, o.c.rdb, o.name, "lock", err))
 }
 
 // IsLocked reports whether any owner holds the lock. A key at the lock's
@@ -160,7 +160,7 @@ func (o *owner) IsHeld(ctx context.Context) (bool, error) {
 	if err == nil && !ok {
 		_, err = scripts.State(ctx, o.c.rdb, o.name) // a hash that is no lock: ErrWrongType
 	}
-	return ok, opError("is held", o.name, err)
+	return ok, opError("is held", o.name, named(ctx, o.c.rdb, o.name, "lock", err))
 }
 
 // NoExpiry is what TTL reports for a lock whose key never expires: not

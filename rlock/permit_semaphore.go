@@ -106,6 +106,38 @@ func (s *PermitExpirableSemaphore) TrySetPermits(ctx context.Context, n int) (bo
 	return (&Semaphore{countHandle: s.countHandle, s: s.s.Semaphore}).TrySetPermits(ctx, n)
 }
 
+// SetPermits gives the semaphore n permits in all (at least 0), the
+// leased ones included, whatever it had (Redisson's setPermits): without
+// a count it sets the count to n; else the available permits move by n
+// less the permits there are, available and leased (expired leases
+// included: they come back later), and its waiters are woken unless that
+// changed nothing. While more than n permits are leased, none is
+// available until enough come back. Unlike TrySetPermits, it resets a
+// count that an earlier run left.
+func (s *PermitExpirableSemaphore) SetPermits(ctx context.Context, n int) error {
+	if err := s.begin(ctx); err != nil {
+		return opError("set permits", s.name, err)
+	}
+	if n < 0 {
+		return opError("set permits", s.name, fmt.Errorf("%w: %d permits: at least 0", ErrInvalidCount, n))
+	}
+	_, err := s.s.Set(ctx, s.c.rdb, n, s.c.publishCommand())
+	return opError("set permits", s.name, err)
+}
+
+// Delete deletes the semaphore's count and leased permits, and reports
+// whether it had either (Redisson's delete). The permits leased are gone:
+// their Release fails with ErrNotHeld, and ReleasePermit and Extend close
+// their Lost. Its waiters keep waiting, as on a semaphore that has no
+// permits set.
+func (s *PermitExpirableSemaphore) Delete(ctx context.Context) (bool, error) {
+	if err := s.usable(); err != nil {
+		return false, opError("delete", s.name, err)
+	}
+	ok, err := s.s.Delete(ctx, s.c.rdb)
+	return ok, opError("delete", s.name, err)
+}
+
 // AddPermits adds n permits (fewer when negative), as Semaphore.AddPermits.
 func (s *PermitExpirableSemaphore) AddPermits(ctx context.Context, n int) error {
 	return (&Semaphore{countHandle: s.countHandle, s: s.s.Semaphore}).AddPermits(ctx, n)
@@ -116,7 +148,7 @@ func (s *PermitExpirableSemaphore) AddPermits(ctx context.Context, n int) error 
 // on a semaphore with no permits set, that is until ctx ends (as
 // Redisson's), so bound ctx or use TryAcquire.
 func (s *PermitExpirableSemaphore) Acquire(ctx context.Context, lease time.Duration) (*Permit, error) {
-	return s.acquire(ctx, noWaitLimit, lease)
+	return s.acquire(ctx, noDeadline, lease)
 }
 
 // TryAcquire leases a permit for lease if it can within wait, and returns
@@ -129,17 +161,17 @@ func (s *PermitExpirableSemaphore) TryAcquire(ctx context.Context, wait, lease t
 	if err := checkWait(wait); err != nil {
 		return nil, opError("acquire", s.name, err)
 	}
-	return s.acquire(ctx, wait, lease)
+	return s.acquire(ctx, deadlineAfter(wait), lease)
 }
 
-// acquire is TryAcquire without its check of wait (noWaitLimit: none).
-func (s *PermitExpirableSemaphore) acquire(ctx context.Context, wait, lease time.Duration) (*Permit, error) {
+// acquire is TryAcquire by deadline, without its check of the wait.
+func (s *PermitExpirableSemaphore) acquire(ctx context.Context, deadline time.Time, lease time.Duration) (*Permit, error) {
 	if err := checkOptionalLease(lease); err != nil {
 		return nil, opError("acquire", s.name, err)
 	}
 	t := &permitTurn{countTurn: s.turn(1), s: s.s, raw: make([]byte, 16), lease: lease}
 	_, _ = rand.Read(t.raw)
-	ok, err := s.countHandle.acquire(ctx, t, wait)
+	ok, err := s.countHandle.acquire(ctx, t, deadline)
 	if !ok || err != nil {
 		return nil, opError("acquire", s.name, err)
 	}
@@ -169,7 +201,7 @@ func (t *permitTurn) attempt(ctx context.Context) (outcome, error) {
 	if !next.IsZero() {
 		pause = min(pause, max(time.Until(next), time.Millisecond))
 	}
-	return outcome{ok: ok && err == nil, ttl: pause}, err
+	return outcome{ok: ok && err == nil, ttl: pause, count: t.permits}, err
 }
 
 // ErrInvalidPermitID is the cause of a Release or UpdateLeaseTime given a
@@ -209,9 +241,6 @@ func (s *PermitExpirableSemaphore) Release(ctx context.Context, id string) error
 	defer end()
 	var ls scripts.Listeners
 	n, err := persist(s.c, ctx, func(ctx context.Context) (n int64, err error) {
-		if _, err := s.c.pubsub(ctx); err != nil {
-			return 0, err
-		}
 		n, ls, err = s.s.Release(ctx, s.c.rdb, [][]byte{raw}, s.c.publishCommand(), req, s.c.countDue(s.channel))
 		return n, err
 	})

@@ -55,8 +55,13 @@ func checkPermits(n int) error {
 }
 
 // ErrInvalidCount is the cause of an operation given a count it cannot
-// use: a semaphore acquisition or release of fewer than one permit, a
-// latch count below one. The error's text says which.
+// use, before anything is sent to Redis: a semaphore's acquisition or
+// release of fewer than one permit, permits set below zero
+// (TrySetPermits), a latch's count below one (TrySetCount). AddPermits
+// takes any count, a negative one removing permits. The error's text says
+// which count and its least value. (Redisson throws for a negative
+// acquisition or release, answers one of 0 at once, and takes any count
+// to set.)
 var ErrInvalidCount = errors.New("invalid count")
 
 // TrySetPermits sets the semaphore's permits to n if it has no count yet,
@@ -70,6 +75,20 @@ func (s *Semaphore) TrySetPermits(ctx context.Context, n int) (bool, error) {
 	}
 	ok, err := s.s.TrySet(ctx, s.c.rdb, n, s.c.publishCommand())
 	return ok, opError("set permits", s.name, err)
+}
+
+// Delete deletes the semaphore's count, and reports whether it had one
+// (Redisson's delete). It is how a count that an earlier run left is
+// reset: TrySetPermits sets one again. Its waiters keep waiting, as on a
+// semaphore that has no permits set. The semaphore does not know the
+// permits acquired and not released: released after Delete, they add to
+// the count set since.
+func (s *Semaphore) Delete(ctx context.Context) (bool, error) {
+	if err := s.usable(); err != nil {
+		return false, opError("delete", s.name, err)
+	}
+	ok, err := s.s.Delete(ctx, s.c.rdb)
+	return ok, opError("delete", s.name, err)
 }
 
 // AddPermits adds n permits (fewer when n is negative) to the semaphore,
@@ -88,7 +107,7 @@ func (s *Semaphore) AddPermits(ctx context.Context, n int) error {
 // AddPermits), or for more permits than it will ever have, it waits until
 // ctx ends, as Redisson's does: bound ctx, or use TryAcquire.
 func (s *Semaphore) Acquire(ctx context.Context, n int) error {
-	_, err := s.acquire(ctx, n, noWaitLimit)
+	_, err := s.acquire(ctx, n, noDeadline)
 	return err
 }
 
@@ -103,15 +122,15 @@ func (s *Semaphore) TryAcquire(ctx context.Context, n int, wait time.Duration) (
 	if err := checkWait(wait); err != nil {
 		return false, opError("acquire", s.name, err)
 	}
-	return s.acquire(ctx, n, wait)
+	return s.acquire(ctx, n, deadlineAfter(wait))
 }
 
-// acquire is TryAcquire without its check of wait (noWaitLimit: none).
-func (s *Semaphore) acquire(ctx context.Context, n int, wait time.Duration) (bool, error) {
+// acquire is TryAcquire by deadline, without its check of the wait.
+func (s *Semaphore) acquire(ctx context.Context, n int, deadline time.Time) (bool, error) {
 	if err := checkPermits(n); err != nil {
 		return false, opError("acquire", s.name, err)
 	}
-	ok, err := s.countHandle.acquire(ctx, &semaphoreTurn{countTurn: s.turn(n), s: s.s}, wait)
+	ok, err := s.countHandle.acquire(ctx, &semaphoreTurn{countTurn: s.turn(n), s: s.s}, deadline)
 	return ok, opError("acquire", s.name, err)
 }
 
@@ -125,7 +144,7 @@ func (t *semaphoreTurn) attempt(ctx context.Context) (outcome, error) {
 	req, end := t.h.request()
 	defer end()
 	left, err := t.s.Acquire(context.WithoutCancel(ctx), t.c.rdb, t.permits, req)
-	return outcome{ok: left >= 0 && err == nil, ttl: t.c.opts.watchdogTimeout}, err
+	return outcome{ok: left >= 0 && err == nil, ttl: t.c.opts.watchdogTimeout, count: t.permits}, err
 }
 
 // Release gives back n permits and wakes the semaphore's waiters. It is
@@ -152,9 +171,6 @@ func (s *Semaphore) release(ctx context.Context, n int) (int64, error) {
 	defer end()
 	var ls scripts.Listeners
 	count, err := persist(s.c, ctx, func(ctx context.Context) (n64 int64, err error) {
-		if _, err := s.c.pubsub(ctx); err != nil {
-			return 0, err
-		}
 		n64, ls, err = s.s.Release(ctx, s.c.rdb, n, s.c.publishCommand(), req, s.c.countDue(s.channel))
 		return n64, err
 	})
@@ -180,11 +196,11 @@ func readCount(ctx context.Context, rdb redis.Cmdable, op, name string) (int64, 
 		return 0, nil
 	}
 	if err != nil {
-		return 0, opError(op, name, err)
+		return 0, opError(op, name, named(ctx, rdb, name, "count", err))
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
-		return 0, opError(op, name, fmt.Errorf("%w: the count is %q", ErrWrongType, v))
+		return 0, opError(op, name, wrongKind("string", "count"))
 	}
 	return n, nil
 }

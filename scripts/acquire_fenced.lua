@@ -9,13 +9,13 @@
 -- ARGV[3]  holds the owner had before this acquisition, as it knows them
 --
 -- Returns {1, token} when the owner now holds the lock, else {0, the lock's
--- remaining TTL in milliseconds}; an error (NOT_A_LOCK) when the key is
+-- remaining TTL in milliseconds}; an error (not_a) when the key is
 -- not a lock. A retry of an acquisition whose reply was
 -- lost takes no new token and returns the current one.
 local ttl = redis.call('pttl', KEYS[1])
 if ttl ~= -2 and redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
   if not_a_lock(KEYS[1]) then
-    return redis.error_reply(NOT_A_LOCK)
+    return not_a(KEYS[1], 'lock')
   end
   return {0, ttl}
 end

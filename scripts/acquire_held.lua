@@ -2,7 +2,7 @@
 -- is its PTTL), by this owner or another.
 if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
   if not_a_lock(KEYS[1]) then
-    return redis.error_reply(NOT_A_LOCK)
+    return not_a(KEYS[1], 'lock')
   end
   return -(ttl + 2)
 end
