@@ -28,6 +28,12 @@ func onSingle(spec history.NameSpec) history.NameSpec {
 	return spec
 }
 
+// onAck returns spec on lock service "ack".
+func onAck(spec history.NameSpec) history.NameSpec {
+	spec.Redis = "ack"
+	return spec
+}
+
 // A run without a directory gets no visualization.
 func TestNoVisualizationWithoutDirectory(t *testing.T) {
 	run := parseRun(t, fenced, `

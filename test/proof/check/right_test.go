@@ -129,6 +129,24 @@ func TestCheckPassesRightHistories(t *testing.T) {
 			go-2 acquire 6 7 ok token=1
 			go-2 release 8 9 ok`,
 			[]string{"measured grant-tokens"}},
+		{"a failover with replica acknowledgement loses a Redisson holder's token", onAck(fenced), `
+			java-1 acquire 0 1 ok token=2
+			nemesis failover-ack 2 4 target=ack
+			java-1 release 5 6 fail
+			go-1 acquire 7 8 ok token=2
+			go-1 release 9 10 ok`,
+			[]string{"measured grant-tokens"}},
+		{"a failover with replica acknowledgement loses a semaphore's acquisition", onAck(sem1), `
+			go-1 acquire 0 1 ok
+			go-1 enter 2 3 ok count=1
+			nemesis failover-ack 4 6 target=ack
+			go-2 acquire 7 8 ok
+			go-2 enter 9 10 ok count=1
+			go-1 leave 11 12 ok
+			go-1 release 13 14 ok
+			go-2 leave 15 16 ok
+			go-2 release 17 18 ok`,
+			[]string{"measured permits"}},
 		{"plain: a paused holder overlaps, and an update is lost", plain, `
 			go-1 acquire 0 1 ok
 			go-1 read 2 3 ok value=0

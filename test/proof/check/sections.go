@@ -57,7 +57,9 @@ func lockKind(w string) bool { return w != history.Semaphore && w != history.PES
 // mayHaveLost returns what may have ended s's hold without its holder
 // knowing by time to, or "" if nothing did:
 //   - a fixed lease (or a permit's lease) run out;
-//   - a fault that may lose acquisitions (Manifest.LosesLocks);
+//   - a fault that may lose acquisitions (Manifest.LosesLocks), or the
+//     unacknowledged ones of a semaphore or a Redisson holder
+//     (Manifest.LosesUnacked);
 //   - for a lease lock: a pause of its process; or, for a Redisson
 //     holder (which is told nothing when its lease is lost), any fault
 //     that hits its process.
@@ -73,6 +75,8 @@ func (c *nameCheck) mayHaveLost(s *section, to int64) string {
 	return c.fi.any(s.call, to, func(f *history.Fault) bool {
 		switch {
 		case c.run.Manifest.LosesLocksUnder(f.Kind):
+			return true
+		case c.run.Manifest.LosesUnackedUnder(f.Kind) && (proc.Side == "java" || !lockKind(c.spec.Workload)):
 			return true
 		case !lockKind(c.spec.Workload):
 			return false

@@ -12,14 +12,15 @@ import (
 // only grows, this is what linearizability means (order the operations by
 // token: a linearization exactly when no operation returned before
 // another was invoked with a higher token), so no model search is needed.
-// A regression across a fault that loses writes (loses) is measured once,
-// and the order is checked afresh from the token after it.
-func (c *nameCheck) tokenOrder(check, what string, ops []*history.Operation, distinct bool, loses func(string) bool) {
+// A regression across a fault that may lose the writes of a or b (loses)
+// is measured once, and the order is checked afresh from the token after
+// it.
+func (c *nameCheck) tokenOrder(check, what string, ops []*history.Operation, distinct bool, loses func(kind string, a, b *history.Operation) bool) {
 	if len(ops) == 0 {
 		return
 	}
-	lossy := func(from, to int64) string {
-		return c.fi.any(from, to, func(f *history.Fault) bool { return loses(f.Kind) })
+	lossy := func(a, b *history.Operation) string {
+		return c.fi.any(min(a.Call, b.Call), max(a.Return, b.Return), func(f *history.Fault) bool { return loses(f.Kind, a, b) })
 	}
 	first := make(map[int64]*history.Operation, len(ops))
 	for _, o := range ops {
@@ -27,7 +28,7 @@ func (c *nameCheck) tokenOrder(check, what string, ops []*history.Operation, dis
 			break
 		}
 		if p, dup := first[o.Token]; dup {
-			c.finding(lossy(min(p.Call, o.Call), max(p.Return, o.Return)), check, max(p.Return, o.Return),
+			c.finding(lossy(p, o), check, max(p.Return, o.Return),
 				"%s token %d to %s and to %s", what, o.Token, c.procName(p.Proc), c.procName(o.Proc))
 			continue
 		}
@@ -46,7 +47,7 @@ func (c *nameCheck) tokenOrder(check, what string, ops []*history.Operation, dis
 		if top == nil || o.Token >= top.Token {
 			continue
 		}
-		cause := lossy(top.Call, o.Return)
+		cause := lossy(top, o)
 		c.finding(cause, check, o.Return, "%s token %d to %s after token %d to %s had returned",
 			what, o.Token, c.procName(o.Proc), top.Token, c.procName(top.Proc))
 		if cause != "" {
@@ -63,7 +64,11 @@ func (c *nameCheck) grantTokens() {
 			ops = append(ops, o)
 		}
 	}
-	c.tokenOrder(CheckGrantTokens, "granted", ops, true, c.run.Manifest.LosesLocksUnder)
+	m := c.run.Manifest
+	c.tokenOrder(CheckGrantTokens, "granted", ops, true, func(kind string, a, b *history.Operation) bool {
+		java := c.run.Procs[a.Proc].Side == "java" || c.run.Procs[b.Proc].Side == "java"
+		return m.LosesLocksUnder(kind) || java && m.LosesUnackedUnder(kind)
+	})
 }
 
 // storeTokens checks the tokens of the writes the fenced store accepted
@@ -75,5 +80,7 @@ func (c *nameCheck) storeTokens() {
 			ops = append(ops, o)
 		}
 	}
-	c.tokenOrder(CheckStoreTokens, "the store accepted", ops, false, c.run.Manifest.LosesDataUnder)
+	c.tokenOrder(CheckStoreTokens, "the store accepted", ops, false, func(kind string, _, _ *history.Operation) bool {
+		return c.run.Manifest.LosesDataUnder(kind)
+	})
 }

@@ -45,6 +45,12 @@ type Manifest struct {
 	// DefaultLosesData, [] none: registers kept on a server no fault
 	// touches lose nothing.
 	LosesData []string `json:"loses_data"`
+	// LosesUnacked lists the fault kinds that lose the writes no replica
+	// acknowledged, though relock's acquisitions and terms waited for one
+	// (WithReplicaAck); null or absent means DefaultLosesUnacked, [] none.
+	// Under them a semaphore's count, and a Redisson client's acquisitions
+	// and tokens, may be lost: measured, not violations.
+	LosesUnacked []string `json:"loses_unacked"`
 }
 
 // DefaultLosesLocks: a restart without persistence, or with appendfsync
@@ -55,6 +61,11 @@ var DefaultLosesLocks = []string{"restart-nopersist", "restart-everysec", "failo
 // DefaultLosesData: those, and a failover with WithReplicaAck, which waits
 // for replicas on acquisitions but not on a register's writes.
 var DefaultLosesData = []string{"restart-nopersist", "restart-everysec", "failover", "failover-ack"}
+
+// DefaultLosesUnacked: a failover with WithReplicaAck, which covers relock's
+// lock acquisitions and election terms only: neither relock's semaphores
+// nor Redisson (its RFencedLock's token, its semaphores) wait for replicas.
+var DefaultLosesUnacked = []string{"failover-ack"}
 
 // NameSpec describes one name of a run.
 type NameSpec struct {
@@ -140,6 +151,12 @@ func (m Manifest) LosesLocksUnder(kind string) bool {
 // LosesDataUnder reports whether a fault of kind may lose register writes.
 func (m Manifest) LosesDataUnder(kind string) bool {
 	return slices.Contains(orDefault(m.LosesData, DefaultLosesData), kind)
+}
+
+// LosesUnackedUnder reports whether a fault of kind may lose the writes
+// that no replica acknowledged: semaphores', Redisson's.
+func (m Manifest) LosesUnackedUnder(kind string) bool {
+	return slices.Contains(orDefault(m.LosesUnacked, DefaultLosesUnacked), kind)
 }
 
 func orDefault(l, d []string) []string {
