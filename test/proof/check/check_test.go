@@ -34,6 +34,13 @@ func onAck(spec history.NameSpec) history.NameSpec {
 	return spec
 }
 
+// withAck returns spec on lock service "ack", whose acquisitions wait a
+// second for a replica.
+func withAck(spec history.NameSpec) history.NameSpec {
+	spec.AckMS = 1000
+	return onAck(spec)
+}
+
 // A run without a directory gets no visualization.
 func TestNoVisualizationWithoutDirectory(t *testing.T) {
 	run := parseRun(t, fenced, `

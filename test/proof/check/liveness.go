@@ -7,7 +7,7 @@ import (
 )
 
 // liveness checks that every acquire returns (ok, fail or info: served or
-// told) within its wait and Config.Slack, or, when faults overlap that
+// told) within its wait, its wait for a replica and Config.Slack, or, when faults overlap that
 // span, within one lease and Config.Slack after the last of them healed.
 // An acquire without a completion is judged only if its process was not
 // killed before that bound and the run lasted past it.
@@ -21,7 +21,7 @@ func (c *nameCheck) liveness() {
 		if o.Kind != history.OpAcquire {
 			continue
 		}
-		bound := o.Call + int64(wait) + slack
+		bound := o.Call + int64(wait+c.spec.Ack()) + slack
 		for grown := true; grown; {
 			grown = false
 			c.fi.each(o.Call, bound, func(f *history.Fault) bool {

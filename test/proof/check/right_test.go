@@ -121,6 +121,12 @@ func TestCheckPassesRightHistories(t *testing.T) {
 			end=10000`,
 			nil},
 
+		{"a waiter told within its wait and its wait for a replica", withAck(plain), `
+			go-1 acquire 0 1 ok
+			go-2 acquire 2 3900 fail
+			go-1 release 6000 6001 ok`,
+			nil},
+
 		// What cannot hold: measured.
 		{"a restart without persistence of the name's lock service takes its tokens back", onSingle(fenced), `
 			go-1 acquire 0 1 ok token=2

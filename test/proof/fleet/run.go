@@ -232,6 +232,9 @@ func (f *fleet) manifest(res *Result) history.Manifest {
 	for _, n := range f.names() {
 		spec := history.NameSpec{Workload: n.workload, LeaseMS: f.cfg.Lease.Milliseconds(),
 			WaitMS: f.cfg.Wait.Milliseconds(), Redis: n.namespace}
+		if n.namespace == "ack" {
+			spec.AckMS = f.cfg.AckTimeout.Milliseconds()
+		}
 		switch n.workload {
 		case store.Semaphore:
 			spec.Permits = f.cfg.Permits

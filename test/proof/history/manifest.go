@@ -83,6 +83,10 @@ type NameSpec struct {
 	// wait, the ctx's deadline); 0: it does not wait; -1: unbounded, and
 	// liveness is not checked on this name.
 	WaitMS int64 `json:"wait_ms"`
+	// AckMS is how long an acquisition waits for a replica after it
+	// succeeded, at most (WithReplicaAck, Redisson's slavesSyncTimeout);
+	// its wait may run over by that much.
+	AckMS int64 `json:"ack_ms,omitempty"`
 	// FairBound is how many later arrivals may overtake a fair waiter (the
 	// fair lock's documented bound is 0).
 	FairBound int `json:"fair_bound,omitempty"`
@@ -100,6 +104,9 @@ func (s NameSpec) Lease() time.Duration { return time.Duration(s.LeaseMS) * time
 func (s NameSpec) Wait() (time.Duration, bool) {
 	return time.Duration(s.WaitMS) * time.Millisecond, s.WaitMS >= 0
 }
+
+// Ack returns how long an acquisition waits for a replica, at most.
+func (s NameSpec) Ack() time.Duration { return time.Duration(s.AckMS) * time.Millisecond }
 
 // Expires reports whether a hold ends LeaseMS after its grant whatever its
 // holder does (a fixed lease, a permit's lease).
@@ -124,6 +131,8 @@ func (m Manifest) Validate() error {
 			return fmt.Errorf("history: name %q: a %s needs permits > 0, not %d", name, s.Workload, s.Permits)
 		case s.LeaseMS <= 0:
 			return fmt.Errorf("history: name %q: lease_ms must be positive, not %d", name, s.LeaseMS)
+		case s.AckMS < 0:
+			return fmt.Errorf("history: name %q: ack_ms must not be negative, not %d", name, s.AckMS)
 		case s.WaitMS < -1:
 			return fmt.Errorf("history: name %q: wait_ms must be -1 (unbounded) or more, not %d", name, s.WaitMS)
 		case s.FairBound < 0:
