@@ -85,11 +85,16 @@
 // last waiter's deadline (with nobody queued: now plus the lock's PTTL)
 // plus the wait timeout, so deadlines grow in queue order; every grant
 // takes one wait timeout off all of them, and a waiter giving up takes one
-// off those behind it. Every script first evicts waiters from the head
-// whose deadline has passed (Redisson's rule). A live relock waiter at the
-// head refreshes its deadline on each attempt when it is less than a wait
-// timeout away, and moves every deadline behind it by as much, so the order
-// holds: no deadline evicts it however long it waits. Should a live waiter
+// off those behind it. Such deadlines never move with time: through a
+// long hold, or a long run of grants, a live waiter's would pass. So while
+// the lock is held (or granted and not yet claimed), relock's scripts keep
+// the head's deadline at least a wait timeout away, moving every deadline
+// behind it by as much, and evict nobody: a Redisson waiter is not purged
+// while it waits for a live holder. Once the lock is free, a script first
+// evicts waiters from the head whose deadline has passed (Redisson's
+// rule). A live relock waiter at the head also refreshes its deadline on
+// each attempt, so no deadline evicts it however long it waits. Should a
+// live waiter
 // find itself evicted anyway (a pause longer than the wait timeout, or a
 // turn that came while its pub/sub connection was down), it was the head,
 // and it goes back to the head.

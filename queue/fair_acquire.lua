@@ -60,7 +60,12 @@ if mode == 'claim' then
   return {0, redis.call('pttl', lock), -1}
 end
 
-local _, head = evict_stale(queue, timeouts, now, waiters)
+local pttl = redis.call('pttl', lock)
+local held
+if pttl ~= -2 then
+  held = wait
+end
+local _, head = evict_stale(queue, timeouts, now, waiters, held)
 if mode == 'stay' and not redis.call('lpos', queue, owner) and redis.call('hget', waiters, owner) ~= 'granted'
     and redis.call('hexists', lock, owner) == 0 then
   -- (An owner that holds the lock, taken by another of its goroutines,
@@ -76,7 +81,6 @@ if mode == 'stay' and not redis.call('lpos', queue, owner) and redis.call('hget'
   head = owner
 end
 
-local pttl = redis.call('pttl', lock)
 if pttl == -2 then
   if not head or head == owner then
     if head then

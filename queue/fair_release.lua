@@ -16,7 +16,9 @@
 -- ARGV[7]  this request's number among the owner's release requests
 -- ARGV[8]  the owner's hold count, as it knows it
 --
--- Stale waiters are evicted from the head first. Returns nil when the owner
+-- Stale waiters are evicted from the head first, or while the lock is
+-- held the head's deadline kept fresh (evict_stale). Returns nil when the
+-- owner
 -- does not hold the lock (when the lock is gone altogether, the turn passes
 -- to the head all the same, as Redisson does: an expired lock announces
 -- nothing); 0 when holds remain (lease re-armed); 1 when this was the last
@@ -26,7 +28,11 @@
 -- that leaves holds the hold count, records the request (release_once), so
 -- a retry of it gets the same answer and releases nothing twice.
 local wait = tonumber(ARGV[6])
-local _, head = evict_stale(KEYS[2], KEYS[3], now_ms(), KEYS[5])
+local held
+if redis.call('exists', KEYS[1]) == 1 then
+  held = wait
+end
+local _, head = evict_stale(KEYS[2], KEYS[3], now_ms(), KEYS[5], held)
 local outcome, now = release_once(KEYS[1], ARGV[3], ARGV[8], ARGV[2], KEYS[6], ARGV[7], ARGV[5], 1)
 if outcome == nil then
   if redis.call('exists', KEYS[1]) == 0 then
