@@ -232,7 +232,10 @@ func (f *fleet) manifest(res *Result) history.Manifest {
 	for _, n := range f.names() {
 		spec := history.NameSpec{Workload: n.workload, LeaseMS: f.cfg.Lease.Milliseconds(),
 			WaitMS: f.cfg.Wait.Milliseconds(), Redis: n.namespace}
-		if n.namespace == "ack" {
+		if n.namespace != "single" {
+			// Redisson waits for the replicas it knows of after every lock
+			// script on Sentinel (slavesSyncTimeout), whether or not it
+			// checks the outcome; relock with WithReplicaAck (ack).
 			spec.AckMS = f.cfg.AckTimeout.Milliseconds()
 		}
 		switch n.workload {

@@ -84,8 +84,8 @@ type NameSpec struct {
 	// liveness is not checked on this name.
 	WaitMS int64 `json:"wait_ms"`
 	// AckMS is how long an acquisition waits for a replica after it
-	// succeeded, at most (WithReplicaAck, Redisson's slavesSyncTimeout);
-	// its wait may run over by that much.
+	// succeeded, at most (WithReplicaAck; Redisson's slavesSyncTimeout, on
+	// every Sentinel deployment): its wait may run over by that much.
 	AckMS int64 `json:"ack_ms,omitempty"`
 	// FairBound is how many later arrivals may overtake a fair waiter (the
 	// fair lock's documented bound is 0).
