@@ -197,6 +197,15 @@ func (c *nameCheck) attribute(from, to int64, fn func(*Cell)) {
 	}
 }
 
+// lostBy returns the kind of the first fault for which loses holds whose
+// span (the fault, then one lease and Config.Slack) overlaps [from, to], or
+// "": what a fault loses, it loses also for a while after it healed
+// (clients write to a former master until they learn of the failover, the
+// restarted server replays what it kept).
+func (c *nameCheck) lostBy(from, to int64, loses func(*history.Fault) bool) string {
+	return c.fi.any(from-int64(c.spec.Lease()+c.cfg.Slack), to, loses)
+}
+
 func (c *nameCheck) procName(p int32) string { return c.run.Procs[p].Name }
 
 // clock formats t as an offset from the run's start.

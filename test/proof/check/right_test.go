@@ -135,6 +135,13 @@ func TestCheckPassesRightHistories(t *testing.T) {
 			go-2 acquire 6 7 ok token=1
 			go-2 release 8 9 ok`,
 			[]string{"measured grant-tokens"}},
+		{"what a restart loses shows just after it healed", onSingle(fenced), `
+			nemesis restart-everysec 0 1 target=single
+			java-1 acquire 500 501 ok token=9
+			java-1 release 502 503 ok
+			go-1 acquire 600 601 ok token=7
+			go-1 release 602 603 ok`,
+			[]string{"measured grant-tokens"}},
 		{"a failover with replica acknowledgement loses a Redisson holder's token", onAck(fenced), `
 			java-1 acquire 0 1 ok token=2
 			nemesis failover-ack 2 4 target=ack

@@ -59,7 +59,7 @@ func lockKind(w string) bool { return w != history.Semaphore && w != history.PES
 //   - a fixed lease (or a permit's lease) run out;
 //   - a fault that may lose acquisitions (Manifest.LosesLocks), or the
 //     unacknowledged ones of a semaphore or a Redisson holder
-//     (Manifest.LosesUnacked);
+//     (Manifest.LosesUnacked), or did so shortly before (lostBy);
 //   - for a lease lock: a pause of its process; or, for a Redisson
 //     holder (which is told nothing when its lease is lost), any fault
 //     that hits its process.
@@ -72,12 +72,14 @@ func (c *nameCheck) mayHaveLost(s *section, to int64) string {
 		return "lease run out"
 	}
 	proc := c.run.Procs[s.proc]
+	m := c.run.Manifest
+	if cause := c.lostBy(s.call, to, func(f *history.Fault) bool {
+		return m.LosesLocksUnder(f.Kind) || m.LosesUnackedUnder(f.Kind) && (proc.Side == "java" || !lockKind(c.spec.Workload))
+	}); cause != "" {
+		return cause
+	}
 	return c.fi.any(s.call, to, func(f *history.Fault) bool {
 		switch {
-		case c.run.Manifest.LosesLocksUnder(f.Kind):
-			return true
-		case c.run.Manifest.LosesUnackedUnder(f.Kind) && (proc.Side == "java" || !lockKind(c.spec.Workload)):
-			return true
 		case !lockKind(c.spec.Workload):
 			return false
 		case f.Kind == "pause" && f.Target == proc.Name:

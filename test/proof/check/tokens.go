@@ -20,7 +20,7 @@ func (c *nameCheck) tokenOrder(check, what string, ops []*history.Operation, dis
 		return
 	}
 	lossy := func(a, b *history.Operation) string {
-		return c.fi.any(min(a.Call, b.Call), max(a.Return, b.Return), func(f *history.Fault) bool { return loses(f.Kind, a, b) })
+		return c.lostBy(min(a.Call, b.Call), max(a.Return, b.Return), func(f *history.Fault) bool { return loses(f.Kind, a, b) })
 	}
 	first := make(map[int64]*history.Operation, len(ops))
 	for _, o := range ops {
