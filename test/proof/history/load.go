@@ -162,7 +162,9 @@ func loadFile(path string) (*fileLoad, error) {
 		if i, ok := faults[k]; ok {
 			delete(faults, k)
 			done.add(k.proc, k.id)
-			fl.faults[i].End, fl.faults[i].Healed = e.T, true
+			// A fault whose healing was not confirmed (info) may go on
+			// having effects: see Run's loading, below.
+			fl.faults[i].End, fl.faults[i].Healed = e.T, e.Type != Info
 			return nil
 		}
 		i, ok := open[k]
@@ -247,17 +249,30 @@ func merge(dir string, m Manifest, files []*fileLoad) (*Run, error) {
 	if !m.Ended.IsZero() {
 		r.End = m.Ended.UnixNano()
 	}
-	for i := range r.Faults {
-		if !r.Faults[i].Healed {
-			r.Faults[i].End = max(r.End, r.Faults[i].Start)
-		}
-	}
 	slices.SortFunc(r.Ops, func(a, b Operation) int {
 		return cmp.Or(cmp.Compare(a.Call, b.Call), cmp.Compare(a.Proc, b.Proc), cmp.Compare(a.ID, b.ID))
 	})
 	slices.SortFunc(r.Faults, func(a, b Fault) int {
 		return cmp.Or(cmp.Compare(a.Start, b.Start), strings.Compare(a.Kind, b.Kind), strings.Compare(a.Target, b.Target))
 	})
+	// A fault not known to have healed (never completed, or completed
+	// with info: a failover the Sentinels had not finished when the
+	// nemesis stopped waiting) lasts until the next fault on its target
+	// begins, or the run ends.
+	for i := range r.Faults {
+		f := &r.Faults[i]
+		if f.Healed {
+			continue
+		}
+		end := r.End
+		for _, next := range r.Faults[i+1:] {
+			if next.Target == f.Target && next.Start >= f.End {
+				end = next.Start
+				break
+			}
+		}
+		f.End = max(end, f.End, f.Start)
+	}
 	return r, nil
 }
 

@@ -221,3 +221,41 @@ func TestManifestValidation(t *testing.T) {
 		t.Errorf("read back, loses_data %v and loses_locks %v: want none and the default", back.LosesData, back.LosesLocks)
 	}
 }
+
+// A failover the nemesis could not confirm (info) is not known to have
+// healed: it lasts until the next fault on its target begins.
+func TestUnconfirmedFaultLastsUntilTheNextOnItsTarget(t *testing.T) {
+	dir := writeRun(t, spec(), nil)
+	nem, err := Create(filepath.Join(dir, "nemesis.jsonl"), "nemesis", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	first, err := nem.Invoke(Event{Op: "fault", Fault: "failover", Target: "noack"})
+	must(err)
+	must(first.Done(Info, Event{Error: "new master: context deadline exceeded"}))
+	other, err := nem.Invoke(Event{Op: "fault", Fault: "reset", Target: "go-1"})
+	must(err)
+	must(other.Done(OK, Event{}))
+	next, err := nem.Invoke(Event{Op: "fault", Fault: "failover", Target: "noack"})
+	must(err)
+	must(next.Done(OK, Event{}))
+	must(nem.Close())
+	r, err := Load(dir)
+	must(err)
+	if len(r.Faults) != 3 {
+		t.Fatalf("Faults = %+v, want three", r.Faults)
+	}
+	f, n := r.Faults[0], r.Faults[2]
+	if f.Healed || f.End != n.Start {
+		t.Errorf("unconfirmed failover = %+v, want not healed, lasting until the next failover's start %d", f, n.Start)
+	}
+	if !n.Healed {
+		t.Errorf("confirmed failover = %+v, want healed", n)
+	}
+}
