@@ -41,7 +41,8 @@
 //     within a lease and Config.Slack after one, is not judged: a fault
 //     can evict a live waiter, which then queues again.
 //   - liveness (every name with a bounded wait): every acquire returns,
-//     served or told, within its wait and Config.Slack, or within one
+//     served or told, within its wait, its wait for a replica
+//     (NameSpec.AckMS) and Config.Slack, or within one
 //     lease and Config.Slack after the last fault overlapping that span
 //     healed.
 //
@@ -53,8 +54,13 @@
 //     fault (Redisson tells a holder nothing when its lease is lost), a
 //     fixed lease or a permit's lease run out, a fault that may lose
 //     acknowledged writes (Manifest.LosesLocks, Manifest.LosesData: a
-//     restart without persistence, a failover without WithReplicaAck).
-//     A relock lock holder that was not paused is told (Lost) no later
+//     restart without persistence, a failover without WithReplicaAck),
+//     during it or for a lease and Config.Slack after it healed, or the
+//     writes no replica acknowledged (Manifest.LosesUnacked: a failover
+//     with WithReplicaAck loses a semaphore's count and a Redisson
+//     client's acquisitions and tokens); an overrun semaphore after a
+//     Redisson release that outlasted Config.RedissonTimeout (Redisson
+//     sends it again: applied twice). A relock lock holder that was not paused is told (Lost) no later
 //     than Redis expires its lock, and its section ends there, so nothing
 //     else explains an overlap: the plain lock's unexplained overlaps are
 //     violations like any other lock's.

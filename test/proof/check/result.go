@@ -169,6 +169,11 @@ type Config struct {
 	FairMargin time.Duration
 	// Slack is liveness's "+ 1 s" (default 1 s).
 	Slack time.Duration
+	// RedissonTimeout is the Java workers' Redisson response timeout
+	// (default 1 s): Redisson sends a command again when no reply came
+	// within it, so a semaphore's release that took longer, or failed
+	// without an answer, may have been applied twice.
+	RedissonTimeout time.Duration
 	// VisualDir is where porcupine's visualizations are written (default:
 	// the run's directory; none if the run has none); MaxVisualizations
 	// how many (default 3).
@@ -180,7 +185,7 @@ type Config struct {
 }
 
 func (c Config) validate() error {
-	for name, d := range map[string]time.Duration{"ChunkTimeout": c.ChunkTimeout, "Horizon": c.Horizon, "FairMargin": c.FairMargin, "Slack": c.Slack} {
+	for name, d := range map[string]time.Duration{"ChunkTimeout": c.ChunkTimeout, "Horizon": c.Horizon, "FairMargin": c.FairMargin, "Slack": c.Slack, "RedissonTimeout": c.RedissonTimeout} {
 		if d < 0 {
 			return fmt.Errorf("check: Config.%s is negative (%v)", name, d)
 		}
@@ -206,6 +211,7 @@ func (c Config) withDefaults() Config {
 	def(&c.Horizon, 5*time.Second)
 	def(&c.FairMargin, 250*time.Millisecond)
 	def(&c.Slack, time.Second)
+	def(&c.RedissonTimeout, time.Second)
 	if c.ChunkOps <= 0 {
 		c.ChunkOps = 1000
 	}

@@ -142,6 +142,18 @@ func TestCheckPassesRightHistories(t *testing.T) {
 			go-1 acquire 600 601 ok token=7
 			go-1 release 602 603 ok`,
 			[]string{"measured grant-tokens"}},
+		{"semaphore: a Redisson release past its response timeout, resent and applied twice", sem1, `
+			java-1 acquire 0 1 ok
+			java-1 release 2 1500 ok
+			go-1 acquire 1600 1601 ok
+			go-1 enter 1602 1603 ok count=1
+			go-2 acquire 1604 1605 ok
+			go-2 enter 1606 1607 ok count=2
+			go-1 leave 1608 1609 ok
+			go-1 release 1610 1611 ok
+			go-2 leave 1612 1613 ok
+			go-2 release 1614 1615 ok`,
+			[]string{"measured permits"}},
 		{"a failover with replica acknowledgement loses a Redisson holder's token", onAck(fenced), `
 			java-1 acquire 0 1 ok token=2
 			nemesis failover-ack 2 4 target=ack

@@ -143,14 +143,37 @@ func (c *nameCheck) permits(secs []section) {
 		active = append(kept, s)
 		c.res.MaxInside = max(c.res.MaxInside, int(inside))
 		if inside > n {
-			c.finding(c.explainInside(secs, longest, s.start, s.start), CheckPermits, s.start, "%d permits held at once, of %d, once %s was granted", inside, n, c.procName(s.proc))
+			c.finding(c.explainOverrun(secs, longest, s.start, s.start), CheckPermits, s.start, "%d permits held at once, of %d, once %s was granted", inside, n, c.procName(s.proc))
 		}
 	}
 	for i := range secs {
 		if s := &secs[i]; s.count > n {
-			c.finding(c.explainInside(secs, longest, s.start, s.counted), CheckPermits, s.counted, "%s counted %d inside when it marked in, of %d", c.procName(s.proc), s.count, n)
+			c.finding(c.explainOverrun(secs, longest, s.start, s.counted), CheckPermits, s.counted, "%s counted %d inside when it marked in, of %d", c.procName(s.proc), s.count, n)
 		}
 	}
+}
+
+// explainOverrun returns what may explain more than N holders inside
+// during [from, to]: a holder inside that may have lost its permit
+// unknowingly (explainInside), or a Redisson release of the object before
+// to that Redisson may have sent twice (a count of one permit too many
+// stays so), or "".
+func (c *nameCheck) explainOverrun(secs []section, longest, from, to int64) string {
+	if cause := c.explainInside(secs, longest, from, to); cause != "" {
+		return cause
+	}
+	for _, o := range c.ops {
+		if o.Call >= to {
+			break
+		}
+		if o.Kind != history.OpRelease || c.run.Procs[o.Proc].Side != "java" {
+			continue
+		}
+		if o.Outcome == history.OutcomeInfo || o.Outcome == history.OutcomeNone || o.Return-o.Call > int64(c.cfg.RedissonTimeout) {
+			return "a Redisson release resent"
+		}
+	}
+	return ""
 }
 
 // explainInside returns what may have ended the hold of a holder inside

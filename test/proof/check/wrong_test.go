@@ -59,6 +59,18 @@ func TestCheckCatchesWrongHistories(t *testing.T) {
 			go-2 leave 11 12 ok
 			go-2 release 13 14 ok`,
 			[]string{"VIOLATION permits"}},
+		{"semaphore: a relock release is never applied twice, however long it took", sem1, `
+			go-3 acquire 0 1 ok
+			go-3 release 2 1500 ok
+			go-1 acquire 1600 1601 ok
+			go-1 enter 1602 1603 ok count=1
+			go-2 acquire 1604 1605 ok
+			go-2 enter 1606 1607 ok count=2
+			go-1 leave 1608 1609 ok
+			go-1 release 1610 1611 ok
+			go-2 leave 1612 1613 ok
+			go-2 release 1614 1615 ok`,
+			[]string{"VIOLATION permits"}},
 		{"semaphore: a count above N alone", sem2, `
 			go-1 acquire 0 1 ok
 			go-1 enter 2 3 ok count=3
