@@ -12,15 +12,20 @@ import (
 // only grows, this is what linearizability means (order the operations by
 // token: a linearization exactly when no operation returned before
 // another was invoked with a higher token), so no model search is needed.
-// A regression across a fault that may lose the writes of a or b (loses)
-// is measured once, and the order is checked afresh from the token after
-// it.
-func (c *nameCheck) tokenOrder(check, what string, ops []*history.Operation, distinct bool, loses func(kind string, a, b *history.Operation) bool) {
+// A regression across a fault that explains it for a and b (cause: why,
+// or "") is measured once, and the order is checked afresh from the token
+// after it.
+func (c *nameCheck) tokenOrder(check, what string, ops []*history.Operation, distinct bool, cause func(kind string, a, b *history.Operation) string) {
 	if len(ops) == 0 {
 		return
 	}
 	lossy := func(a, b *history.Operation) string {
-		return c.lostBy(min(a.Call, b.Call), max(a.Return, b.Return), func(f *history.Fault) bool { return loses(f.Kind, a, b) })
+		var why string
+		c.lostBy(min(a.Call, b.Call), max(a.Return, b.Return), func(f *history.Fault) bool {
+			why = cause(f.Kind, a, b)
+			return why != ""
+		})
+		return why
 	}
 	first := make(map[int64]*history.Operation, len(ops))
 	for _, o := range ops {
@@ -65,11 +70,26 @@ func (c *nameCheck) grantTokens() {
 		}
 	}
 	m := c.run.Manifest
-	c.tokenOrder(CheckGrantTokens, "granted", ops, true, func(kind string, a, b *history.Operation) bool {
+	c.tokenOrder(CheckGrantTokens, "granted", ops, true, func(kind string, a, b *history.Operation) string {
 		java := c.run.Procs[a.Proc].Side == "java" || c.run.Procs[b.Proc].Side == "java"
-		return m.LosesLocksUnder(kind) || java && m.LosesUnackedUnder(kind)
+		switch {
+		case m.LosesLocksUnder(kind), java && m.LosesUnackedUnder(kind):
+			return kind
+		case m.LosesUnackedUnder(kind):
+			return OpenTokenRepeat
+		}
+		return ""
 	})
 }
+
+// OpenTokenRepeat is the cause of the findings of a known, open bug,
+// counted apart from the violations until it is fixed
+// (docs/guarantees.md, "Open"): in a failover with WithReplicaAck, a relock
+// acquisition that finds its owner's field left on the new master (a hold
+// whose release the failover lost, or an attempt whose reply it lost) is
+// taken for the retry of a lost reply, and returns the token counter as it
+// is: a token handed out before, lower than one another owner got since.
+const OpenTokenRepeat = "open: a relock token repeated across a failover with acknowledgement"
 
 // storeTokens checks the tokens of the writes the fenced store accepted
 // (one holder may write twice with its token).
@@ -80,7 +100,10 @@ func (c *nameCheck) storeTokens() {
 			ops = append(ops, o)
 		}
 	}
-	c.tokenOrder(CheckStoreTokens, "the store accepted", ops, false, func(kind string, _, _ *history.Operation) bool {
-		return c.run.Manifest.LosesDataUnder(kind)
+	c.tokenOrder(CheckStoreTokens, "the store accepted", ops, false, func(kind string, _, _ *history.Operation) string {
+		if c.run.Manifest.LosesDataUnder(kind) {
+			return kind
+		}
+		return ""
 	})
 }
