@@ -129,6 +129,14 @@ var mutations = []mutation{
 		Timeout: 2 * time.Minute,
 	},
 	{
+		Name:    "fenced-leftover-repeats-token",
+		What:    "a fenced acquisition that finds its owner's field left by a release a failover lost takes it for a retry and repeats the owner's last token",
+		Edits:   []edit{{File: "scripts/acquire_fenced.lua", Old: "if holds == 1 and token <= tonumber(ARGV[4]) then", New: "if false then"}},
+		Pkgs:    []string{"./scripts/", "./rlock/"},
+		Run:     "^(TestFencedTokensGrowAndRetriesKeepThem|TestFencedMutexTokenIsNewOverItsOwnLeftoverField)$",
+		Timeout: 2 * time.Minute,
+	},
+	{
 		Name:    "read-release-publishes-nothing",
 		What:    "a reader's last release of a read-write lock publishes no message",
 		Edits:   []edit{{File: "scripts/rw_read_release.lua", Old: "if gone then\n  redis.call(ARGV[3], KEYS[2], ARGV[1])\nend", New: "if false then\n  redis.call(ARGV[3], KEYS[2], ARGV[1])\nend"}},
