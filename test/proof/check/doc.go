@@ -37,7 +37,8 @@
 //   - fair-order (fair): no waiter is granted after more than FairBound
 //     waiters invoked more than Config.FairMargin after it (the history
 //     shows when a waiter was invoked, not when it queued: the margin
-//     covers the difference). A waiter that waited during a fault, or
+//     covers the difference; a retry after an attempt that timed out
+//     arrived with it: it keeps its place). A waiter that waited during a fault, or
 //     within a lease and Config.Slack after one, is not judged: a fault
 //     can evict a live waiter, which then queues again.
 //   - liveness (every name with a bounded wait): every acquire returns,

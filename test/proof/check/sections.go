@@ -8,7 +8,8 @@ import (
 )
 
 // section is one hold: from its acquire's ok to its release's invoke, its
-// lost, or its process's last line, whichever came first.
+// lost, or its process's last line, whichever came first; a holder marked
+// in when it learns of the loss is inside until it leaves.
 type section struct {
 	proc         int32
 	mode         history.Mode
@@ -22,12 +23,14 @@ type section struct {
 // sections returns the name's holds, by start.
 func (c *nameCheck) sections() []section {
 	var out []section
-	open := map[int32]int{} // process → its open section in out
+	open := map[int32]int{}   // process → its open section in out
+	marked := map[int32]int{} // process → 1: marked in, 2: and lost since
 	closeAt := func(p int32, t int64) {
 		if i, ok := open[p]; ok {
 			out[i].end = min(out[i].end, t)
 			delete(open, p)
 		}
+		delete(marked, p)
 	}
 	for _, o := range c.ops {
 		switch o.Kind {
@@ -38,12 +41,26 @@ func (c *nameCheck) sections() []section {
 				out = append(out, section{proc: o.Proc, mode: o.Mode, permits: max(o.Value, 1), call: o.Call,
 					start: o.Return, end: c.procLast[o.Proc], token: o.Token})
 			}
-		case history.OpRelease, history.OpLost:
+		case history.OpLost:
+			if marked[o.Proc] == 0 {
+				closeAt(o.Proc, o.Call)
+			} else {
+				marked[o.Proc] = 2
+			}
+		case history.OpRelease:
 			closeAt(o.Proc, o.Call)
 		case history.OpEnter:
-			if i, ok := open[o.Proc]; ok && o.Outcome == history.OutcomeOK {
-				out[i].count, out[i].counted = o.Count, o.Return
+			if i, ok := open[o.Proc]; ok && o.Outcome != history.OutcomeFail {
+				marked[o.Proc] = 1
+				if o.Outcome == history.OutcomeOK {
+					out[i].count, out[i].counted = o.Count, o.Return
+				}
 			}
+		case history.OpLeave:
+			if marked[o.Proc] == 2 {
+				closeAt(o.Proc, o.Return) // lost while marked in: inside until it left
+			}
+			delete(marked, o.Proc)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].start < out[j].start })

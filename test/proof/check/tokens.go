@@ -72,24 +72,12 @@ func (c *nameCheck) grantTokens() {
 	m := c.run.Manifest
 	c.tokenOrder(CheckGrantTokens, "granted", ops, true, func(kind string, a, b *history.Operation) string {
 		java := c.run.Procs[a.Proc].Side == "java" || c.run.Procs[b.Proc].Side == "java"
-		switch {
-		case m.LosesLocksUnder(kind), java && m.LosesUnackedUnder(kind):
+		if m.LosesLocksUnder(kind) || java && m.LosesUnackedUnder(kind) {
 			return kind
-		case m.LosesUnackedUnder(kind):
-			return OpenTokenRepeat
 		}
 		return ""
 	})
 }
-
-// OpenTokenRepeat is the cause of the findings of a known, open bug,
-// counted apart from the violations until it is fixed
-// (docs/guarantees.md, "Open"): in a failover with WithReplicaAck, a relock
-// acquisition that finds its owner's field left on the new master (a hold
-// whose release the failover lost, or an attempt whose reply it lost) is
-// taken for the retry of a lost reply, and returns the token counter as it
-// is: a token handed out before, lower than one another owner got since.
-const OpenTokenRepeat = "open: a relock token repeated across a failover with acknowledgement"
 
 // storeTokens checks the tokens of the writes the fenced store accepted
 // (one holder may write twice with its token).

@@ -24,6 +24,13 @@ func TestCheckCatchesWrongHistories(t *testing.T) {
 			go-3 acquire 8 9 ok token=1
 			go-3 release 10 11 ok`,
 			[]string{"VIOLATION grant-tokens"}},
+		{"fenced: a failover with replica acknowledgement repeats a relock token", onAck(fenced), `
+			go-1 acquire 0 1 ok token=2
+			nemesis failover-ack 2 4 target=ack
+			go-1 release 5 6 fail
+			go-2 acquire 7 8 ok token=2
+			go-2 release 9 10 ok`,
+			[]string{"VIOLATION grant-tokens"}},
 		{"fenced: the store accepted a write with a lower token", fenced, `
 			go-1 acquire 0 1 ok token=1
 			go-1 release 2 3 ok
@@ -111,6 +118,15 @@ func TestCheckCatchesWrongHistories(t *testing.T) {
 			go-1 release 350 351 ok
 			go-3 release 450 451 ok
 			go-2 release 600 601 ok`,
+			[]string{"VIOLATION fair-order"}},
+		{"fair: a retry keeps its place, not one it never had", fair, `
+			go-1 acquire 0 1 ok
+			go-2 acquire 5 1300 ok
+			java-1 acquire 400 1010 info
+			java-1 acquire 1020 1200 ok
+			go-1 release 1100 1101 ok
+			java-1 release 1250 1251 ok
+			go-2 release 1350 1351 ok`,
 			[]string{"VIOLATION fair-order"}},
 		{"a waiter never served after the fault healed", plain, `
 			nemesis partition 0 100
