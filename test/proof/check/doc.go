@@ -49,6 +49,8 @@
 //
 // # What is measured (Measured: counted and reported, never a failure)
 //
+//   - a Redisson acquisition late by no more than Config.RedissonResend:
+//     Redisson's resends of a command without a reply (its retry policy).
 //   - overlapping sections, overrun semaphores, token regressions and
 //     illegal register chunks that a fault or lease explains: a lock
 //     holder paused past its lease (pause), a Redisson holder under any

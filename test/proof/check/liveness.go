@@ -10,7 +10,8 @@ import (
 // told) within its wait, its wait for a replica and Config.Slack, or, when faults overlap that
 // span, within one lease and Config.Slack after the last of them healed.
 // An acquire without a completion is judged only if its process was not
-// killed before that bound and the run lasted past it.
+// killed before that bound and the run lasted past it. A Redisson acquire
+// late by at most Config.RedissonResend is measured (CauseRedissonResend).
 func (c *nameCheck) liveness() {
 	wait, bounded := c.spec.Wait()
 	if !bounded {
@@ -35,7 +36,11 @@ func (c *nameCheck) liveness() {
 			c.res.Waiters++
 			c.res.LongestWait = max(c.res.LongestWait, time.Duration(o.Return-o.Call))
 			if o.Return > bound {
-				c.finding("", CheckLiveness, o.Return, "%s's acquire, invoked at %s, returned after %s, past its bound of %s",
+				var cause string
+				if c.run.Procs[o.Proc].Side == "java" && o.Return <= bound+int64(c.cfg.RedissonResend) {
+					cause = CauseRedissonResend
+				}
+				c.finding(cause, CheckLiveness, o.Return, "%s's acquire, invoked at %s, returned after %s, past its bound of %s",
 					c.procName(o.Proc), c.clock(o.Call), dur(o.Return-o.Call), dur(bound-o.Call))
 			}
 			continue
@@ -48,3 +53,9 @@ func (c *nameCheck) liveness() {
 			c.procName(o.Proc), c.clock(o.Call), dur(bound-o.Call))
 	}
 }
+
+// CauseRedissonResend explains a Redisson acquisition that returned after
+// its bound by no more than Config.RedissonResend: Redisson resends a
+// command that got no reply within its response timeout, so its tryLock
+// can return that much after its wait.
+const CauseRedissonResend = "Redisson's resends"

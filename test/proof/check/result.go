@@ -174,6 +174,12 @@ type Config struct {
 	// within it, so a semaphore's release that took longer, or failed
 	// without an answer, may have been applied twice.
 	RedissonTimeout time.Duration
+	// RedissonResend is how much longer than its wait a Redisson
+	// acquisition may take by resending its last command (default 2.2 s:
+	// the workers' two retries, each after a response timeout and a 100 ms
+	// delay). A Java acquire late by no more is measured, not a violation:
+	// Redisson's own retry policy, which relock cannot bound.
+	RedissonResend time.Duration
 	// VisualDir is where porcupine's visualizations are written (default:
 	// the run's directory; none if the run has none); MaxVisualizations
 	// how many (default 3).
@@ -185,7 +191,7 @@ type Config struct {
 }
 
 func (c Config) validate() error {
-	for name, d := range map[string]time.Duration{"ChunkTimeout": c.ChunkTimeout, "Horizon": c.Horizon, "FairMargin": c.FairMargin, "Slack": c.Slack, "RedissonTimeout": c.RedissonTimeout} {
+	for name, d := range map[string]time.Duration{"ChunkTimeout": c.ChunkTimeout, "Horizon": c.Horizon, "FairMargin": c.FairMargin, "Slack": c.Slack, "RedissonTimeout": c.RedissonTimeout, "RedissonResend": c.RedissonResend} {
 		if d < 0 {
 			return fmt.Errorf("check: Config.%s is negative (%v)", name, d)
 		}
@@ -212,6 +218,7 @@ func (c Config) withDefaults() Config {
 	def(&c.FairMargin, 250*time.Millisecond)
 	def(&c.Slack, time.Second)
 	def(&c.RedissonTimeout, time.Second)
+	def(&c.RedissonResend, 2*(c.RedissonTimeout+100*time.Millisecond))
 	if c.ChunkOps <= 0 {
 		c.ChunkOps = 1000
 	}

@@ -78,6 +78,11 @@ func TestCheckPassesRightHistories(t *testing.T) {
 			go-1 leave 410 411 ok
 			go-1 release 412 413 fail`,
 			[]string{"measured permits"}},
+		{"a Redisson waiter told past its wait by no more than Redisson's resends", plain, `
+			go-1 acquire 0 1 ok
+			java-1 acquire 2 4000 fail
+			go-1 release 6000 6001 ok`,
+			[]string{"measured liveness"}},
 		{"fair: a waiter overtaken just after a fault is not judged", fair, `
 			nemesis reset 0 5
 			go-1 acquire 6 7 ok

@@ -147,6 +147,11 @@ func TestCheckCatchesWrongHistories(t *testing.T) {
 			go-2 acquire 2 5000 fail
 			go-1 release 6000 6001 ok`,
 			[]string{"VIOLATION liveness"}},
+		{"a Redisson waiter told past its wait and Redisson's resends", plain, `
+			go-1 acquire 0 1 ok
+			java-1 acquire 2 5500 fail
+			go-1 release 6000 6001 ok`,
+			[]string{"VIOLATION liveness"}},
 		{"a waiter told past its wait and its wait for a replica", withAck(plain), `
 			go-1 acquire 0 1 ok
 			go-2 acquire 2 4500 fail
