@@ -91,8 +91,28 @@ func (c *nameCheck) lostUpdates(ops []regOp, settled []regState) {
 		cause = "no fencing"
 	case cause == "" && c.spec.Workload == history.RW && c.res.ByCheck[CheckExclusion] != nil && c.res.ByCheck[CheckExclusion].Measured > 0:
 		cause = "writers overlapped"
+	case cause == "" && c.res.ByCheck[CheckGrantTokens] != nil && c.res.ByCheck[CheckGrantTokens].Measured > 0 && sharedToken(ops):
+		// The store accepts a write with the highest token seen, so two
+		// holders granted one token (a fault explained it) both write.
+		cause = "a token granted twice"
 	}
 	c.finding(cause, CheckLostUpdates, c.lastCall(), "the counter ended at %d after %d accepted writes: %d updates lost", final.value, ok, c.res.LostUpdates)
 }
 
 func (c *nameCheck) lastCall() int64 { return c.ops[len(c.ops)-1].Call }
+
+// sharedToken reports whether the store accepted writes of two processes
+// with one token.
+func sharedToken(ops []regOp) bool {
+	by := make(map[int64]int32)
+	for _, o := range ops {
+		if !o.in.write || o.out.outcome != history.OutcomeOK {
+			continue
+		}
+		if p, ok := by[o.in.token]; ok && p != o.proc {
+			return true
+		}
+		by[o.in.token] = o.proc
+	}
+	return false
+}

@@ -187,6 +187,15 @@ func TestCheckPassesRightHistories(t *testing.T) {
 			go-1 acquire 7 8 ok token=2
 			go-1 release 9 10 ok`,
 			[]string{"measured grant-tokens"}},
+		{"after a regression a failover explains, acquisitions concurrent with the first after it are not ordered against it", onAck(fenced), `
+			java-1 acquire 0 1 ok token=10
+			java-1 release 1.5 1.8 ok
+			nemesis failover-ack 2 4 target=ack
+			go-1 acquire 5 20 ok token=3
+			go-2 acquire 6 19 ok token=2
+			go-2 release 19.2 19.4 ok
+			go-1 release 21 22 ok`,
+			[]string{"measured grant-tokens"}},
 		{"a failover with replica acknowledgement loses a semaphore's acquisition", onAck(sem1), `
 			go-1 acquire 0 1 ok
 			go-1 enter 2 3 ok count=1
@@ -210,6 +219,18 @@ func TestCheckPassesRightHistories(t *testing.T) {
 			go-1 release 1504 1505 fail
 			final read 1600 1601 ok value=1`,
 			[]string{"measured exclusion", "measured lost-updates"}},
+		{"fenced: two holders granted one token across a failover both write, the store apart", fenced, `
+			store-apart
+			java-1 acquire 0 1 ok token=5
+			nemesis failover 2 10
+			java-1 read 11 12 ok token=5 value=0
+			java-2 acquire 3 11 ok token=5
+			java-2 read 12 13 ok token=5 value=0
+			java-1 write 14 15 ok token=5 value=1
+			java-2 write 16 17 ok token=5 value=1
+			java-1 release 18 19 ok
+			java-2 release 20 21 ok`,
+			[]string{"measured grant-tokens", "measured exclusion", "measured lost-updates"}},
 		{"fenced: a restart without persistence resets the counter", fenced, `
 			go-1 acquire 0 1 ok token=1
 			go-1 read 2 3 ok token=1 value=0

@@ -56,7 +56,9 @@ func (c *nameCheck) tokenOrder(check, what string, ops []*history.Operation, dis
 		c.finding(cause, check, o.Return, "%s token %d to %s after token %d to %s had returned",
 			what, o.Token, c.procName(o.Proc), top.Token, c.procName(top.Proc))
 		if cause != "" {
-			top = o
+			// Afresh: o counts once it has returned, as every op does;
+			// those concurrent with it are not ordered against it.
+			top = nil
 		}
 	}
 }
