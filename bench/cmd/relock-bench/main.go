@@ -88,6 +88,7 @@ type config struct {
 	rw          readWriteConfig
 	cluster     clusterConfig
 	out         string
+	profile     string
 }
 
 // readWriteConfig is the readwrite scenario's settings; it shares -clients,
@@ -136,6 +137,7 @@ func parseFlags(args []string) (config, error) {
 	clWaiters := fs.Int("cluster-waiters", 3, "goroutines contending for each lock of the cluster scenario, over the -clients Clients")
 	clHold := fs.Duration("cluster-hold", time.Millisecond, "critical section of the cluster scenario")
 	out := fs.String("out", "out", "directory for results.json, results.txt and the plots")
+	profile := fs.String("profile", "", "directory for CPU profiles of each scale run's settle and drain (scale-N-settle.pprof, scale-N-drain.pprof)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -155,7 +157,7 @@ func parseFlags(args []string) (config, error) {
 	c := config{
 		scenarios: map[string]bool{}, clients: *clients, hold: *hold, holdsG: *holdsG, duration: *duration, warmup: *warmup,
 		uncontended: *uncontended, locks: *locks, waiters: *waiters, idle: *idle,
-		wdLocks: *wdLocks, wdTimeout: *wdTimeout, wdPeriods: *wdPeriods, out: *out,
+		wdLocks: *wdLocks, wdTimeout: *wdTimeout, wdPeriods: *wdPeriods, out: *out, profile: *profile,
 		rw:      readWriteConfig{readShare: *rwReads},
 		cluster: clusterConfig{masters: *clMasters, locks: *clLocks, waiters: *clWaiters, hold: *clHold},
 	}

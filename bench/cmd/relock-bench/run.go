@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -115,10 +114,20 @@ func (c config) bench(ctx context.Context, addr string, progress io.Writer) (*re
 	}
 	if c.scenarios["scale"] {
 		rep.Config.ScaleWaiters, rep.Config.IdleSeconds = c.waiters, c.idle.Seconds()
+		if c.profile != "" {
+			if err := os.MkdirAll(c.profile, 0o755); err != nil {
+				return nil, err
+			}
+		}
 		for _, n := range c.scaleLocks {
 			show("scale        %d locks × %d waiters, default options", n, c.waiters)
-			var replaced atomic.Int64
-			x, err := harness.ManyLocks{Addr: addr, Strategy: strategy.RelockWatched(&replaced), Locks: n, Waiters: c.waiters, Clients: c.clients, Idle: c.idle, Replaced: &replaced}.Run(ctx, admin)
+			var tally strategy.Tally
+			profile := ""
+			if c.profile != "" {
+				profile = filepath.Join(c.profile, fmt.Sprintf("scale-%d", n))
+			}
+			x, err := harness.ManyLocks{Addr: addr, Strategy: strategy.RelockCounted(&tally), Locks: n, Waiters: c.waiters, Clients: c.clients, Idle: c.idle,
+				Tally: &tally, Profile: profile}.Run(ctx, admin)
 			if err != nil {
 				return nil, fmt.Errorf("scale %d locks: %w", n, err)
 			}

@@ -24,9 +24,13 @@ type ManyLocks struct {
 	Clients  int
 	// Idle is how long the waiters are watched while every lock is held.
 	Idle time.Duration
-	// Replaced, if set, counts the subscription connections the Clients
-	// replaced (RelockWatched).
-	Replaced *atomic.Int64
+	// Tally, if set, is what the strategy's Clients count
+	// (strategy.RelockCounted): the result reports its subscription
+	// connections replaced, and the wake-ups and attempts of each phase.
+	Tally *strategy.Tally
+	// Profile, if set, is the path prefix of a CPU profile of the settle
+	// and of the drain (Profile-settle.pprof, Profile-drain.pprof).
+	Profile string
 }
 
 // ManyLocksResult is what a ManyLocks run cost while the waiters waited,
@@ -65,8 +69,22 @@ type ManyLocksResult struct {
 	DrainSeconds       float64 `json:"drain_seconds"`
 	DrainClientCmdsPer float64 `json:"drain_client_commands_per_acquisition"`
 	DrainServerCmdsPer float64 `json:"drain_server_commands_per_acquisition"`
-	Errors             int64   `json:"errors"`
-	FirstError         string  `json:"first_error,omitempty"`
+	// Settle and Drain are where each phase's time went.
+	Settle    Phase `json:"settle"`
+	Drain     Phase `json:"drain"`
+	Acquired  int64 `json:"acquired"`
+	Published int64 `json:"published"`
+	// ChannelsPerSubscribe is the channels (presence markers included) a
+	// SUBSCRIBE command carried on average at settle; WokenPerMessage the
+	// waiters a release message woke on average at drain, over every
+	// Client; AttemptsPerAcquisition the acquire scripts each waiter ran.
+	ChannelsPerSubscribe   float64 `json:"channels_per_subscribe"`
+	WokenPerMessage        float64 `json:"woken_per_message"`
+	AttemptsPerAcquisition float64 `json:"attempts_per_acquisition"`
+	Errors                 int64   `json:"errors"`
+	FirstError             string  `json:"first_error,omitempty"`
+	// FirstReplacement is why the first connection replaced was.
+	FirstReplacement string `json:"first_replacement,omitempty"`
 }
 
 // Run runs the scenario; admin is a client for INFO, outside the counts.
@@ -74,9 +92,11 @@ func (m ManyLocks) Run(ctx context.Context, admin *redis.Client) (ManyLocksResul
 	r := ManyLocksResult{Strategy: m.Strategy.Name, Locks: m.Locks, Waiters: m.Waiters, Clients: m.Clients}
 	counters := make([]*redisstats.Counter, m.Clients)
 	backends := make([]strategy.Backend, m.Clients)
+	meter := phaseMeter{admin: admin, tally: m.Tally, profile: m.Profile}
 	for i := range m.Clients {
 		rdb, counter := redisstats.NewClient(m.Addr)
 		defer rdb.Close()
+		meter.pools = append(meter.pools, rdb.PoolStats)
 		b, err := m.Strategy.Open(rdb)
 		if err != nil {
 			return r, err
@@ -84,6 +104,7 @@ func (m ManyLocks) Run(ctx context.Context, admin *redis.Client) (ManyLocksResul
 		defer b.Close()
 		counters[i], backends[i] = counter, b
 	}
+	meter.counters = counters
 	clientCmds := func() int64 {
 		var n int64
 		for _, c := range counters {
@@ -120,11 +141,11 @@ func (m ManyLocks) Run(ctx context.Context, admin *redis.Client) (ManyLocksResul
 	// Waiters: each lock's waiters on the clients after its holder's.
 	var done sync.WaitGroup
 	var acquired atomic.Int64
-	calls0, err := redisstats.CommandCalls(ctx, admin)
+	settle0, stopProfile, err := meter.start(ctx, "settle")
 	if err != nil {
 		return r, err
 	}
-	settleStart := time.Now()
+	calls0, settleStart := settle0.calls, settle0.at
 	for i, name := range names {
 		for w := range m.Waiters {
 			l := backends[(i+1+w)%m.Clients].NewLocker(name)
@@ -142,10 +163,15 @@ func (m ManyLocks) Run(ctx context.Context, admin *redis.Client) (ManyLocksResul
 			}()
 		}
 	}
-	if err := m.settle(ctx, admin, calls0, clientCmds); err != nil {
+	err = m.settle(ctx, admin, calls0, clientCmds)
+	stopProfile()
+	if err != nil {
 		return r, err
 	}
 	r.SettleSeconds = time.Since(settleStart).Seconds()
+	if r.Settle, err = meter.since(ctx, settle0); err != nil {
+		return r, err
+	}
 
 	// Idle: every lock held, every waiter waiting.
 	cmd0 := clientCmds()
@@ -188,29 +214,41 @@ func (m ManyLocks) Run(ctx context.Context, admin *redis.Client) (ManyLocksResul
 
 	// Drain: release every lock; each waiter takes and releases it once.
 	cmd0 = clientCmds()
-	srv0, err = redisstats.CommandCalls(ctx, admin)
+	drain0, stopProfile, err := meter.start(ctx, "drain")
 	if err != nil {
 		return r, err
 	}
-	drainStart := time.Now()
+	drainStart := drain0.at
 	if err := parallel(ctx, holders, func(l strategy.Locker) error { return l.Unlock(context.Background()) }); err != nil {
+		if t := m.Tally; t != nil && t.Lost.Load() > 0 {
+			err = fmt.Errorf("%w (%d holds lost, %d renewals failed; first: %v)", err, t.Lost.Load(), t.RenewalsFailed.Load(), *t.FirstLost.Load())
+		}
 		return r, fmt.Errorf("release the locks: %w", err)
 	}
 	done.Wait()
 	r.DrainSeconds = time.Since(drainStart).Seconds()
-	srv1, err = redisstats.CommandCalls(ctx, admin)
-	if err != nil {
+	stopProfile()
+	if r.Drain, err = meter.since(ctx, drain0); err != nil {
 		return r, err
 	}
+	srv1 = r.Drain.ServerCalls
+	r.Acquired = acquired.Load()
+	r.Published = srv1["publish"] + srv1["spublish"]
 	n := float64(acquired.Load() + int64(m.Locks))
-	r.DrainClientCmdsPer = float64(clientCmds()-cmd0+srv1.Sub(srv0).PubSub()) / n
-	r.DrainServerCmdsPer = float64(srv1.Sub(srv0).Total()) / n
+	r.DrainClientCmdsPer = float64(clientCmds()-cmd0+srv1.PubSub()) / n
+	r.DrainServerCmdsPer = float64(srv1.Total()) / n
+	r.ChannelsPerSubscribe = ratio(float64(r.Subscriptions), float64(r.Settle.ServerCalls["subscribe"]+r.Settle.ServerCalls["ssubscribe"]))
+	r.WokenPerMessage = ratio(float64(r.Drain.Woken), float64(r.Published))
+	r.AttemptsPerAcquisition = ratio(float64(r.Settle.Attempts+r.Drain.Attempts), float64(r.Acquired))
 	r.Errors = errs.Load()
-	if m.Replaced != nil {
-		r.Replacements = m.Replaced.Load()
+	if m.Tally != nil {
+		r.Replacements = m.Tally.Replaced.Load()
 	}
 	if p := firstErr.Load(); p != nil {
 		r.FirstError = (*p).Error()
+	}
+	if t := m.Tally; t != nil && t.FirstReplaced.Load() != nil {
+		r.FirstReplacement = fmt.Sprint(*t.FirstReplaced.Load())
 	}
 	return r, nil
 }

@@ -46,12 +46,39 @@ func (b relockBackend) Close() error                 { return b.c.Close() }
 // Compile-time check that a *rlock.Mutex is a Locker.
 var _ Locker = (*rlock.Mutex)(nil)
 
-// RelockWatched is Relock, with default options, whose Clients count in
-// replaced the pub/sub connections they replace (EventSubscriptionReplaced).
-func RelockWatched(replaced *atomic.Int64) Strategy {
+// Tally counts what a RelockCounted strategy's Clients did, from their
+// events: subscription connections replaced, wake-ups of waiters by
+// releases (EventWoken), acquisitions that waited, and the attempts (acquire
+// scripts run) of the acquisitions that ended.
+type Tally struct {
+	Replaced, Woken, Waited, Attempts atomic.Int64
+	// Lost counts holds lost (EventLost), RenewalsFailed renewals that got
+	// no answer; FirstLost is the first loss's error.
+	Lost, RenewalsFailed atomic.Int64
+	FirstLost            atomic.Pointer[error]
+	// FirstReplaced is why the first subscription connection was replaced.
+	FirstReplaced atomic.Pointer[error]
+}
+
+// RelockCounted is Relock, with default options, whose Clients count
+// their events in t.
+func RelockCounted(t *Tally) Strategy {
 	count := rlock.ObserverFunc(func(e rlock.Event) {
-		if e.Type == rlock.EventSubscriptionReplaced {
-			replaced.Add(1)
+		switch e.Type {
+		case rlock.EventSubscriptionReplaced:
+			t.Replaced.Add(1)
+			t.FirstReplaced.CompareAndSwap(nil, &e.Err)
+		case rlock.EventWoken:
+			t.Woken.Add(1)
+		case rlock.EventWaitStarted:
+			t.Waited.Add(1)
+		case rlock.EventLost:
+			t.Lost.Add(1)
+			t.FirstLost.CompareAndSwap(nil, &e.Err)
+		case rlock.EventRenewalFailed:
+			t.RenewalsFailed.Add(1)
+		case rlock.EventAcquired, rlock.EventNotAcquired:
+			t.Attempts.Add(int64(e.Attempts))
 		}
 	})
 	return Strategy{Name: "relock", Family: "relock", Open: openRelock(rlock.WithObserver(count))}
