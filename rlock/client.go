@@ -44,8 +44,9 @@ type Client struct {
 	// (MaxRetries above 0), so a bare release that fails is sent again,
 	// latched (see owner.unlock).
 	resends bool
-	// attempts bounds the acquisition attempts in flight.
-	attempts attemptSlots
+	// sender sends the acquisition attempts and the releases, batching
+	// them when many are in flight.
+	sender *sender
 	// elections are the Client's terms (which Close ends) and elections.
 	elections elections
 
@@ -108,7 +109,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 		return nil, opError("new client", "", fmt.Errorf("sharded pub/sub needs a *redis.ClusterClient, not %T", rdb))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Client{rdb: rdb, opts: o, obs: o.observer(), ids: ownerid.NewSource(), latchTTL: retryWindow(rdb), resends: resends(rdb), attempts: newAttemptSlots(rdb), ctx: ctx, cancel: cancel}
+	c := &Client{rdb: rdb, opts: o, obs: o.observer(), ids: ownerid.NewSource(), latchTTL: retryWindow(rdb), resends: resends(rdb), sender: newSender(rdb), ctx: ctx, cancel: cancel}
 	if !cluster || (o.sharded != nil && !*o.sharded) {
 		c.setWire(false)
 	}

@@ -41,14 +41,14 @@ func (c *Client) NewMutex(name string) *Mutex {
 // reentrant is Redisson's RLock (Mutex) and, fenced, its RFencedLock
 // (FencedMutex): one field of the lock's hash per owner.
 type reentrant struct {
-	rdb    redis.UniversalClient
+	rdb    scripts.Runner // the Client's sender
 	lock   *scripts.Lock
 	held   scripts.Held
 	fenced bool
 }
 
 func newReentrant(c *Client, name, id string, fenced bool) *reentrant {
-	return &reentrant{rdb: c.rdb, lock: scripts.NewLock(name), held: scripts.Held{Key: name, Owner: id}, fenced: fenced}
+	return &reentrant{rdb: c.sender, lock: scripts.NewLock(name), held: scripts.Held{Key: name, Owner: id}, fenced: fenced}
 }
 
 func (k *reentrant) attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error) {

@@ -18,14 +18,10 @@ type progress struct {
 	w        *waiter // listed while the acquisition waits
 }
 
-// attempt makes one attempt of the acquisition, in one of the Client's
-// attempt slots. (A grant is not an attempt: no script ran.)
+// attempt makes one attempt of the acquisition. (A grant is not an
+// attempt: no script ran.)
 func (p *progress) attempt(ctx context.Context) (outcome, error) {
-	if err := p.c.attempts.take(ctx); err != nil {
-		return outcome{}, err
-	}
 	out, err := p.t.attempt(ctx)
-	p.c.attempts.give()
 	p.granted = out.granted
 	if !out.granted {
 		p.attempts++
