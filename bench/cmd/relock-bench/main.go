@@ -87,6 +87,7 @@ type config struct {
 	wdPeriods   int
 	rw          readWriteConfig
 	cluster     clusterConfig
+	clScale     clusterScaleConfig
 	out         string
 	profile     string
 }
@@ -106,8 +107,18 @@ type clusterConfig struct {
 	hold    time.Duration
 }
 
+// clusterScaleConfig is the cluster-scale scenario's settings: the scale
+// scenario on Redis Clusters of each masters count, with sharded pub/sub,
+// and Redisson's threads among the waiters of javaNames locks.
+type clusterScaleConfig struct {
+	masters     []int
+	locks       []int
+	javaNames   int
+	javaThreads int
+}
+
 // scenarioNames lists the scenarios in the order they run.
-var scenarioNames = []string{"uncontended", "contention", "holds", "readwrite", "many", "scale", "watchdog", "cluster"}
+var scenarioNames = []string{"uncontended", "contention", "holds", "readwrite", "many", "scale", "watchdog", "cluster", "cluster-scale"}
 
 func parseFlags(args []string) (config, error) {
 	fs := flag.NewFlagSet("relock-bench", flag.ContinueOnError)
@@ -136,6 +147,10 @@ func parseFlags(args []string) (config, error) {
 	clLocks := fs.Int("cluster-locks", 300, "locks of the cluster scenario, spread over the masters")
 	clWaiters := fs.Int("cluster-waiters", 3, "goroutines contending for each lock of the cluster scenario, over the -clients Clients")
 	clHold := fs.Duration("cluster-hold", time.Millisecond, "critical section of the cluster scenario")
+	csMasters := fs.String("cluster-scale-masters", "1,3", "masters of the Redis Clusters the cluster-scale scenario starts, one after the other")
+	csLocks := fs.String("cluster-scale-locks", "1000", "lock counts of the cluster-scale scenario (the scale scenario on a Cluster, sharded pub/sub)")
+	javaNames := fs.Int("java-names", 3, "locks of the cluster-scale scenario that Redisson's threads also wait on (0: none; needs java and the Redisson peer's jar, RELOCK_REDISSON_PEER)")
+	javaThreads := fs.Int("java-threads", 2, "Redisson threads waiting on each of -java-names locks")
 	out := fs.String("out", "out", "directory for results.json, results.txt and the plots")
 	profile := fs.String("profile", "", "directory for CPU profiles of each scale run's settle and drain (scale-N-settle.pprof, scale-N-drain.pprof)")
 	if err := fs.Parse(args); err != nil {
@@ -145,7 +160,7 @@ func parseFlags(args []string) (config, error) {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *quick {
 		for name, v := range map[string]string{"goroutines": "8,64", "readwrite-goroutines": "64", "duration": "700ms", "warmup": "150ms", "uncontended": "200ms",
-			"locks": "1000", "scale-locks": "1000", "idle": "500ms", "cluster-locks": "100", "watchdog-locks": "1000", "watchdog-timeout": "1500ms", "watchdog-periods": "2"} {
+			"locks": "1000", "scale-locks": "1000", "idle": "500ms", "cluster-locks": "100", "cluster-scale-locks": "300", "watchdog-locks": "1000", "watchdog-timeout": "1500ms", "watchdog-periods": "2"} {
 			if !set[name] {
 				if err := fs.Set(name, v); err != nil {
 					return config{}, err
@@ -160,6 +175,7 @@ func parseFlags(args []string) (config, error) {
 		wdLocks: *wdLocks, wdTimeout: *wdTimeout, wdPeriods: *wdPeriods, out: *out, profile: *profile,
 		rw:      readWriteConfig{readShare: *rwReads},
 		cluster: clusterConfig{masters: *clMasters, locks: *clLocks, waiters: *clWaiters, hold: *clHold},
+		clScale: clusterScaleConfig{javaNames: *javaNames, javaThreads: *javaThreads},
 	}
 	for _, s := range split(*scenarios) {
 		if !slices.Contains(scenarioNames, s) {
@@ -184,6 +200,15 @@ func parseFlags(args []string) (config, error) {
 	}
 	if c.scaleLocks, err = counts("scale-locks", *scaleLocks); err != nil {
 		return c, err
+	}
+	if c.clScale.masters, err = counts("cluster-scale-masters", *csMasters); err != nil {
+		return c, err
+	}
+	if c.clScale.locks, err = counts("cluster-scale-locks", *csLocks); err != nil {
+		return c, err
+	}
+	if c.clScale.javaNames < 0 || c.clScale.javaThreads < 1 {
+		return c, fmt.Errorf("-java-names must not be negative, -java-threads must be positive")
 	}
 	for _, h := range split(*holds) {
 		d, err := time.ParseDuration(h)

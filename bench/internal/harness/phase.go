@@ -27,7 +27,10 @@ type Phase struct {
 	// the benchmark's own goroutines).
 	RedisCPUSeconds float64 `json:"redis_cpu_seconds"`
 	GoCPUSeconds    float64 `json:"go_cpu_seconds"`
-	RoundTrips      int64   `json:"client_round_trips"`
+	// NodeCPUSeconds is each server's share of RedisCPUSeconds, when there
+	// are several (a Cluster's masters).
+	NodeCPUSeconds []float64 `json:"node_cpu_seconds,omitempty"`
+	RoundTrips     int64     `json:"client_round_trips"`
 	// PoolWaits is how many commands waited for a connection of a
 	// go-redis pool, for PoolWaitSeconds in all; PoolTimeouts gave up.
 	PoolWaits       int64   `json:"pool_waits"`
@@ -57,7 +60,7 @@ func (p Phase) Per(n float64, names ...string) float64 {
 type phaseMark struct {
 	at       time.Time
 	calls    redisstats.Calls
-	redisCPU float64
+	redisCPU []float64
 	goCPU    float64
 	trips    int64
 	pool     redis.PoolStats
@@ -65,10 +68,10 @@ type phaseMark struct {
 	attempts int64
 }
 
-// phaseMeter takes a phase's marks: of the server (admin), the Clients'
-// command counters and connection pools, and their tally.
+// phaseMeter takes a phase's marks: of the servers, the Clients' command
+// counters and connection pools, and their tally.
 type phaseMeter struct {
-	admin    redis.UniversalClient
+	srv      servers
 	counters []*redisstats.Counter
 	pools    []func() *redis.PoolStats
 	tally    *strategy.Tally
@@ -80,14 +83,12 @@ type phaseMeter struct {
 func (m phaseMeter) mark(ctx context.Context) (phaseMark, error) {
 	k := phaseMark{at: time.Now(), goCPU: processCPU()}
 	var err error
-	if k.calls, err = redisstats.CommandCalls(ctx, m.admin); err != nil {
+	if k.calls, err = m.srv.calls(ctx); err != nil {
 		return k, err
 	}
-	info, err := redisstats.Info(ctx, m.admin, "cpu")
-	if err != nil {
+	if k.redisCPU, err = m.srv.cpu(ctx); err != nil {
 		return k, err
 	}
-	k.redisCPU = info["used_cpu_user"] + info["used_cpu_sys"]
 	for _, c := range m.counters {
 		k.trips += c.Snapshot().RoundTrips
 	}
@@ -130,10 +131,9 @@ func (m phaseMeter) since(ctx context.Context, k phaseMark) (Phase, error) {
 	if err != nil {
 		return Phase{}, err
 	}
-	return Phase{
+	p := Phase{
 		Seconds:         now.at.Sub(k.at).Seconds(),
 		ServerCalls:     now.calls.Sub(k.calls),
-		RedisCPUSeconds: now.redisCPU - k.redisCPU,
 		GoCPUSeconds:    now.goCPU - k.goCPU,
 		RoundTrips:      now.trips - k.trips,
 		PoolWaits:       int64(now.pool.WaitCount) - int64(k.pool.WaitCount),
@@ -141,5 +141,13 @@ func (m phaseMeter) since(ctx context.Context, k phaseMark) (Phase, error) {
 		PoolTimeouts:    int64(now.pool.Timeouts) - int64(k.pool.Timeouts),
 		Woken:           now.woken - k.woken,
 		Attempts:        now.attempts - k.attempts,
-	}, nil
+	}
+	for i := range now.redisCPU {
+		d := now.redisCPU[i] - k.redisCPU[i]
+		p.RedisCPUSeconds += d
+		if len(now.redisCPU) > 1 {
+			p.NodeCPUSeconds = append(p.NodeCPUSeconds, d)
+		}
+	}
+	return p, nil
 }

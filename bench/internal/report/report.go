@@ -60,7 +60,10 @@ type Report struct {
 	Scale    []harness.ManyLocksResult `json:"scale,omitempty"`
 	Watchdog *harness.WatchdogResult   `json:"watchdog,omitempty"`
 	Cluster  []harness.ClusterResult   `json:"cluster,omitempty"`
-	Targets  []Target                  `json:"targets,omitempty"`
+	// ClusterScale is the scale scenario on Clusters of each masters
+	// count (ManyLocksResult.Masters).
+	ClusterScale []harness.ManyLocksResult `json:"cluster_scale,omitempty"`
+	Targets      []Target                  `json:"targets,omitempty"`
 }
 
 // WriteJSON writes r, indented, to path.

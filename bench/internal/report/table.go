@@ -116,6 +116,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if err := r.writeCluster(w); err != nil {
 		return err
 	}
+	if err := writeClusterScale(w, r.ClusterScale, r.Machine.CPUs); err != nil {
+		return err
+	}
 
 	if len(r.Targets) > 0 {
 		fmt.Fprintf(w, "\nTargets\n")

@@ -28,8 +28,8 @@ func RelockSpin(name string, b rlock.Backoff) Strategy {
 	return Strategy{Name: name, Family: "spin", Open: openRelock(rlock.WithSpin(b))}
 }
 
-func openRelock(opts ...rlock.Option) func(*redis.Client) (Backend, error) {
-	return func(rdb *redis.Client) (Backend, error) {
+func openRelock(opts ...rlock.Option) func(redis.UniversalClient) (Backend, error) {
+	return func(rdb redis.UniversalClient) (Backend, error) {
 		c, err := rlock.New(rdb, opts...)
 		if err != nil {
 			return nil, err
@@ -60,9 +60,9 @@ type Tally struct {
 	FirstReplaced atomic.Pointer[error]
 }
 
-// RelockCounted is Relock, with default options, whose Clients count
-// their events in t.
-func RelockCounted(t *Tally) Strategy {
+// RelockCounted is Relock, with default options but opts, whose Clients
+// count their events in t.
+func RelockCounted(t *Tally, opts ...rlock.Option) Strategy {
 	count := rlock.ObserverFunc(func(e rlock.Event) {
 		switch e.Type {
 		case rlock.EventSubscriptionReplaced:
@@ -81,5 +81,5 @@ func RelockCounted(t *Tally) Strategy {
 			t.Attempts.Add(int64(e.Attempts))
 		}
 	})
-	return Strategy{Name: "relock", Family: "relock", Open: openRelock(rlock.WithObserver(count))}
+	return Strategy{Name: "relock", Family: "relock", Open: openRelock(append(opts, rlock.WithObserver(count))...)}
 }
