@@ -24,6 +24,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net/http"
+	_ "net/http/pprof"
 	"os"
 	"os/signal"
 	"slices"
@@ -40,6 +42,12 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "relock-bench:", err)
 		os.Exit(2)
+	}
+	if cfg.debugAddr != "" {
+		// net/http/pprof's handlers, for a look inside a long run.
+		go func() {
+			fmt.Fprintln(os.Stderr, "relock-bench: debug server:", http.ListenAndServe(cfg.debugAddr, nil))
+		}()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -90,6 +98,8 @@ type config struct {
 	clScale     clusterScaleConfig
 	out         string
 	profile     string
+	debugAddr   string
+	traceEvery  time.Duration
 }
 
 // readWriteConfig is the readwrite scenario's settings; it shares -clients,
@@ -152,6 +162,8 @@ func parseFlags(args []string) (config, error) {
 	javaNames := fs.Int("java-names", 3, "locks of the cluster-scale scenario that Redisson's threads also wait on (0: none; needs java and the Redisson peer's jar, RELOCK_REDISSON_PEER)")
 	javaThreads := fs.Int("java-threads", 2, "Redisson threads waiting on each of -java-names locks")
 	out := fs.String("out", "out", "directory for results.json, results.txt and the plots")
+	traceEvery := fs.Duration("trace", 0, "print the progress of each scale run at this interval (5s): events, server commands, CPU")
+	debugAddr := fs.String("debug-addr", "", "address to serve net/http/pprof on during the run (localhost:6060)")
 	profile := fs.String("profile", "", "directory for CPU profiles of each scale run's settle and drain (scale-N-settle.pprof, scale-N-drain.pprof)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -172,7 +184,7 @@ func parseFlags(args []string) (config, error) {
 	c := config{
 		scenarios: map[string]bool{}, clients: *clients, hold: *hold, holdsG: *holdsG, duration: *duration, warmup: *warmup,
 		uncontended: *uncontended, locks: *locks, waiters: *waiters, idle: *idle,
-		wdLocks: *wdLocks, wdTimeout: *wdTimeout, wdPeriods: *wdPeriods, out: *out, profile: *profile,
+		wdLocks: *wdLocks, wdTimeout: *wdTimeout, wdPeriods: *wdPeriods, out: *out, profile: *profile, debugAddr: *debugAddr, traceEvery: *traceEvery,
 		rw:      readWriteConfig{readShare: *rwReads},
 		cluster: clusterConfig{masters: *clMasters, locks: *clLocks, waiters: *clWaiters, hold: *clHold},
 		clScale: clusterScaleConfig{javaNames: *javaNames, javaThreads: *javaThreads},

@@ -129,7 +129,7 @@ func (c config) bench(ctx context.Context, addr string, progress io.Writer) (*re
 				profile = filepath.Join(c.profile, fmt.Sprintf("scale-%d", n))
 			}
 			x, err := harness.ManyLocks{Addr: addr, Strategy: strategy.RelockCounted(&tally), Locks: n, Waiters: c.waiters, Clients: c.clients, Idle: c.idle,
-				Tally: &tally, Profile: profile}.Run(ctx, admin)
+				Tally: &tally, Profile: profile, Trace: progress, TraceEvery: c.traceEvery}.Run(ctx, admin)
 			if err != nil {
 				return nil, fmt.Errorf("scale %d locks: %w", n, err)
 			}

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"io"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -36,6 +37,10 @@ type ManyLocks struct {
 	// Profile, if set, is the path prefix of a CPU profile of the settle
 	// and of the drain (Profile-settle.pprof, Profile-drain.pprof).
 	Profile string
+	// Trace, if set, is where a line on the run's progress goes every
+	// TraceEvery.
+	Trace      io.Writer
+	TraceEvery time.Duration
 	// Java, when its Names is above zero, puts Redisson's threads among
 	// the waiters of that many locks.
 	Java JavaWaiters
@@ -128,6 +133,11 @@ func (m ManyLocks) Run(ctx context.Context, admin *redis.Client) (ManyLocksResul
 		counters[i], backends[i] = counter, b
 	}
 	meter.counters = counters
+	if m.Trace != nil && m.TraceEvery > 0 {
+		tctx, stop := context.WithCancel(ctx)
+		defer stop()
+		go m.trace(tctx, m.Trace, meter, m.TraceEvery)
+	}
 	clientCmds := func() int64 {
 		var n int64
 		for _, c := range counters {
@@ -261,7 +271,7 @@ func (m ManyLocks) Run(ctx context.Context, admin *redis.Client) (ManyLocksResul
 	drainStart := drain0.at
 	if err := parallel(ctx, holders, func(l strategy.Locker) error { return l.Unlock(context.Background()) }); err != nil {
 		if t := m.Tally; t != nil && t.Lost.Load() > 0 {
-			err = fmt.Errorf("%w (%d holds lost, %d renewals failed; first: %v)", err, t.Lost.Load(), t.RenewalsFailed.Load(), *t.FirstLost.Load())
+			err = fmt.Errorf("%w (%d holds lost, first: %v; %d renewals failed, first: %v)", err, t.Lost.Load(), *t.FirstLost.Load(), t.RenewalsFailed.Load(), errOf(t.FirstRenewalFailure.Load()))
 		}
 		return r, fmt.Errorf("release the locks: %w", err)
 	}

@@ -129,3 +129,11 @@ func (s servers) settle(ctx context.Context, calls0 redisstats.Calls, clientCmds
 		}
 	}
 }
+
+// errOf is the error p points to, or nil.
+func errOf(p *error) error {
+	if p == nil {
+		return nil
+	}
+	return *p
+}

@@ -54,10 +54,11 @@ type Tally struct {
 	Replaced, Woken, Waited, Attempts atomic.Int64
 	// Lost counts holds lost (EventLost), RenewalsFailed renewals that got
 	// no answer; FirstLost is the first loss's error.
-	Lost, RenewalsFailed atomic.Int64
-	FirstLost            atomic.Pointer[error]
-	// FirstReplaced is why the first subscription connection was replaced.
-	FirstReplaced atomic.Pointer[error]
+	Lost, Renewed, RenewalsFailed atomic.Int64
+	FirstLost                     atomic.Pointer[error]
+	// FirstReplaced is why the first subscription connection was replaced,
+	// FirstRenewalFailure why the first renewal failed.
+	FirstReplaced, FirstRenewalFailure atomic.Pointer[error]
 }
 
 // RelockCounted is Relock, with default options but opts, whose Clients
@@ -75,8 +76,11 @@ func RelockCounted(t *Tally, opts ...rlock.Option) Strategy {
 		case rlock.EventLost:
 			t.Lost.Add(1)
 			t.FirstLost.CompareAndSwap(nil, &e.Err)
+		case rlock.EventRenewed:
+			t.Renewed.Add(int64(e.Count))
 		case rlock.EventRenewalFailed:
 			t.RenewalsFailed.Add(1)
+			t.FirstRenewalFailure.CompareAndSwap(nil, &e.Err)
 		case rlock.EventAcquired, rlock.EventNotAcquired:
 			t.Attempts.Add(int64(e.Attempts))
 		}
