@@ -85,8 +85,13 @@
 // last waiter's deadline (with nobody queued: now plus the lock's PTTL)
 // plus the wait timeout, so deadlines grow in queue order; every grant
 // takes one wait timeout off all of them, and a waiter giving up takes one
-// off those behind it. Every script first evicts waiters from the head
-// whose deadline has passed (Redisson's rule). A live relock waiter at the
+// off those behind it. Waiters at the head whose deadline has passed are
+// evicted (Redisson's rule) by the attempts and force-releases before
+// anything else, and by a release before it gives the turn, which passes
+// over only the stale heads that are not relock waiters (a relock head's
+// silence tells whether it is dead). A join while another owner holds the
+// lock gives no turn: it leaves them to the next, and so reads no clock.
+// A live relock waiter at the
 // head refreshes its deadline on each attempt when it is less than a wait
 // timeout away, and moves every deadline behind it by as much, so the order
 // holds: no deadline evicts it however long it waits. Should a live waiter
