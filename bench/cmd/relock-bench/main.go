@@ -6,8 +6,13 @@
 // throughputs), many (many locks with waiters) and watchdog (renewing many
 // held locks); cluster then runs many contended locks on a Redis Cluster
 // with classic and with sharded pub/sub, and counts the release messages
-// each master handles. It prints a table and a check of the performance
-// targets, and writes results.json, the table and PNG/SVG plots into -out.
+// each master handles; scale runs many locks with waiters at several
+// counts, with default options, and tells where the settle and the drain
+// time went; cluster-scale (only when asked: minutes, and Java) runs that
+// on Clusters of 1 and 3 masters with Redisson waiting beside. It prints a
+// table and a check of the performance targets, and writes results.json,
+// the table and PNG/SVG plots into -out; -compare plots the scale runs of
+// earlier results side by side.
 //
 // It starts its own redis-server on a free loopback port unless REDIS_ADDR
 // names a server (which must be one it may write bench:* keys to), and for
@@ -18,6 +23,8 @@
 //	go run ./cmd/relock-bench -quick     # smoke run, about 25 seconds
 //	go run ./cmd/relock-bench -scenarios contention -strategies relock,redsync -goroutines 64
 //	go run ./cmd/relock-bench -scenarios readwrite -readwrite-goroutines 16,64
+//	go run ./cmd/relock-bench -scenarios scale,cluster-scale -scale-locks 10000,30000,100000 -cluster-scale-locks 100000   # make bench SCALE=100k
+//	go run ./cmd/relock-bench -compare before=old/results.json,after=out/results.json
 package main
 
 import (
@@ -42,6 +49,13 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "relock-bench:", err)
 		os.Exit(2)
+	}
+	if cfg.compare != "" {
+		if err := compare(cfg.compare, cfg.out); err != nil {
+			fmt.Fprintln(os.Stderr, "relock-bench:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if cfg.debugAddr != "" {
 		// net/http/pprof's handlers, for a look inside a long run.
@@ -100,6 +114,7 @@ type config struct {
 	profile     string
 	debugAddr   string
 	traceEvery  time.Duration
+	compare     string
 }
 
 // readWriteConfig is the readwrite scenario's settings; it shares -clients,
@@ -127,13 +142,14 @@ type clusterScaleConfig struct {
 	javaThreads int
 }
 
-// scenarioNames lists the scenarios in the order they run.
+// scenarioNames lists the scenarios in the order they run; all but
+// cluster-scale (minutes, and Java) run by default.
 var scenarioNames = []string{"uncontended", "contention", "holds", "readwrite", "many", "scale", "watchdog", "cluster", "cluster-scale"}
 
 func parseFlags(args []string) (config, error) {
 	fs := flag.NewFlagSet("relock-bench", flag.ContinueOnError)
 	quick := fs.Bool("quick", false, "smoke run of about 25 s: G=8,64, readwrite G=64, short runs, 1 000 locks, 100 cluster locks (explicit flags still win)")
-	scenarios := fs.String("scenarios", strings.Join(scenarioNames, ","), "scenarios to run: "+strings.Join(scenarioNames, ","))
+	scenarios := fs.String("scenarios", strings.Join(scenarioNames[:len(scenarioNames)-1], ","), "scenarios to run: "+strings.Join(scenarioNames, ","))
 	strategies := fs.String("strategies", strings.Join(strategy.Names(strategy.All()), ","), "strategies of the uncontended and contention scenarios")
 	many := fs.String("many-strategies", "relock", "strategies of the many-locks scenario, e.g. relock,relock-fair (fair and polling ones load Redis heavily there and take minutes at 10 000 locks)")
 	goroutines := fs.String("goroutines", "1,8,64,256", "goroutine counts G of the contention scenario")
@@ -162,6 +178,7 @@ func parseFlags(args []string) (config, error) {
 	javaNames := fs.Int("java-names", 3, "locks of the cluster-scale scenario that Redisson's threads also wait on (0: none; needs java and the Redisson peer's jar, RELOCK_REDISSON_PEER)")
 	javaThreads := fs.Int("java-threads", 2, "Redisson threads waiting on each of -java-names locks")
 	out := fs.String("out", "out", "directory for results.json, results.txt and the plots")
+	compareFlag := fs.String("compare", "", "run nothing: plot the scale runs of earlier results, LABEL=results.json,LABEL=results.json, into -out/scale-compare.png")
 	traceEvery := fs.Duration("trace", 0, "print the progress of each scale run at this interval (5s): events, server commands, CPU")
 	debugAddr := fs.String("debug-addr", "", "address to serve net/http/pprof on during the run (localhost:6060)")
 	profile := fs.String("profile", "", "directory for CPU profiles of each scale run's settle and drain (scale-N-settle.pprof, scale-N-drain.pprof)")
@@ -184,7 +201,7 @@ func parseFlags(args []string) (config, error) {
 	c := config{
 		scenarios: map[string]bool{}, clients: *clients, hold: *hold, holdsG: *holdsG, duration: *duration, warmup: *warmup,
 		uncontended: *uncontended, locks: *locks, waiters: *waiters, idle: *idle,
-		wdLocks: *wdLocks, wdTimeout: *wdTimeout, wdPeriods: *wdPeriods, out: *out, profile: *profile, debugAddr: *debugAddr, traceEvery: *traceEvery,
+		wdLocks: *wdLocks, wdTimeout: *wdTimeout, wdPeriods: *wdPeriods, out: *out, profile: *profile, debugAddr: *debugAddr, traceEvery: *traceEvery, compare: *compareFlag,
 		rw:      readWriteConfig{readShare: *rwReads},
 		cluster: clusterConfig{masters: *clMasters, locks: *clLocks, waiters: *clWaiters, hold: *clHold},
 		clScale: clusterScaleConfig{javaNames: *javaNames, javaThreads: *javaThreads},

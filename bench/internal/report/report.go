@@ -75,6 +75,16 @@ func (r *Report) WriteJSON(path string) error {
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
+// ReadJSON reads a report that WriteJSON wrote.
+func ReadJSON(path string) (*Report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Report
+	return &r, json.Unmarshal(b, &r)
+}
+
 // RTT is the run's PING round trip (p50).
 func (r *Report) RTT() time.Duration {
 	return time.Duration(r.Ping.P50 * float64(time.Millisecond))
