@@ -7,12 +7,13 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// sender sends a Client's acquisition attempts and releases to Redis through at most
-// lanes connections of rdb's pool at once. While a lane is free a command
+// sender sends a Client's acquisition attempts and releases to Redis
+// through at most lanes connections of rdb's pool at once. While a lane is free a command
 // goes out at once, alone, on the caller's goroutine: nothing on the
 // uncontended path waits. While every lane is busy, commands queue here,
 // and the next lane to come free sends all of them (up to maxBatch) in one
-// pipeline, led by the oldest: so a storm of waiters attempting together
+// pipeline: its goroutine goes on sending batches for a few rounds
+// (keepBusy), then the oldest queued one leads. So a storm of waiters attempting together
 // (many locks released at once, a subscription connection replaced, a burst
 // of Lock calls) costs Redis and the Client one round trip per batch
 // instead of one per attempt, and the waiters queue here rather than in
@@ -26,8 +27,8 @@ type sender struct {
 	rdb redis.UniversalClient
 	mu  sync.Mutex
 	// free counts the lanes not in use; one is free only while nothing is
-	// queued, since a lane that comes free with commands queued passes to
-	// the oldest of them (handOn).
+	// queued, since a lane that comes free with commands queued sends them
+	// (keepBusy).
 	free  int
 	queue []*sending
 }
@@ -71,7 +72,7 @@ func (s *sender) Process(ctx context.Context, cmd redis.Cmder) error {
 		s.free--
 		s.mu.Unlock()
 		err := s.rdb.Process(ctx, cmd)
-		s.handOn()
+		s.keepBusy()
 		return err
 	}
 	q := &sending{ctx: ctx, cmd: cmd, done: make(chan struct{})}
@@ -79,22 +80,65 @@ func (s *sender) Process(ctx context.Context, cmd redis.Cmder) error {
 	s.mu.Unlock()
 	<-q.done
 	if q.lead {
-		s.send(q)
+		s.mu.Lock()
+		batch := s.take(q)
+		s.mu.Unlock()
+		s.flush(batch)
+		s.keepBusy()
 	}
 	return cmd.Err()
 }
 
-// send sends the batch that leader leads: itself and the commands queued
-// behind it that go-redis may resend as it may resend the leader's
-// (Cmder.NoRetry: a pipeline is resent whole or not at all), then passes
-// its lane on. The batch is sent under the leader's ctx, without its
-// cancellation, which is the leader's alone.
-func (s *sender) send(leader *sending) {
-	once := leader.cmd.NoRetry()
-	batch := []*sending{leader}
+// keepRuns is how many batches a goroutine that holds a lane sends for
+// others before it passes the lane on: a running goroutine sends the next
+// batch at once, where the oldest queued one would have to be scheduled
+// first, which a busy machine can take long to do while the lane idles;
+// and its own call waits that long at most.
+const keepRuns = 4
+
+// keepBusy keeps the lane of a goroutine that sent its command or batch
+// busy while commands are queued: it sends them, batch after batch, up to
+// keepRuns; then it passes the lane to the oldest queued command, which
+// leads the next batch, or frees it.
+func (s *sender) keepBusy() {
 	s.mu.Lock()
-	// The queue's head, up to a batch: those of the leader's policy go,
-	// the others keep their order.
+	defer s.mu.Unlock()
+	for range keepRuns {
+		if len(s.queue) == 0 {
+			s.free++
+			return
+		}
+		batch := s.take(nil)
+		s.mu.Unlock()
+		s.flush(batch)
+		s.mu.Lock()
+	}
+	if len(s.queue) == 0 {
+		s.free++
+		return
+	}
+	next := s.queue[0]
+	s.queue = s.queue[1:]
+	next.lead = true
+	close(next.done)
+}
+
+// take takes the next batch off the queue, with leader first if given:
+// the queued commands, from the oldest, that go-redis may resend as it may
+// resend the batch's first (Cmder.NoRetry: a pipeline is resent whole or
+// not at all), up to maxBatch; the others keep their order. Called with mu
+// held.
+func (s *sender) take(leader *sending) []*sending {
+	var batch []*sending
+	if leader != nil {
+		batch = append(batch, leader)
+	} else if len(s.queue) > 0 {
+		batch, s.queue = append(batch, s.queue[0]), s.queue[1:]
+	}
+	if len(batch) == 0 {
+		return nil
+	}
+	once := batch[0].cmd.NoRetry()
 	window := min(len(s.queue), maxBatch-1)
 	var kept []*sending
 	for _, q := range s.queue[:window] {
@@ -110,36 +154,29 @@ func (s *sender) send(leader *sending) {
 	if len(s.queue) == 0 {
 		s.queue = nil // not to keep the sent ones' array
 	}
-	s.mu.Unlock()
+	return batch
+}
+
+// flush sends batch, one pipeline for more than one command, and tells
+// its commands that they are done, but a leader, which sends it. The batch
+// goes under its first command's ctx, without its cancellation, which is
+// that command's alone.
+func (s *sender) flush(batch []*sending) {
 	if len(batch) == 1 {
-		_ = s.rdb.Process(leader.ctx, leader.cmd)
+		_ = s.rdb.Process(batch[0].ctx, batch[0].cmd)
 	} else {
-		_, _ = s.rdb.Pipelined(context.WithoutCancel(leader.ctx), func(p redis.Pipeliner) error {
+		_, _ = s.rdb.Pipelined(context.WithoutCancel(batch[0].ctx), func(p redis.Pipeliner) error {
 			for _, q := range batch {
 				_ = p.Process(q.ctx, q.cmd)
 			}
 			return nil
 		})
-		for _, q := range batch[1:] {
+	}
+	for _, q := range batch {
+		if !q.lead {
 			close(q.done)
 		}
 	}
-	s.handOn()
-}
-
-// handOn gives back a lane that sent its command or batch: to the oldest
-// queued command, which leads the next batch, or to the free ones.
-func (s *sender) handOn() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.queue) == 0 {
-		s.free++
-		return
-	}
-	next := s.queue[0]
-	s.queue = s.queue[1:]
-	next.lead = true
-	close(next.done)
 }
 
 // script builds the command of a script run (EVAL, EVALSHA and their

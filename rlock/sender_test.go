@@ -239,7 +239,7 @@ func TestSenderFailsEveryCommandOfABrokenBatch(t *testing.T) {
 		defer s.mu.Unlock()
 		return len(s.queue) == len(cmds)
 	})
-	s.handOn() // a lane comes free
+	s.keepBusy() // a lane comes free
 	wg.Wait()
 	for i, c := range cmds {
 		if c.Err() == nil {
