@@ -210,7 +210,7 @@ func (m ManyLocks) Run(ctx context.Context, admin *redis.Client) (ManyLocksResul
 			}()
 		}
 	}
-	err = srv.settle(ctx, calls0, clientCmds)
+	err = srv.settle(ctx, calls0, clientCmds, func() bool { return m.attempted(backends) })
 	if err == nil && java != nil {
 		err = java.waiting(ctx, srv)
 	}

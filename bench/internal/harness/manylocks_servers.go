@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/bench/internal/redisstats"
+	"github.com/relock-go/relock/bench/internal/strategy"
 )
 
 // servers are the masters that a many-locks run's locks live on: one
@@ -106,10 +107,14 @@ func (s servers) memory(ctx context.Context) (server, heap float64, err error) {
 const settleQuiet = 100
 
 // settle waits until the waiters have stopped sending SUBSCRIBE commands
-// (since calls0) and the Clients' commands (clientCmds counts them) have
-// fallen to settleQuiet a quarter second (and at least 500 ms), so that
-// every waiter has made its attempts and is asleep or polling.
-func (s servers) settle(ctx context.Context, calls0 redisstats.Calls, clientCmds func() int64) error {
+// (since calls0) for a quarter second (and at least 500 ms), and either
+// the Clients' commands (clientCmds counts them) have fallen to
+// settleQuiet a quarter second, or done reports that every waiter has
+// made its attempts (its first, and the one after it subscribed): so that
+// every waiter has made its attempts and is asleep or polling. (With many
+// waiters the first ones retry by their timers, at the lock's TTL, before
+// the last ones are asleep: the Clients are never quiet then.)
+func (s servers) settle(ctx context.Context, calls0 redisstats.Calls, clientCmds func() int64, done func() bool) error {
 	last, lastCmds := int64(-1), clientCmds()
 	if !sleepUntil(ctx, time.Now().Add(500*time.Millisecond)) {
 		return ctx.Err()
@@ -120,7 +125,7 @@ func (s servers) settle(ctx context.Context, calls0 redisstats.Calls, clientCmds
 			return err
 		}
 		n, cmds := calls.Sub(calls0).PubSub(), clientCmds()
-		if n == last && cmds-lastCmds <= settleQuiet {
+		if n == last && (cmds-lastCmds <= settleQuiet || done()) {
 			return nil
 		}
 		last, lastCmds = n, cmds
@@ -136,4 +141,23 @@ func errOf(p *error) error {
 		return nil
 	}
 	return *p
+}
+
+// attempted reports whether every waiter of the run has made its two
+// attempts, as the backends tell (strategy.Watched; false when they
+// cannot), once the Clients' tally says that every one started waiting.
+func (m ManyLocks) attempted(backends []strategy.Backend) bool {
+	if m.Tally == nil || m.Tally.Waited.Load() < int64(m.Locks*m.Waiters) {
+		return false
+	}
+	var waiters, attempts int
+	for _, b := range backends {
+		w, ok := b.(strategy.Watched)
+		if !ok {
+			return false
+		}
+		n, a := w.Waiting(2)
+		waiters, attempts = waiters+n, attempts+a
+	}
+	return waiters == m.Locks*m.Waiters && attempts == 2*waiters
 }

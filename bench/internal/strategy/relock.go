@@ -43,6 +43,23 @@ type relockBackend struct{ c *rlock.Client }
 func (b relockBackend) NewLocker(name string) Locker { return b.c.NewMutex(name) }
 func (b relockBackend) Close() error                 { return b.c.Close() }
 
+// Waiting counts the Client's waiting acquisitions and the attempts each
+// has made so far, up to most (Client.Activity).
+func (b relockBackend) Waiting(most int) (waiters, attempts int) {
+	for _, w := range b.c.Activity().Waiters {
+		waiters++
+		attempts += min(w.Attempts, most)
+	}
+	return waiters, attempts
+}
+
+// Watched is a Backend that tells how far its waiting acquisitions are.
+type Watched interface {
+	// Waiting counts the waiting acquisitions and the attempts each has
+	// made so far, each counted up to most.
+	Waiting(most int) (waiters, attempts int)
+}
+
 // Compile-time check that a *rlock.Mutex is a Locker.
 var _ Locker = (*rlock.Mutex)(nil)
 
