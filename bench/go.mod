@@ -8,7 +8,7 @@ require (
 	github.com/bsm/redislock v0.9.4
 	github.com/go-redsync/redsync/v4 v4.15.0
 	github.com/redis/go-redis/v9 v9.22.0
-	github.com/relock-go/relock v0.2.0
+	github.com/relock-go/relock v0.3.0
 	gonum.org/v1/plot v0.17.0
 )
 

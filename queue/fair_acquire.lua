@@ -110,7 +110,7 @@ end
 
 local kv = hash_of(lock)
 if kv == nil or no_lock_fields(kv) then
-  return redis.error_reply(NOT_A_LOCK)
+  return not_a(lock, 'lock')
 end
 local mine = field_of(kv, owner) ~= false
 local pttl = redis.call('pttl', lock)

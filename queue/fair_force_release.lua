@@ -12,10 +12,10 @@
 --
 -- Stale waiters are evicted from the head first. Returns 1 when a lock was
 -- deleted (and the turn passed to the head), 0 when there was none; an
--- error (NOT_A_LOCK), changing nothing, when the key is not a lock. The
+-- error (not_a), changing nothing, when the key is not a lock. The
 -- queue is kept: its waiters still get their turns in order.
 if not_a_lock(KEYS[1]) then
-  return redis.error_reply(NOT_A_LOCK)
+  return not_a(KEYS[1], 'lock')
 end
 evict_stale(KEYS[2], KEYS[3], now_ms(), KEYS[5])
 if redis.call('del', KEYS[1]) == 1 then

@@ -37,9 +37,12 @@ if how == 'stay' and not redis.call('lpos', queue, entry) then
   redis.call('zadd', timeouts, now + wait, entry)
 end
 
+if not_a_lock(lock) then
+  return not_a(lock, 'lock')
+end
 local mode = redis.call('hget', lock, 'mode')
-if (mode == false and redis.call('exists', lock) == 1) or not_a_lock(lock) then
-  return redis.error_reply(NOT_A_LOCK) -- not a read-write lock
+if mode == false and redis.call('exists', lock) == 1 then
+  return not_a(lock, 'read-write lock')
 end
 if writer then
   if mode == 'write' and redis.call('hexists', lock, entry) == 1 then

@@ -9,10 +9,10 @@
 -- ARGV[2]  publish command
 --
 -- Returns 1 when a lock was deleted (and the head woken), 0 when there was
--- none; an error (NOT_A_LOCK), changing nothing, when the key is not a
+-- none; an error (not_a), changing nothing, when the key is not a
 -- lock. The line is kept.
 if not_a_lock(KEYS[1]) then
-  return redis.error_reply(NOT_A_LOCK)
+  return not_a(KEYS[1], 'lock')
 end
 evict_stale(KEYS[2], KEYS[3], now_ms())
 if redis.call('del', KEYS[1]) == 1 then

@@ -33,7 +33,7 @@ var aclCommands = []string{
 	"get", "set", "incr", "time", "publish",
 	"incrby", "decr", "decrby", "zrangebyscore",
 	"lindex", "llen", "lpos", "lpush", "rpush", "lpop", "lrange", "lrem",
-	"zadd", "zincrby", "zrange", "zrem", "zscore",
+	"zadd", "zincrby", "zrange", "zrem", "zscore", "zcard",
 	// The leader elections' logs (scripts/election_*.lua).
 	"xadd", "xrange", "xrevrange",
 	// Commands of the Go code: HoldCount, IsHeld, FencedMutex.Token (hget,

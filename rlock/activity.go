@@ -2,6 +2,7 @@ package rlock
 
 import (
 	"cmp"
+	"context"
 	"maps"
 	"slices"
 	"sync"
@@ -35,6 +36,10 @@ type HoldInfo struct {
 
 // WaiterInfo is one acquisition of a Client's owner that waits for a lock,
 // or one wait of the Client for a semaphore's permits or a latch's zero.
+// Each goroutine that waits is one: of the goroutines sharing a handle,
+// the one whose acquisition is in Redis (where a fair lock's queue shows
+// the owner once), and each waiting in the process behind it or behind
+// the handle's hold, with the same Owner and no attempt yet.
 type WaiterInfo struct {
 	Name  string
 	Kind  Kind
@@ -44,7 +49,7 @@ type WaiterInfo struct {
 	// the other kinds.
 	Permits  int
 	Since    time.Time // when the acquisition began
-	Attempts int       // acquire scripts run so far (a latch's: reads)
+	Attempts int       // acquire scripts run so far (a latch's: reads); 0 behind a goroutine of its handle
 	Wakeups  int       // releases that woke it so far (see EventWoken)
 }
 
@@ -84,6 +89,21 @@ func (h *hold) info() (HoldInfo, bool) {
 		Name: o.name, Kind: o.kindOf, Mode: o.mode, Owner: o.id, Count: h.count, Since: h.since,
 		Lease: h.lease, Watchdog: h.renew && !h.stopped, LastRenewal: h.renewedAt, LeaseEnd: h.deadline,
 	}, true
+}
+
+// enterLine takes a slot of the handle's line (line.enter), listing the
+// goroutine among the Client's waiters while it waits there, behind
+// another goroutine of the handle: so Activity, Inspect's Local and
+// /debug/locks show each goroutine that waits for the lock, where Redis
+// shows the owner once.
+func (o *owner) enterLine(ctx context.Context, wait time.Duration) (ok, first bool, err error) {
+	if ok, first, err = o.line.enter(ctx, o.shared, 0); ok || wait == 0 {
+		return ok, first, err
+	}
+	w := &waiter{info: WaiterInfo{Name: o.name, Kind: o.kindOf, Mode: o.mode, Owner: o.id, Since: time.Now()}}
+	o.c.waiters.add(w)
+	defer o.c.waiters.remove(w)
+	return o.line.enter(ctx, o.shared, wait)
 }
 
 // waiter is one waiting acquisition in a Client's list.

@@ -50,7 +50,7 @@ func (o *owner) attempt(ctx context.Context, lease time.Duration, t ownerTurn) (
 	o.lastSent = sent
 	if !out.ok || err != nil {
 		out.ok = false
-		return out, err
+		return out, named(ctx, o.c.rdb, o.name, "lock", err)
 	}
 	if h != nil {
 		h.reentered(sent)

@@ -3,6 +3,7 @@ package rlock
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,9 +33,16 @@ func TestElectionOnAForeignKeyIsErrWrongType(t *testing.T) {
 			_, delivered := <-ch
 			waited := octx.Err() != nil
 			cancel()
+			want := heldText("Election", typ)
+			if at != "name" {
+				want = ErrWrongType.Error() + ": " + key + " is a " + typ + ", not a leader election's " + at
+				if typ == map[string]string{"record": "hash", "log": "stream"}[at] {
+					want = ErrWrongType.Error() + ": " + key + " is a " + typ + " that is not a leader election's " + at
+				}
+			}
 			for op, err := range map[string]error{"Campaign": campaignErr, "Leader": leaderErr} {
-				if !errors.Is(err, ErrWrongType) || scriptDetail.MatchString(err.Error()) {
-					t.Errorf("%s with a %s at the %s = %v, want ErrWrongType without the script's detail", op, typ, at, err)
+				if !errors.Is(err, ErrWrongType) || !strings.HasSuffix(err.Error(), want) {
+					t.Errorf("%s with a %s at the %s = %v, want ErrWrongType ending %q", op, typ, at, err, want)
 				}
 			}
 			if delivered || waited {

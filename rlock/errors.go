@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/relock-go/relock/internal/keys"
 )
 
@@ -54,7 +56,10 @@ var (
 	// "{", "{}", "a{}b"), which Redisson's naming rule would put in another
 	// Redis Cluster slot than the lock. The rule is the same on every
 	// topology, a single node included, so that a name tried on one works
-	// on all. The error's text says which.
+	// on all. A semaphore's or latch's name follows Redisson's rule
+	// instead: only the empty name is refused everywhere, and on Redis
+	// Cluster one whose channel would land in another slot than its key.
+	// The error's text says which.
 	ErrInvalidName = errors.New("invalid lock name")
 
 	// ErrInvalidDuration is the cause of an operation or Option given a
@@ -119,16 +124,56 @@ func (e wrongTypeError) Error() string {
 // Unwrap returns ErrWrongType and the Redis error.
 func (e wrongTypeError) Unwrap() []error { return []error{ErrWrongType, e.redis} }
 
+// wrongKind is the cause of an operation that found a value of Redis type
+// typ at a key where it wants a want ("lock", "count"): it wraps
+// ErrWrongType, and its text says what the key holds as the scripts say
+// it: "it is a string, not a lock", and "it is a hash that is not a lock"
+// when the type is want's but the value is not one.
+func wrongKind(typ, want string) error {
+	if typ == typeOf(want) {
+		return fmt.Errorf("%w: it is a %s that is not a %s", ErrWrongType, typ, want)
+	}
+	return fmt.Errorf("%w: it is a %s, not a %s", ErrWrongType, typ, want)
+}
+
+// typeOf is the Redis type of a want of wrongKind.
+func typeOf(want string) string {
+	if want == "count" {
+		return "string"
+	}
+	return "hash"
+}
+
+// genericWrongType is Redis's own WRONGTYPE error: a command met a key of
+// another type, and the error does not say which key or what it holds.
+const genericWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value"
+
+// named returns err, when it is Redis's generic WRONGTYPE met by an
+// operation on the object called name, as what name holds (wrongKind of
+// want), read from rdb with one TYPE; err as it is otherwise, and when
+// name holds a value of want's type (another key of the object's met it).
+func named(ctx context.Context, rdb redis.Cmdable, name, want string, err error) error {
+	if err == nil || !strings.Contains(err.Error(), genericWrongType) {
+		return err
+	}
+	typ, terr := rdb.Type(ctx, name).Result()
+	if terr != nil || typ == "none" || typ == typeOf(want) {
+		return err
+	}
+	return wrongKind(typ, want)
+}
+
 // scriptSuffix is what Redis 7 and Valkey add to the error of a command
 // that failed in a script: " script: SHA1, on @user_script:LINE.".
 var scriptSuffix = regexp.MustCompile(` script: [0-9a-f]{40}.*$`)
 
-// wrongTypeDetail is the text of a WRONGTYPE error from its code on
-// (Redis 6.2 puts the script's name and line before it), without the
-// suffix that names the script.
+// wrongTypeDetail is the text of a WRONGTYPE error after its code (Redis
+// 6.2 puts the script's name and line before it), without the suffix that
+// names the script: what a script said the key holds ("it is a string,
+// not a count"), or Redis's own text.
 func wrongTypeDetail(msg string) string {
 	if i := strings.Index(msg, "WRONGTYPE"); i >= 0 {
-		msg = msg[i:]
+		msg = msg[i+len("WRONGTYPE"):]
 	}
 	return strings.TrimSpace(scriptSuffix.ReplaceAllString(msg, ""))
 }

@@ -118,7 +118,7 @@ func (o *owner) enter(ctx context.Context, wait, lease time.Duration) (outcome, 
 	if wait > 0 {
 		start = time.Now() // the line's wait counts against wait
 	}
-	ok, first, err := o.line.enter(ctx, o.shared, wait)
+	ok, first, err := o.enterLine(ctx, wait)
 	if !ok || err != nil {
 		return outcome{}, err
 	}

@@ -8,14 +8,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/queue"
-	"github.com/relock-go/relock/scripts"
 )
 
 // LockInfo is what Redis knows of one lock, whichever client (Go or Java)
@@ -30,8 +28,10 @@ type LockInfo struct {
 	// lock of that name is in Redis. A fair lock nobody waits for has no
 	// queue, so it shows as KindMutex or KindRWMutex; a fenced lock's
 	// counter never expires, so a free fenced lock still shows its kind.
-	// A semaphore's or latch's kind is KindPermitSemaphore, KindCount, or
-	// the one InspectKind was told.
+	// A semaphore's or latch's kind is KindPermitSemaphore (leases beside
+	// the count), KindSemaphore or KindCountDownLatch (the one InspectKind
+	// was told, or whose channel alone has waiters listening), else
+	// KindCount.
 	Kind Kind
 	// Held reports that the lock's hash exists.
 	Held bool
@@ -115,9 +115,11 @@ type QueueEntry struct {
 //
 // A semaphore's or a latch's count (a string of an integer) is reported
 // with its Count, and a permit-expirable semaphore's leases as Permits:
-// KindPermitSemaphore when leases are beside the count, else KindCount,
-// since Redis does not tell a Semaphore from a CountDownLatch
-// (InspectKind does, told by the caller).
+// KindPermitSemaphore when leases are beside the count; KindSemaphore or
+// KindCountDownLatch while waiters listen on that kind's channel alone;
+// else KindCount, since Redis does not tell a Semaphore from a
+// CountDownLatch, nor either from any counter (InspectKind does, told by
+// the caller).
 func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 	return c.inspect(ctx, name, "")
 }
@@ -146,7 +148,7 @@ func (c *Client) inspect(ctx context.Context, name string, asked Kind) (LockInfo
 		}
 		return c.inspected(ctx, info, countChannels(name, info.Kind))
 	}
-	kind, hash, err := s.result(read)
+	kind, hash, err := s.result("lock or a count", read)
 	if err != nil {
 		return LockInfo{}, opError(op, name, err)
 	}
@@ -192,14 +194,16 @@ func (c *Client) inspect(ctx context.Context, name string, asked Kind) (LockInfo
 	return c.inspected(ctx, info, channels)
 }
 
-// inspected completes info with the subscribers of channels, its holders'
-// and waiters' labels, and this Client's own holds and waiters.
+// inspected completes info with the subscribers of channels (and a
+// count's kind by them: heardKind), its holders' and waiters' labels, and
+// this Client's own holds and waiters.
 func (c *Client) inspected(ctx context.Context, info LockInfo, channels []string) (LockInfo, error) {
 	const op = "inspect"
-	var err error
-	if info.Subscribers, err = c.subscribers(ctx, info.Name, channels); err != nil {
+	counts, err := c.subscribers(ctx, info.Name, channels)
+	if err != nil {
 		return LockInfo{}, opError(op, info.Name, fmt.Errorf("counting subscribers: %w", err))
 	}
+	info.Subscribers, info.Kind = sum(counts), heardKind(info.Name, info.Kind, counts)
 	if err := c.labelEntries(ctx, &info); err != nil {
 		return LockInfo{}, opError(op, info.Name, err)
 	}
@@ -309,42 +313,4 @@ func queueEntries(entries []string, deadlines []redis.Z, each func(*QueueEntry))
 		q = append(q, e)
 	}
 	return q
-}
-
-// subscribers counts the subscriptions to channels, all in the slot of the
-// lock called name: with sharded pub/sub on the master of that slot, with
-// classic pub/sub on every node of a Redis Cluster (each counts only its
-// own clients), else on the one server.
-func (c *Client) subscribers(ctx context.Context, name string, channels []string) (int, error) {
-	w, err := c.pubsub(ctx)
-	if err != nil {
-		return 0, err
-	}
-	if w.publish == scripts.SPublish {
-		master, err := c.master(ctx, name)
-		if err != nil {
-			return 0, err
-		}
-		return sum(master.PubSubShardNumSub(ctx, channels...).Result())
-	}
-	cluster, ok := c.rdb.(*redis.ClusterClient)
-	if !ok {
-		return sum(c.rdb.PubSubNumSub(ctx, channels...).Result())
-	}
-	var total atomic.Int64
-	err = cluster.ForEachShard(ctx, func(ctx context.Context, node *redis.Client) error {
-		n, err := sum(node.PubSubNumSub(ctx, channels...).Result())
-		total.Add(int64(n))
-		return err
-	})
-	return int(total.Load()), err
-}
-
-// sum is the total of a NUMSUB reply's counts.
-func sum(counts map[string]int64, err error) (int, error) {
-	var n int64
-	for _, count := range counts {
-		n += count
-	}
-	return int(n), err
 }

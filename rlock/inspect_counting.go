@@ -89,12 +89,10 @@ func (c *Client) inspectCount(ctx context.Context, info LockInfo, s *sight, cs c
 	switch typ := s.typ.Val(); {
 	case s.typ.Err() != nil:
 		return LockInfo{}, s.typ.Err()
-	case typ == "hash":
-		return LockInfo{}, fmt.Errorf("%w: it is a hash, a lock's, not a %s's count", ErrWrongType, asked)
 	case typ == "none" && err != nil:
 		return LockInfo{}, err
 	case typ != "none" && typ != "string":
-		return LockInfo{}, fmt.Errorf("%w: it is a %s", ErrWrongType, typ)
+		return LockInfo{}, wrongKind(typ, "count")
 	}
 	// A string's reads of a lock's hash failed with WRONGTYPE; the reads
 	// of the object's own keys did not.
@@ -123,6 +121,24 @@ func (c *Client) inspectCount(ctx context.Context, info LockInfo, s *sight, cs c
 		info.Kind = KindCount
 	}
 	return info, nil
+}
+
+// heardKind is the kind of the object name that Inspect found of kind k,
+// once it counted the subscribers of its channels (counts, by channel):
+// KindCount, a count Redis does not tell apart, is KindSemaphore or
+// KindCountDownLatch while waiters listen on that kind's channel and on no
+// other's; any other k stays k.
+func heardKind(name string, k Kind, counts map[string]int64) Kind {
+	if k != KindCount {
+		return k
+	}
+	switch sem, latch := counts[keys.SemaphoreChannel(name)], counts[keys.LatchChannel(name)]; {
+	case sem > 0 && latch == 0:
+		return KindSemaphore
+	case latch > 0 && sem == 0:
+		return KindCountDownLatch
+	}
+	return KindCount
 }
 
 // countChannels are the channels of the counting object name of kind k.

@@ -8,8 +8,9 @@ import (
 )
 
 // A semaphore's count shows as KindCount to Inspect, which cannot tell it
-// from a latch's, and as a semaphore to the handle's Inspect, with its
-// waiters in Redis (subscribers) and in the Client's activity.
+// from a latch's, until a waiter listens on its channel; and as a
+// semaphore to the handle's Inspect, with its waiters in Redis
+// (subscribers) and in the Client's activity.
 func TestInspectSemaphoreCountAndWaiter(t *testing.T) {
 	ctx := ctxT(t)
 	rdb := newRedis(t)
@@ -28,6 +29,9 @@ func TestInspectSemaphoreCountAndWaiter(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- s.Acquire(wctx, 3) }()
 	eventually(t, 5*time.Second, "waiter asleep", func() bool { return hubOf(c).Stats().Sleeping == 1 })
+	if info := mustInspect(t, c, name); info.Kind != KindSemaphore || info.Subscribers != 1 {
+		t.Fatalf("Inspect with a waiter on the semaphore's channel = %+v; want KindSemaphore", info)
+	}
 	info, err := s.Inspect(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +51,35 @@ func TestInspectSemaphoreCountAndWaiter(t *testing.T) {
 	}
 	if a := c.Activity(); len(a.Waiters) != 0 {
 		t.Fatalf("Activity after the wait = %+v; want no waiter", a)
+	}
+}
+
+// A latch's count, or a counter's, shows as KindCount to Inspect, and as
+// KindCountDownLatch while a waiter awaits it: Redis shows the kind by the
+// channel the waiter listens on.
+func TestInspectTellsALatchByItsWaiter(t *testing.T) {
+	ctx := ctxT(t)
+	rdb := newRedis(t)
+	c := newClient(t, rdb)
+	const name = "inspect:latch"
+	l := c.NewCountDownLatch(name)
+	if _, err := l.TrySetCount(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if info := mustInspect(t, c, name); info.Kind != KindCount {
+		t.Fatalf("Inspect of an idle latch = %+v; want KindCount", info)
+	}
+	done := make(chan error, 1)
+	go func() { done <- l.Await(ctx) }()
+	eventually(t, 5*time.Second, "waiter asleep", func() bool { return hubOf(c).Stats().Sleeping == 1 })
+	if info := mustInspect(t, c, name); info.Kind != KindCountDownLatch || info.Count != 1 || info.Subscribers != 1 {
+		t.Fatalf("Inspect with a waiter on the latch's channel = %+v; want KindCountDownLatch, count 1", info)
+	}
+	if err := l.CountDown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Await: %v", err)
 	}
 }
 

@@ -35,10 +35,11 @@ const (
 )
 
 // KindCount is what Inspect reports for a string of an integer at a name
-// with no leased permits beside it: a Semaphore's available permits or a
-// CountDownLatch's count, which Redis does not tell apart (Redisson keeps
-// both as a bare string). InspectKind, or the handle's own Inspect, says
-// which. No handle has this kind.
+// with no leased permits beside it and no waiter listening on one kind's
+// channel: a Semaphore's available permits or a CountDownLatch's count,
+// which Redis does not tell apart (Redisson keeps both as a bare string),
+// nor from any other counter. InspectKind, or the handle's own Inspect,
+// says which. No handle has this kind.
 const KindCount Kind = "count"
 
 // Counting reports whether k is the kind of a semaphore or a count-down

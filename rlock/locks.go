@@ -62,7 +62,7 @@ func (c *Client) ForceUnlock(ctx context.Context, name string) (bool, error) {
 		return false, opError(op, name, err)
 	}
 	pipe := c.rdb.Pipeline()
-	kind, hash, err := look(ctx, pipe, name).result(exec(ctx, pipe))
+	kind, hash, err := look(ctx, pipe, name).result("lock", exec(ctx, pipe))
 	if err != nil || len(hash) == 0 {
 		return false, opError(op, name, err)
 	}

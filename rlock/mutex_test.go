@@ -159,8 +159,8 @@ func TestBadInput(t *testing.T) {
 	}
 	// A key of another type is reported, not overwritten.
 	rdb.Set(ctx, "string-key", "v", 0)
-	if err := c.NewMutex("string-key").Lock(ctx); err == nil || !strings.Contains(err.Error(), "WRONGTYPE") {
-		t.Errorf("Lock on a string key = %v, want WRONGTYPE", err)
+	if err := c.NewMutex("string-key").Lock(ctx); !errors.Is(err, ErrWrongType) || !strings.Contains(err.Error(), "it is a string, not a lock") {
+		t.Errorf("Lock on a string key = %v, want ErrWrongType saying it is a string", err)
 	}
 }
 

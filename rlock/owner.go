@@ -132,7 +132,7 @@ func (o *owner) HoldCount(ctx context.Context) (int, error) {
 		_, err = scripts.State(ctx, o.c.rdb, o.name) // a hash that is no lock: ErrWrongType
 		return 0, opError("hold count", o.name, err)
 	}
-	return n, opError("hold count", o.name, err)
+	return n, opError("hold count", o.name, named(ctx, o.c.rdb, o.name, "lock", err))
 }
 
 // IsLocked reports whether any owner holds the lock. A key at the lock's
@@ -160,7 +160,7 @@ func (o *owner) IsHeld(ctx context.Context) (bool, error) {
 	if err == nil && !ok {
 		_, err = scripts.State(ctx, o.c.rdb, o.name) // a hash that is no lock: ErrWrongType
 	}
-	return ok, opError("is held", o.name, err)
+	return ok, opError("is held", o.name, named(ctx, o.c.rdb, o.name, "lock", err))
 }
 
 // NoExpiry is what TTL reports for a lock whose key never expires: not

@@ -106,6 +106,38 @@ func (s *PermitExpirableSemaphore) TrySetPermits(ctx context.Context, n int) (bo
 	return (&Semaphore{countHandle: s.countHandle, s: s.s.Semaphore}).TrySetPermits(ctx, n)
 }
 
+// SetPermits gives the semaphore n permits in all (at least 0), the
+// leased ones included, whatever it had (Redisson's setPermits): without
+// a count it sets the count to n; else the available permits move by n
+// less the permits there are, available and leased (expired leases
+// included: they come back later), and its waiters are woken unless that
+// changed nothing. While more than n permits are leased, none is
+// available until enough come back. Unlike TrySetPermits, it resets a
+// count that an earlier run left.
+func (s *PermitExpirableSemaphore) SetPermits(ctx context.Context, n int) error {
+	if err := s.begin(ctx); err != nil {
+		return opError("set permits", s.name, err)
+	}
+	if n < 0 {
+		return opError("set permits", s.name, fmt.Errorf("%w: %d permits: at least 0", ErrInvalidCount, n))
+	}
+	_, err := s.s.Set(ctx, s.c.rdb, n, s.c.publishCommand())
+	return opError("set permits", s.name, err)
+}
+
+// Delete deletes the semaphore's count and leased permits, and reports
+// whether it had either (Redisson's delete). The permits leased are gone:
+// their Release fails with ErrNotHeld, and ReleasePermit and Extend close
+// their Lost. Its waiters keep waiting, as on a semaphore that has no
+// permits set.
+func (s *PermitExpirableSemaphore) Delete(ctx context.Context) (bool, error) {
+	if err := s.usable(); err != nil {
+		return false, opError("delete", s.name, err)
+	}
+	ok, err := s.s.Delete(ctx, s.c.rdb)
+	return ok, opError("delete", s.name, err)
+}
+
 // AddPermits adds n permits (fewer when negative), as Semaphore.AddPermits.
 func (s *PermitExpirableSemaphore) AddPermits(ctx context.Context, n int) error {
 	return (&Semaphore{countHandle: s.countHandle, s: s.s.Semaphore}).AddPermits(ctx, n)

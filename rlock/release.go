@@ -81,7 +81,7 @@ func (o *owner) unlock(ctx context.Context) error {
 		if h != nil && count <= 1 {
 			h.stopRenewal()
 		}
-		return opError("unlock", o.name, err)
+		return opError("unlock", o.name, named(ctx, o.c.rdb, o.name, "lock", err))
 	}
 	o.retrySeq, o.bareSeq = 0, 0
 	switch res {

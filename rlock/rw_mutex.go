@@ -223,7 +223,7 @@ func (rw *RWMutex) Mode(ctx context.Context) (string, error) {
 	if err == nil && mode == "" {
 		_, err = scripts.State(ctx, rw.w.c.rdb, rw.w.name) // a hash that is no lock: ErrWrongType
 	}
-	return mode, opError("mode", rw.w.name, err)
+	return mode, opError("mode", rw.w.name, named(ctx, rw.w.c.rdb, rw.w.name, "lock", err))
 }
 
 // TTL is the lock's remaining time to live, as Mutex.TTL reports it.

@@ -55,8 +55,13 @@ func checkPermits(n int) error {
 }
 
 // ErrInvalidCount is the cause of an operation given a count it cannot
-// use: a semaphore acquisition or release of fewer than one permit, a
-// latch count below one. The error's text says which.
+// use, before anything is sent to Redis: a semaphore's acquisition or
+// release of fewer than one permit, permits set below zero
+// (TrySetPermits), a latch's count below one (TrySetCount). AddPermits
+// takes any count, a negative one removing permits. The error's text says
+// which count and its least value. (Redisson throws for a negative
+// acquisition or release, answers one of 0 at once, and takes any count
+// to set.)
 var ErrInvalidCount = errors.New("invalid count")
 
 // TrySetPermits sets the semaphore's permits to n if it has no count yet,
@@ -70,6 +75,20 @@ func (s *Semaphore) TrySetPermits(ctx context.Context, n int) (bool, error) {
 	}
 	ok, err := s.s.TrySet(ctx, s.c.rdb, n, s.c.publishCommand())
 	return ok, opError("set permits", s.name, err)
+}
+
+// Delete deletes the semaphore's count, and reports whether it had one
+// (Redisson's delete). It is how a count that an earlier run left is
+// reset: TrySetPermits sets one again. Its waiters keep waiting, as on a
+// semaphore that has no permits set. The semaphore does not know the
+// permits acquired and not released: released after Delete, they add to
+// the count set since.
+func (s *Semaphore) Delete(ctx context.Context) (bool, error) {
+	if err := s.usable(); err != nil {
+		return false, opError("delete", s.name, err)
+	}
+	ok, err := s.s.Delete(ctx, s.c.rdb)
+	return ok, opError("delete", s.name, err)
 }
 
 // AddPermits adds n permits (fewer when n is negative) to the semaphore,
@@ -180,11 +199,11 @@ func readCount(ctx context.Context, rdb redis.Cmdable, op, name string) (int64, 
 		return 0, nil
 	}
 	if err != nil {
-		return 0, opError(op, name, err)
+		return 0, opError(op, name, named(ctx, rdb, name, "count", err))
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
-		return 0, opError(op, name, fmt.Errorf("%w: the count is %q", ErrWrongType, v))
+		return 0, opError(op, name, wrongKind("string", "count"))
 	}
 	return n, nil
 }

@@ -3,7 +3,6 @@ package rlock
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -50,18 +49,19 @@ func look(ctx context.Context, pipe redis.Pipeliner, name string) *sight {
 
 // result is the lock's kind and hash (empty when not held), once the
 // pipeline has run with the outcome err. A key of the lock's name that is
-// not a lock is an error wrapping ErrWrongType, which comes before err:
+// not a lock is an error wrapping ErrWrongType (wrongKind of want, what
+// the caller looks for, when it is not a hash), which comes before err:
 // it explains the WRONGTYPE of the reads of the hash.
-func (s *sight) result(err error) (Kind, map[string]string, error) {
+func (s *sight) result(want string, err error) (Kind, map[string]string, error) {
 	if typ := s.typ.Val(); s.typ.Err() == nil && typ != "hash" && typ != "none" {
-		return "", nil, fmt.Errorf("%w: it is a %s", ErrWrongType, typ)
+		return "", nil, wrongKind(typ, want)
 	}
 	if err != nil {
 		return "", nil, err
 	}
 	hash := s.hash.Val()
 	if len(hash) > 0 && !isLockHash(hash) {
-		return "", nil, fmt.Errorf("%w: it is a hash, but its fields are not owners' hold counts", ErrWrongType)
+		return "", nil, wrongKind("hash", "lock")
 	}
 	held := len(hash) > 0
 	_, rw := hash[modeField]

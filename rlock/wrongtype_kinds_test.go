@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,6 +46,7 @@ func kindOps(c *Client, name string) map[string]func(ctx context.Context) error 
 		"Semaphore.AvailablePermits": func(ctx context.Context) error { return second(sem.AvailablePermits(ctx)) },
 		"Semaphore.Drain":            func(ctx context.Context) error { return second(sem.Drain(ctx)) },
 		"Semaphore.Inspect":          func(ctx context.Context) error { return second(sem.Inspect(ctx)) },
+		"Semaphore.Delete":           func(ctx context.Context) error { return second(sem.Delete(ctx)) },
 
 		"PermitSemaphore.TrySetPermits":    func(ctx context.Context) error { return second(pe.TrySetPermits(ctx, 3)) },
 		"PermitSemaphore.AddPermits":       func(ctx context.Context) error { return pe.AddPermits(ctx, 2) },
@@ -57,6 +59,8 @@ func kindOps(c *Client, name string) map[string]func(ctx context.Context) error 
 		"PermitSemaphore.Extend":           func(ctx context.Context) error { return second(pe.Extend(ctx, permit, time.Minute)) },
 		"PermitSemaphore.AvailablePermits": func(ctx context.Context) error { return second(pe.AvailablePermits(ctx)) },
 		"PermitSemaphore.Inspect":          func(ctx context.Context) error { return second(pe.Inspect(ctx)) },
+		"PermitSemaphore.SetPermits":       func(ctx context.Context) error { return pe.SetPermits(ctx, 3) },
+		"PermitSemaphore.Delete":           func(ctx context.Context) error { return second(pe.Delete(ctx)) },
 
 		"CountDownLatch.TrySetCount":  func(ctx context.Context) error { return second(latch.TrySetCount(ctx, 2)) },
 		"CountDownLatch.CountDown":    func(ctx context.Context) error { return latch.CountDown(ctx) },
@@ -151,13 +155,33 @@ func contents(ctx context.Context, t *testing.T, rdb redis.Cmdable, key string) 
 	return fmt.Sprintf("%s %v ttl %v", typ, v, rdb.PTTL(ctx, key).Val())
 }
 
+// heldText is the text of every ErrWrongType of an operation op (a key
+// of kindOps) on a key of Redis type typ: what the key holds, in the one
+// wording of every kind and method.
+func heldText(op, typ string) string {
+	want, natural := "lock", "hash"
+	switch kind, _, _ := strings.Cut(op, "."); {
+	case kind == "Semaphore" || kind == "PermitSemaphore" || kind == "CountDownLatch":
+		want, natural = "count", "string"
+	case op == "Client.Inspect" && typ == "string":
+		want, natural = "count", "string"
+	case op == "Client.Inspect" && typ != "hash":
+		want = "lock or a count"
+	}
+	if typ == natural {
+		return ErrWrongType.Error() + ": it is a " + typ + " that is not a " + want
+	}
+	return ErrWrongType.Error() + ": it is a " + typ + ", not a " + want
+}
+
 // scriptDetail is what Redis adds to the error of a script's command:
 // the script's SHA1 and line, which an ErrWrongType's text leaves out.
 var scriptDetail = regexp.MustCompile(`user_script|[0-9a-f]{40}|script:`)
 
 // Every operation of every kind, on a key of another type or a hash that
-// is not a lock, fails at once with ErrWrongType, with a text free of the
-// script's SHA1 and line, and changes neither the key nor its type.
+// is not a lock, fails at once with ErrWrongType, whose text says what the
+// key holds in one wording (heldText), free of the script's SHA1 and line,
+// and changes neither the key nor its type.
 func TestEveryOperationOnAForeignKeyIsErrWrongType(t *testing.T) {
 	rdb := newRedis(t)
 	c := newClient(t, rdb)
@@ -187,6 +211,8 @@ func TestEveryOperationOnAForeignKeyIsErrWrongType(t *testing.T) {
 					t.Errorf("%s = %v, want ErrWrongType", op, err)
 				case scriptDetail.MatchString(err.Error()):
 					t.Errorf("%s: the error names the script: %v", op, err)
+				case !strings.HasSuffix(err.Error(), heldText(op, typ)):
+					t.Errorf("%s = %v, want it to end %q", op, err, heldText(op, typ))
 				}
 				if after := contents(ctx, t, rdb, key); after != before {
 					t.Errorf("%s changed the key: %s, was %s", op, after, before)
@@ -225,9 +251,12 @@ func TestForeignAuxiliaryKeyIsErrWrongType(t *testing.T) {
 		"AvailablePermits": func() error { return second(pe.AvailablePermits(ctx)) },
 		"UpdateLeaseTime":  func() error { return second(pe.UpdateLeaseTime(ctx, "0123456789abcdef0123456789abcdef", time.Minute)) },
 		"Release":          func() error { return pe.Release(ctx, "0123456789abcdef0123456789abcdef") },
+		"SetPermits":       func() error { return pe.SetPermits(ctx, 5) },
+		"Delete":           func() error { return second(pe.Delete(ctx)) },
 	} {
-		if err := f(); !errors.Is(err, ErrWrongType) || scriptDetail.MatchString(err.Error()) {
-			t.Errorf("%s with a string at %s = %v, want ErrWrongType without the script's detail", op, leases, err)
+		want := ErrWrongType.Error() + ": " + leases + " is a string, not a zset"
+		if err := f(); !errors.Is(err, ErrWrongType) || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("%s with a string at %s = %v, want ErrWrongType ending %q", op, leases, err, want)
 		}
 	}
 	if n, _ := rdb.Get(ctx, "aux").Int(); n != 2 || rdb.Get(ctx, leases).Val() != "hello" {
@@ -249,8 +278,9 @@ func TestForeignAuxiliaryKeyIsErrWrongType(t *testing.T) {
 		"Release": func() error { return sem.Release(ctx, 1) },
 		"Drain":   func() error { return second(sem.Drain(ctx)) },
 	} {
-		if err := f(); !errors.Is(err, ErrWrongType) || scriptDetail.MatchString(err.Error()) {
-			t.Errorf("%s with a string at the request records = %v, want ErrWrongType without the script's detail", op, err)
+		want := ErrWrongType.Error() + ": " + records + " is a string, not a hash"
+		if err := f(); !errors.Is(err, ErrWrongType) || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("%s with a string at the request records = %v, want ErrWrongType ending %q", op, err, want)
 		}
 	}
 	if n, _ := rdb.Get(ctx, "sem").Int(); n != 2 || rdb.Get(ctx, records).Val() != "hello" {

@@ -8,7 +8,7 @@
 -- Returns the hold count (positive) when the owner now holds the lock
 -- (lease re-armed), else -(TTL + 2), from the lock's remaining TTL in
 -- milliseconds (-1: the key has none), so at most -1; or an error
--- (NOT_A_LOCK) when the key is not a lock. (Redisson's script answers nil
+-- (not_a) when the key is not a lock. (Redisson's script answers nil
 -- for the first and the TTL for the second; one integer either way keeps
 -- the client off its error path and is the smallest reply to read; the
 -- fenced acquisition answers an array, as it has a token to add.) A

@@ -9,7 +9,7 @@
 -- ARGV[3]  holds the owner had before this acquisition, as it knows them
 --
 -- Returns {1, token} when the owner now holds the lock, else {0, the lock's
--- remaining TTL in milliseconds}; an error (NOT_A_LOCK) when the key is
+-- remaining TTL in milliseconds}; an error (not_a) when the key is
 -- not a lock. A retry of an acquisition whose reply was
 -- lost takes no new token and returns the current one.
 local ttl = redis.call('pttl', KEYS[1])
@@ -17,7 +17,7 @@ if ttl ~= -2 then
   local kv = hash_of(KEYS[1])
   if kv == nil or not field_of(kv, ARGV[2]) then
     if kv == nil or no_lock_fields(kv) then
-      return redis.error_reply(NOT_A_LOCK)
+      return not_a(KEYS[1], 'lock')
     end
     return {0, ttl}
   end

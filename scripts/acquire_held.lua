@@ -4,7 +4,7 @@
 local kv = hash_of(KEYS[1])
 if kv == nil or not field_of(kv, ARGV[2]) then
   if kv == nil or no_lock_fields(kv) then
-    return redis.error_reply(NOT_A_LOCK)
+    return not_a(KEYS[1], 'lock')
   end
   return -(ttl + 2)
 end

@@ -21,10 +21,6 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
--- The error a script returns when the record or the log holds a value
--- that is not an election's; its WRONGTYPE prefix is Redis's own.
-local NOT_AN_ELECTION = 'WRONGTYPE it is not a leader election\'s record and log'
-
 local function type_of(key)
   local t = redis.call('type', key)
   if type(t) == 'table' then
@@ -33,18 +29,27 @@ local function type_of(key)
   return t
 end
 
--- Whether record or log holds a value that is not an election's: a key of
--- another type, or a record without a change number or with an unknown
--- kind. Every script checks it before it reads or writes them.
+-- not_an_election returns the error a script replies when record or log
+-- holds a value that is not an election's: a key of another type, or a
+-- record without a change number or with an unknown kind. Its text says
+-- which key holds what ("KEY is a string, not a leader election's
+-- record"), after Redis's own WRONGTYPE prefix, as hold.lua's not_a words
+-- a lock's. false when both are an election's, or absent. Every script
+-- checks it before it reads or writes them.
 local function not_an_election(record, log)
   local rt, lt = type_of(record), type_of(log)
-  if (rt ~= 'none' and rt ~= 'hash') or (lt ~= 'none' and lt ~= 'stream') then
-    return true
+  if rt ~= 'none' and rt ~= 'hash' then
+    return redis.error_reply('WRONGTYPE ' .. record .. ' is a ' .. rt .. ', not a leader election\'s record')
+  end
+  if lt ~= 'none' and lt ~= 'stream' then
+    return redis.error_reply('WRONGTYPE ' .. log .. ' is a ' .. lt .. ', not a leader election\'s log')
   end
   if rt == 'hash' then
     local seq, kind = unpack(redis.call('hmget', record, 'seq', 'kind'))
     local known = {elected = true, proclaimed = true, resigned = true, ended = true}
-    return not (seq and string.match(seq, '^[1-9]%d*$') and known[kind])
+    if not (seq and string.match(seq, '^[1-9]%d*$') and known[kind]) then
+      return redis.error_reply('WRONGTYPE ' .. record .. ' is a hash that is not a leader election\'s record')
+    end
   end
   return false
 end

@@ -10,13 +10,14 @@
 --
 -- Reply: {token, since ms, change number} of the owner's term, begun now
 -- or before (a resend of this request takes no second token); {0} when
--- the owner does not hold the lock; an error (NOT_AN_ELECTION) when the
+-- the owner does not hold the lock; an error (not_an_election) when the
 -- record or the log holds something else. Only the first changes
 -- anything.
 local lock, counter, record, log, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local owner, value, publish, keep = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-if not_an_election(record, log) then
-  return redis.error_reply(NOT_AN_ELECTION)
+local wrong = not_an_election(record, log)
+if wrong then
+  return wrong
 end
 if redis.call('hexists', lock, owner) == 0 then
   return {0}

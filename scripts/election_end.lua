@@ -9,12 +9,13 @@
 -- ARGV[4] publish command; ARGV[5] entries the log keeps
 --
 -- Reply: 1 when recorded; 0 when the record did not show the term leading
--- (ended already, or a later term); an error (NOT_AN_ELECTION) when the
+-- (ended already, or a later term); an error (not_an_election) when the
 -- record or the log holds something else. Only 1 changes anything.
 local lock, record, log, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local owner, token, kind, publish, keep = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-if not_an_election(record, log) then
-  return redis.error_reply(NOT_AN_ELECTION)
+local wrong = not_an_election(record, log)
+if wrong then
+  return wrong
 end
 local last = current(record)
 if not leads(last) or last.f.owner ~= owner or last.f.token ~= token then

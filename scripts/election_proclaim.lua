@@ -8,12 +8,13 @@
 -- Reply: 1 when the record shows the term with the value (a value it had
 -- already is not recorded again); 0 when the record no longer shows the
 -- term (it ended); -1 when the owner no longer holds the lock; an error
--- (NOT_AN_ELECTION) when the record or the log holds something else.
+-- (not_an_election) when the record or the log holds something else.
 -- Only 1 changes anything.
 local lock, record, log, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local owner, token, value, publish, keep = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-if not_an_election(record, log) then
-  return redis.error_reply(NOT_AN_ELECTION)
+local wrong = not_an_election(record, log)
+if wrong then
+  return wrong
 end
 if redis.call('hexists', lock, owner) == 0 then
   return -1

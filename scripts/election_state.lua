@@ -12,16 +12,17 @@
 -- record shows a term whose owner holds the lock; record is the record's
 -- fields and values ({} when there is none), and entries the log's
 -- entries after ARGV[1], as XRANGE gives them ({id, {field, value, ...}}).
--- An error (NOT_A_LOCK, NOT_AN_ELECTION), changing nothing, when the name
+-- An error (not_a, not_an_election), changing nothing, when the name
 -- holds a value that is not a lock, or the record or the log something
 -- else.
 local lock, record, log, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local seen, repair, publish, keep = tonumber(ARGV[1]), ARGV[2] == '1', ARGV[3], ARGV[4]
-if not_an_election(record, log) then
-  return redis.error_reply(NOT_AN_ELECTION)
+local wrong = not_an_election(record, log)
+if wrong then
+  return wrong
 end
 if not_a_lock(lock) then
-  return redis.error_reply(NOT_A_LOCK)
+  return not_a(lock, 'lock')
 end
 local last = current(record)
 local held = 0

@@ -6,10 +6,10 @@
 -- ARGV[2]  publish command: "publish" or "spublish"
 --
 -- Returns 1 when a lock was deleted (and the unlock message published),
--- 0 when there was none; an error (NOT_A_LOCK) when the key holds a
+-- 0 when there was none; an error (not_a) when the key holds a
 -- value that is not a lock: nothing is deleted.
 if not_a_lock(KEYS[1]) then
-  return redis.error_reply(NOT_A_LOCK)
+  return not_a(KEYS[1], 'lock')
 end
 if redis.call('del', KEYS[1]) == 1 then
   redis.call(ARGV[2], KEYS[2], ARGV[1])

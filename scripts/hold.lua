@@ -4,9 +4,21 @@
 -- take only the file they call. The read-write lock's own helpers are in
 -- rw_hold.lua.
 
--- The error a script returns for a key that is not a lock (not_a_lock);
--- its WRONGTYPE prefix is Redis's own for a key of the wrong type.
-local NOT_A_LOCK = 'WRONGTYPE it is not a lock in Redisson\'s layout'
+-- not_a is the error a script returns for key when it holds a value that
+-- is not a want ('lock', 'read-write lock'): it says what the key holds
+-- ("it is a string, not a lock", "it is a hash that is not a lock"), after
+-- Redis's own WRONGTYPE prefix for a key of the wrong type. (rlock's
+-- wrongKind words its own checks alike.)
+local function not_a(key, want)
+  local t = redis.call('type', key)
+  if type(t) == 'table' then
+    t = t.ok
+  end
+  if t == 'hash' then
+    return redis.error_reply('WRONGTYPE it is a hash that is not a ' .. want)
+  end
+  return redis.error_reply('WRONGTYPE it is a ' .. t .. ', not a ' .. want)
+end
 
 -- The fields and values of the hash at lock as HGETALL lists them (none
 -- when the key is missing, or gone on a server whose TTLs follow the wall

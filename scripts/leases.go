@@ -21,11 +21,14 @@ var (
 	peAvailableSrc string
 	//go:embed pe_update.lua
 	peUpdateSrc string
+	//go:embed pe_set.lua
+	peSetSrc string
 
 	peAcquire   = newLeases(peAcquireSrc)
 	peRelease   = newLeases(listenersSrc + peReleaseSrc)
 	peAvailable = newLeases(peAvailableSrc)
 	peUpdate    = newLeases(peUpdateSrc)
+	peSet       = newCounting(peSetSrc)
 )
 
 // newLeases returns the script src preceded by counting.lua's and
@@ -106,5 +109,20 @@ func (p *PermitSemaphore) Update(ctx context.Context, rdb redis.Scripter, id []b
 		exp = expiry.UnixMilli()
 	}
 	v, err := peUpdate.Run(ctx, rdb, []string{p.name, p.leases, p.channel}, id, exp, time.Now().UnixMilli(), publish).Int64()
+	return v == 1, err
+}
+
+// Set gives the semaphore n permits in all, the leased ones included,
+// announcing n with publish unless it had n already, and reports whether
+// the count changed.
+func (p *PermitSemaphore) Set(ctx context.Context, rdb redis.Scripter, n int, publish string) (bool, error) {
+	v, err := peSet.Run(ctx, rdb, []string{p.name, p.channel, p.leases}, n, publish).Int64()
+	return v == 1, err
+}
+
+// Delete deletes the semaphore's count and leased permits, and reports
+// whether it had either.
+func (p *PermitSemaphore) Delete(ctx context.Context, rdb redis.Scripter) (bool, error) {
+	v, err := semDelete.Run(ctx, rdb, []string{p.name, p.leases}).Int64()
 	return v == 1, err
 }

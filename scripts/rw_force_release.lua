@@ -7,10 +7,10 @@
 -- ARGV[2]  publish command
 --
 -- Returns 1 when a lock was deleted, 0 when there was none; an error
--- (NOT_A_LOCK) when the key holds a value that is not a lock. Read-timeout
+-- (not_a) when the key holds a value that is not a lock. Read-timeout
 -- keys left behind expire with their leases.
 if not_a_lock(KEYS[1]) then
-  return redis.error_reply(NOT_A_LOCK)
+  return not_a(KEYS[1], 'lock')
 end
 if redis.call('hget', KEYS[1], 'mode') then
   redis.call('del', KEYS[1])

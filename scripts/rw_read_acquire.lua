@@ -11,10 +11,13 @@
 -- Returns {1, hold count} when the owner now holds a read lock, else {0,
 -- the lock's remaining TTL in milliseconds}. A retried acquisition is not
 -- counted twice. A key that is not a read-write lock (no mode field, or
--- not_a_lock) is an error (NOT_A_LOCK).
+-- not_a_lock) is an error (not_a).
+if not_a_lock(KEYS[1]) then
+  return not_a(KEYS[1], 'lock')
+end
 local mode = redis.call('hget', KEYS[1], 'mode')
-if (mode == false and redis.call('exists', KEYS[1]) == 1) or not_a_lock(KEYS[1]) then
-  return redis.error_reply(NOT_A_LOCK)
+if mode == false and redis.call('exists', KEYS[1]) == 1 then
+  return not_a(KEYS[1], 'read-write lock')
 end
 if may_read(KEYS[1], mode, ARGV[3]) then
   return {1, take_read(KEYS[1], mode, KEYS[2], ARGV[2], ARGV[4], ARGV[1])}

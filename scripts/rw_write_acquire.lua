@@ -12,10 +12,13 @@
 -- Redisson would wait for forever: readers never leave for it); else {0,
 -- the lock's remaining TTL in milliseconds}. A retried acquisition is not
 -- counted twice. A key that is not a read-write lock (no mode field, or
--- not_a_lock) is an error (NOT_A_LOCK).
+-- not_a_lock) is an error (not_a).
+if not_a_lock(KEYS[1]) then
+  return not_a(KEYS[1], 'lock')
+end
 local mode = redis.call('hget', KEYS[1], 'mode')
-if (mode == false and redis.call('exists', KEYS[1]) == 1) or not_a_lock(KEYS[1]) then
-  return redis.error_reply(NOT_A_LOCK)
+if mode == false and redis.call('exists', KEYS[1]) == 1 then
+  return not_a(KEYS[1], 'read-write lock')
 end
 if mode == false or (mode == 'write' and redis.call('hexists', KEYS[1], ARGV[2]) == 1) then
   return {1, take_write(KEYS[1], mode, ARGV[2], ARGV[4], ARGV[1])}

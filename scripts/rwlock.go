@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -120,8 +119,9 @@ func (l *RWLock) Mode(ctx context.Context, rdb redis.Cmdable) (string, error) {
 		return "", err
 	}
 	if mode != "read" && mode != "write" {
-		// WRONGTYPE, as Redis says of a key of another type.
-		return "", fmt.Errorf("WRONGTYPE it is a hash whose mode is %q, not a read-write lock", mode)
+		// WRONGTYPE, as Redis says of a key of another type, and worded
+		// as hold.lua's not_a words it.
+		return "", errors.New("WRONGTYPE it is a hash that is not a read-write lock")
 	}
 	return mode, nil
 }

@@ -18,11 +18,14 @@ var (
 	semSetSrc string
 	//go:embed sem_drain.lua
 	semDrainSrc string
+	//go:embed sem_delete.lua
+	semDeleteSrc string
 
 	semAcquire = newCounting(semAcquireSrc)
 	semRelease = newCounting(listenersSrc + semReleaseSrc)
 	semSet     = newCounting(semSetSrc)
 	semDrain   = newCounting(semDrainSrc)
+	semDelete  = newCounting(semDeleteSrc)
 )
 
 // Semaphore is one counting semaphore, Redisson's RSemaphore: a string key
@@ -68,4 +71,10 @@ func (s *Semaphore) TrySet(ctx context.Context, rdb redis.Scripter, n int, publi
 // it took.
 func (s *Semaphore) Drain(ctx context.Context, rdb redis.Scripter, r Request) (int64, error) {
 	return semDrain.Run(ctx, rdb, []string{s.name, r.records(s.name)}, r.args()...).Int64()
+}
+
+// Delete deletes the semaphore's count, and reports whether it had one.
+func (s *Semaphore) Delete(ctx context.Context, rdb redis.Scripter) (bool, error) {
+	v, err := semDelete.Run(ctx, rdb, []string{s.name}).Int64()
+	return v == 1, err
 }

@@ -60,7 +60,7 @@ func TestInspectCountKind(t *testing.T) {
 	if _, err := c.NewCountDownLatch("jobs:ready").TrySetCount(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
-	relock(t, "", "inspect", "jobs:sem").want(t, 0, []string{"kind         count (a semaphore's permits or a latch's count: --kind", "count        4\n"}, nil)
+	relock(t, "", "inspect", "jobs:sem").want(t, 0, []string{"kind         count (a semaphore's permits, a latch's count or any counter, which Redis keeps alike: --kind", "count        4\n"}, nil)
 	relock(t, "", "inspect", "--kind", "semaphore", "jobs:sem").want(t, 0, []string{"kind         semaphore\n", "available    4\n", "subscribers  0\n"}, nil)
 	relock(t, "", "inspect", "--kind", "count-down-latch", "jobs:ready").want(t, 0, []string{"kind         count-down-latch\n", "count        2\n"}, nil)
 	relock(t, "", "inspect", "--kind", "mutex", "jobs:sem").want(t, exitUsage, nil, []string{`--kind "mutex": want semaphore`})

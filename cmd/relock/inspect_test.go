@@ -119,7 +119,7 @@ func TestInspectFairQueueJSON(t *testing.T) {
 }
 
 // TestInspectNothing reports a missing lock, and fails on a key that is
-// not one.
+// no lock, semaphore or latch, saying what it holds.
 func TestInspectNothing(t *testing.T) {
 	rdb := fresh(t).rdb
 	relock(t, "", "inspect", "nothing").want(t, 0, []string{`no lock named "nothing"`}, nil)
@@ -127,13 +127,17 @@ func TestInspectNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := relock(t, "", "inspect", "text")
-	r.want(t, 1, nil, []string{`relock inspect "text": `, "of another kind"})
+	r.want(t, 1, nil, []string{`relock inspect "text": key holds a value of another kind: it is a string that is not a count` + "\n"})
 	if strings.Count(r.stderr, "relock") != 1 || strings.Contains(r.stderr, "rlock:") {
 		t.Errorf("the error is prefixed more than once:\n%s", r.stderr)
 	}
 	u := relock(t, "", "unlock", "--force", "--yes", "text")
-	u.want(t, 1, nil, []string{`relock unlock "text": `, "of another kind"})
+	u.want(t, 1, nil, []string{`relock unlock "text": key holds a value of another kind: it is a string that is not a count` + "\n"})
 	if strings.Contains(u.stderr, "rlock:") || strings.Contains(u.stderr, "inspect") {
 		t.Errorf("the error is prefixed more than once:\n%s", u.stderr)
 	}
+	if err := rdb.RPush(context.Background(), "queue", "job").Err(); err != nil {
+		t.Fatal(err)
+	}
+	relock(t, "", "inspect", "queue").want(t, 1, nil, []string{`relock inspect "queue": key holds a value of another kind: it is a list, not a lock or a count` + "\n"})
 }

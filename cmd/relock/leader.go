@@ -87,30 +87,54 @@ func leaderFacts(v lockView) [][]string {
 	return nil
 }
 
-// runLeader prints the election args[0], or with --watch follows it.
+// runLeader prints the election args[0], or with --watch follows it. A
+// name that holds something else than an election is an error that says
+// what it holds.
 func runLeader(ctx context.Context, s *session, args []string) error {
 	name := args[0]
-	if s.o.watchLeader {
-		return s.watchLeader(ctx, name)
-	}
 	info, now, err := s.inspect(ctx, name)
 	if err != nil {
 		return err
+	}
+	if what, ok := otherKinds[info.Kind]; ok {
+		return fmt.Errorf("%q is no leader election: it is a %s (relock inspect shows it)", name, what)
+	}
+	if s.o.watchLeader {
+		return s.watchLeader(ctx, name)
 	}
 	v := newLockView(info, now)
 	ev := electionView{Name: name, Leader: leaderOf(info.Leader, v), Candidates: v.Queue}
 	if s.o.json {
 		return writeJSON(s.e.stdout, ev)
 	}
-	writeElection(s.e.stdout, ev, now)
+	writeElection(s.e.stdout, ev, info.Kind == "", now)
 	return nil
 }
 
-// writeElection writes ev as "relock leader" shows it at now.
-func writeElection(w io.Writer, ev electionView, now time.Time) {
+// otherKinds are the kinds that Inspect tells from an election's, in
+// words.
+var otherKinds = map[rlock.Kind]string{
+	rlock.KindMutex:           "lock",
+	rlock.KindFencedMutex:     "fenced lock",
+	rlock.KindFairMutex:       "fair lock",
+	rlock.KindRWMutex:         "read-write lock",
+	rlock.KindFairRWMutex:     "fair read-write lock",
+	rlock.KindSemaphore:       "semaphore",
+	rlock.KindPermitSemaphore: "permit-expirable semaphore",
+	rlock.KindCountDownLatch:  "count-down latch",
+	rlock.KindCount:           "count (a semaphore's, a latch's or any counter)",
+}
+
+// writeElection writes ev as "relock leader" shows it at now; absent says
+// that Redis holds nothing of the name.
+func writeElection(w io.Writer, ev electionView, absent bool, now time.Time) {
 	facts := [][]string{{"election", ev.Name}}
 	if l := ev.Leader; l == nil {
-		facts = append(facts, []string{"leader", "none"})
+		none := "none"
+		if absent {
+			none += " (Redis holds nothing of this name: nobody campaigned yet, or the name is wrong)"
+		}
+		facts = append(facts, []string{"leader", none})
 	} else {
 		facts = append(facts,
 			[]string{"leader", strconv.Quote(l.Value)},

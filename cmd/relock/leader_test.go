@@ -71,8 +71,32 @@ func TestLeaderShowsTheLeaderAndCandidates(t *testing.T) {
 		return err == nil
 	})
 	relock(t, "", "leader", "--json", "nobody").want(t, 0, []string{`"leader": null`, `"candidates": []`}, nil)
-	relock(t, "", "leader", "nobody").want(t, 0, []string{"leader    none\n", "candidates: none"}, nil)
+	relock(t, "", "leader", "nobody").want(t, 0, []string{"leader    none (Redis holds nothing of this name: nobody campaigned yet, or the name is wrong)\n", "candidates: none"}, nil)
 	relock(t, "", "leader", "--count", "1", "x").want(t, 2, nil, []string{"--count and --for go with --watch"})
+}
+
+// TestLeaderOfANameThatIsNoElection says what the name holds instead, and
+// fails, watching or not; an election that has no leader now is "none".
+func TestLeaderOfANameThatIsNoElection(t *testing.T) {
+	s := fresh(t)
+	ctx := testkit.Ctx(t, 10*time.Second)
+	c := s.client()
+	lock(t, c.NewFairMutex("fair:demo"))
+	if _, err := c.NewSemaphore("pool").TrySetPermits(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	// (A fair lock nobody waits for shows as a lock: it has no queue.)
+	relock(t, "", "leader", "fair:demo").want(t, 1, nil, []string{`relock leader: "fair:demo" is no leader election: it is a lock (relock inspect shows it)` + "\n"})
+	relock(t, "", "leader", "--watch", "--for", "1s", "fair:demo").want(t, 1, nil, []string{`"fair:demo" is no leader election: it is a lock`})
+	relock(t, "", "leader", "--json", "pool").want(t, 1, nil, []string{`"pool" is no leader election: it is a count (a semaphore's, a latch's or any counter)`})
+	term, err := c.NewElection("jobs:ended").Campaign(ctx, "host-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := term.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
+	relock(t, "", "leader", "jobs:ended").want(t, 0, []string{"leader    none\n"}, nil)
 }
 
 // TestLeaderWatchFollowsTheChanges follows an election through a term, a

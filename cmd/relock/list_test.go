@@ -6,11 +6,17 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/test/testkit"
 )
 
 // TestListPattern lists the locks, semaphores and latches matching a
 // pattern, with their kinds: other names, keys of other kinds and a fenced
-// lock's token counter are left out.
+// lock's token counter are left out. A count is a count (a semaphore's, a
+// latch's or any counter's: Redis keeps them alike) until leases beside it
+// or a waiter on its channel show its kind.
 func TestListPattern(t *testing.T) {
 	s := fresh(t)
 	c := s.client()
@@ -41,6 +47,19 @@ func TestListPattern(t *testing.T) {
 	if _, err := pe.Acquire(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
+	if err := s.rdb.IncrBy(ctx, "list:visits", 7).Err(); err != nil {
+		t.Fatal(err)
+	}
+	awaited := c.NewCountDownLatch("list:awaited")
+	if _, err := awaited.TrySetCount(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { _ = awaited.Await(wctx) }()
+	testkit.Eventually(t, 5*time.Second, "the latch's waiter listening", func() bool {
+		return testkit.Subscribers(ctx, s.rdb, keys.LatchChannel("list:awaited")) == 1
+	})
 
 	r := relock(t, "", "list", "list:*")
 	r.want(t, 0, nil, nil)
@@ -52,10 +71,12 @@ func TestListPattern(t *testing.T) {
 	want := [][]string{
 		{"NAME", "KIND", "HOLDERS", "QUEUE", "COUNT"},
 		{"list:a", "mutex", "1", "0", "-"},
+		{"list:awaited", "count-down-latch", "-", "-", "1"},
 		{"list:b", "fenced", "1", "0", "-"},
 		{"list:latch", "count", "-", "-", "2"},
 		{"list:pe", "permit-semaphore", "-", "-", "1"},
 		{"list:sem", "count", "-", "-", "3"},
+		{"list:visits", "count", "-", "-", "7"},
 	}
 	if !slices.EqualFunc(rows, want, slices.Equal) {
 		t.Errorf("list list:* =\n%s\nwant rows %q", r.stdout, want)
@@ -72,7 +93,7 @@ func TestListPattern(t *testing.T) {
 	for _, v := range views {
 		names = append(names, v.Name)
 	}
-	if want := []string{"list:a", "list:b", "list:latch", "list:pe", "list:sem", "other:x"}; !slices.Equal(names, want) {
+	if want := []string{"list:a", "list:awaited", "list:b", "list:latch", "list:pe", "list:sem", "list:visits", "other:x"}; !slices.Equal(names, want) {
 		t.Errorf("list --json names %q, want %q", names, want)
 	}
 }

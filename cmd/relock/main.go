@@ -122,7 +122,7 @@ var commands = []*command{
 	},
 	{
 		name: "list", synopsis: "[flags] [PATTERN]", minArgs: 0, maxArgs: 1,
-		summary: "List prints one line per lock, semaphore and latch whose name matches\nPATTERN (SCAN's glob, default *), sorted: its kind, number of holders, TTL,\nqueue length and count. A string of an integer is listed as a count (a\nsemaphore's permits or a latch's count: inspect --kind tells which); a\nsemaphore with leased permits as a permit-semaphore. Other keys are left\nout.",
+		summary: "List prints one line per lock, semaphore and latch whose name matches\nPATTERN (SCAN's glob, default *), sorted: its kind, number of holders, TTL,\nqueue length and count. A string of an integer is listed as a count: a\nsemaphore's permits, a latch's count or any counter, which Redis keeps\nalike (inspect --kind reads it as one); as a permit-semaphore with leased\npermits beside it, and as a semaphore or a count-down-latch while waiters\nlisten on that kind's channel. Other keys are left out.",
 		run:     runList,
 	},
 	{

@@ -45,7 +45,7 @@ func writeCount(w io.Writer, v lockView) {
 	kind, count := v.Kind, "count"
 	switch rlock.Kind(v.Kind) {
 	case rlock.KindCount:
-		kind += " (a semaphore's permits or a latch's count: --kind semaphore or --kind count-down-latch tells which)"
+		kind += " (a semaphore's permits, a latch's count or any counter, which Redis keeps alike: --kind semaphore or --kind count-down-latch reads it as one)"
 	case rlock.KindSemaphore, rlock.KindPermitSemaphore:
 		count = "available"
 	}

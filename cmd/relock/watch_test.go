@@ -115,26 +115,43 @@ func TestWatchShardedCluster(t *testing.T) {
 
 // TestWatchExpiry redraws a lock once the TTL it showed has run out,
 // though an expiry announces nothing; --for ends a watch with status 0.
+// The lease must outlast the watch's start: a watch that started after
+// the lease ran out shows nothing held, and the trial runs once more with
+// a lease four times as long.
 func TestWatchExpiry(t *testing.T) {
 	m := fresh(t).client().NewMutex("lease")
-	if err := m.LockWithLease(context.Background(), 300*time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
-	r := relock(t, "", "watch", "--json", "--count", "1", "lease")
-	r.want(t, 0, nil, nil)
-	var frames []watchFrame
-	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
-		var f watchFrame
-		if err := json.Unmarshal([]byte(line), &f); err != nil {
-			t.Fatalf("%v: %s", err, line)
+	var out strings.Builder
+	for lease := 300 * time.Millisecond; ; lease *= 4 {
+		if err := m.LockWithLease(context.Background(), lease); err != nil {
+			t.Fatal(err)
 		}
-		frames = append(frames, f)
-	}
-	if len(frames) != 2 || !frames[0].Lock.Held || frames[1].Reason != "ttl" || frames[1].Lock.Held {
-		t.Errorf("watch printed %+v, want the held lock, then its expiry", frames)
+		cmd := relockCmd(t, "watch", "--json", "--count", "1", "--addr", srv.Addr, "lease")
+		frames := start(t, cmd)
+		var first watchFrame
+		if err := json.Unmarshal([]byte(nextLine(t, frames, `"redraw":0,`, &out)), &first); err != nil {
+			t.Fatal(err)
+		}
+		if !first.Lock.Held && lease < time.Second {
+			t.Logf("the watch started after a lease of %v ran out: again with a longer one", lease)
+			_ = cmd.Process.Kill()
+			drain(frames, &out)
+			continue
+		}
+		var next watchFrame
+		if err := json.Unmarshal([]byte(nextLine(t, frames, `"redraw":1,`, &out)), &next); err != nil {
+			t.Fatal(err)
+		}
+		drain(frames, &out)
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("watch: %v", err)
+		}
+		if !first.Lock.Held || next.Reason != "ttl" || next.Lock.Held {
+			t.Errorf("watch printed %+v, then %+v, want the held lock, then its expiry", first, next)
+		}
+		break
 	}
 
-	r = relock(t, "", "watch", "--for", "100ms", "lease")
+	r := relock(t, "", "watch", "--for", "100ms", "lease")
 	r.want(t, 0, []string{"redraw 0: start\n", `no lock named "lease"`}, nil)
 }
 

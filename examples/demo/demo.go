@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync/atomic"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -26,15 +27,36 @@ type scene struct {
 	play  func(context.Context) error
 }
 
-// run plays every scene on the Redis at addr, then checks the counter. It
-// returns an error if a scene fails or an increment was lost.
+// run plays every scene on the Redis at addr, then checks the counter,
+// and deletes the keys it made (cleanUp), however it ended. It returns an
+// error if a scene fails or an increment was lost.
 func run(ctx context.Context, out io.Writer, addr string, cfg config) error {
 	d, err := newDemo(ctx, out, addr, cfg)
 	if err != nil {
 		return err
 	}
 	defer d.close()
-	return d.play(ctx)
+	err = d.play(ctx)
+	return errors.Join(err, d.cleanUp(ctx))
+}
+
+// leftKeys are the keys the demo makes that no release deletes and that
+// never expire: the counter, and the fencing scene's token counter, which
+// a fenced lock keeps for good so that its tokens only grow (Redisson's
+// layout); nothing takes that lock once the demo ends. The locks' own keys
+// go with their last release; the unlock latches that relock keeps for
+// resent releases (redisson_unlock_latch:*) expire within a minute.
+var leftKeys = []string{counterKey, "redisson_lock_token:{" + fencedLockName + "}"}
+
+// cleanUp deletes leftKeys, also after ctx ended (an interrupted demo
+// cleans up too).
+func (d *demo) cleanUp(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := d.service(0).rdb.Del(ctx, leftKeys...).Err(); err != nil {
+		return fmt.Errorf("deleting the demo's keys: %w", err)
+	}
+	return nil
 }
 
 // newDemo connects the services to the Redis at addr and sets the counter

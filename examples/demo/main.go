@@ -10,7 +10,9 @@
 // holder that stalled past its lease, and finally a check that no
 // increment of the counter was lost.
 //
-// It runs on an embedded miniredis, or on the Redis at REDIS_ADDR if set.
+// It runs on an embedded miniredis, or on the Redis at REDIS_ADDR if set;
+// there it deletes the keys it made when it ends, but the unlock latches
+// relock keeps for resent releases, which expire within a minute.
 // It is a module of its own, so that the library's users do not carry an
 // embedded Redis in their module graph; from the repository's root:
 //

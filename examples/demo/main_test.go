@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/relock-go/relock/test/redistest"
 )
 
 // quickConfig plays every scene in about two seconds.
@@ -79,6 +81,33 @@ func TestRunPlaysEveryScene(t *testing.T) {
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// A run on a real redis-server leaves no key it made behind but the
+// unlock latches, which expire on their own within a minute.
+func TestRunCleansUpOnARealRedis(t *testing.T) {
+	srv, err := redistest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	rdb := srv.Client(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	var out bytes.Buffer
+	if err := run(ctx, &out, srv.Addr, quickConfig()); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	keys, err := rdb.Keys(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range keys {
+		ttl := rdb.PTTL(ctx, key).Val()
+		if !strings.HasPrefix(key, "redisson_unlock_latch:") || ttl <= 0 || ttl > time.Minute {
+			t.Errorf("the demo left %s (TTL %v)", key, ttl)
 		}
 	}
 }

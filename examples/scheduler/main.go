@@ -3,7 +3,8 @@
 // shares the semaphore, and the permit of a worker that dies mid-job comes
 // back when its lease ends. Then one runner for the nightly job, with an
 // Election: one instance leads and runs it, fencing its writes with its
-// term's token, and when it dies the next instance leads (nightly.go).
+// term's token, and when it shuts down (Client.Close ends its term) the
+// next instance leads (nightly.go).
 //
 // It runs on an embedded miniredis, or on the Redis at REDIS_ADDR if set;
 // a Java service using Redisson's RPermitExpirableSemaphore of the same

@@ -34,14 +34,53 @@ func (l *ledger) write(token int64) bool {
 	return true
 }
 
+// shown is the terms the observer has printed, for their leaders to wait
+// on: a term's channel is closed once it is printed.
+type shown struct {
+	mu      sync.Mutex
+	printed map[int64]chan struct{}
+}
+
+// of is the channel of term token, made on first use.
+func (s *shown) of(token int64) chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.printed == nil {
+		s.printed = make(map[int64]chan struct{})
+	}
+	ch, ok := s.printed[token]
+	if !ok {
+		ch = make(chan struct{})
+		s.printed[token] = ch
+	}
+	return ch
+}
+
+// set records that the observer printed term token (again, when its
+// leader proclaimed a value).
+func (s *shown) set(token int64) {
+	ch := s.of(token)
+	select {
+	case <-ch:
+	default:
+		close(ch)
+	}
+}
+
 // nightly runs instances copies of a service, each a Client of its own as
 // a process would be, that all want to run the nightly job: an Election
 // makes one of them run it, and the others wait their turn, in the order
 // they campaigned. The leader runs the job, sending its term's token with
 // every write; an observer prints who leads. After each night the leader
-// dies (its Client closes, which ends its term at once: the next
-// candidate leads at pub/sub speed, not after a lease). It returns how
-// many nights ran and the most runners seen at once.
+// shuts down: its Client's Close ends its term at once, so the next
+// candidate leads at pub/sub speed (a leader that crashed would hold the
+// term until its lease ran out). It returns how many nights ran and the
+// most runners seen at once.
+//
+// The observer hears of a change after it happened, where the new leader
+// knows at once: so that the output tells things in the order they
+// happened, a leader starts its job once the observer has printed its
+// term (and the end of the term before).
 func nightly(ctx context.Context, out io.Writer, addr string, instances, nights int) (runs, most int64, err error) {
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
 	defer rdb.Close()
@@ -55,12 +94,14 @@ func nightly(ctx context.Context, out io.Writer, addr string, instances, nights 
 	}
 	defer watcher.Close()
 	seen := watcher.NewElection(name).Observe(ctx)
+	var terms shown
 	show := func(l rlock.Leader) {
 		if l.Token == 0 {
 			fmt.Fprintln(out, "observer: no leader")
 		} else {
 			fmt.Fprintf(out, "observer: %s leads (term %d)\n", l.Value, l.Token)
 		}
+		terms.set(l.Token)
 	}
 	show(<-seen) // the leader when the observer started: none yet
 	printed := make(chan struct{})
@@ -95,6 +136,10 @@ func nightly(ctx context.Context, out io.Writer, addr string, instances, nights 
 			now := running.Add(1)
 			for m := peak.Load(); now > m && !peak.CompareAndSwap(m, now); m = peak.Load() {
 			}
+			select { // Observe tells every change, in order
+			case <-terms.of(term.Token()):
+			case <-ctx.Done():
+			}
 			for step := range 3 { // the job, in steps, each a fenced write
 				select {
 				case <-term.Lost():
@@ -115,7 +160,7 @@ func nightly(ctx context.Context, out io.Writer, addr string, instances, nights 
 				_ = term.Resign(ctx)
 				return
 			}
-			fmt.Fprintf(out, "instance %d dies after its night\n", i)
+			fmt.Fprintf(out, "instance %d shuts down after its night: Close ends its term\n", i)
 			_ = c.Close()
 		}()
 	}

@@ -7,7 +7,7 @@ replace github.com/relock-go/relock => ../..
 require (
 	github.com/alicebob/miniredis/v2 v2.40.0
 	github.com/redis/go-redis/v9 v9.22.0
-	github.com/relock-go/relock v0.2.0
+	github.com/relock-go/relock v0.3.0
 	go.opentelemetry.io/otel v1.41.0
 	go.opentelemetry.io/otel/metric v1.41.0
 	go.opentelemetry.io/otel/sdk v1.41.0

@@ -11,8 +11,8 @@
 // with GOWORK=off and GONOSUMDB for the modules not yet published. It is
 // `make release-check`; docs/releasing.md gives the tagging order.
 //
-//	go run ./test/cmd/releasecheck            # the version relockotel requires
-//	go run ./test/cmd/releasecheck -strict    # also: rlock.Version and CHANGELOG.md name it
+//	go run ./test/cmd/releasecheck            # the version relockotel requires; rlock.Version says what the tree is
+//	go run ./test/cmd/releasecheck -strict    # also: the tree is that release (rlock.Version and CHANGELOG.md name it)
 package main
 
 import (
@@ -22,7 +22,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -34,7 +33,7 @@ const libPath = "github.com/relock-go/relock"
 var nested = []string{"rlock/relockotel", "examples/demo", "examples/scheduler", "bench"}
 
 func main() {
-	strict := flag.Bool("strict", false, "also require rlock.Version and a CHANGELOG.md heading to name the version (run before tagging)")
+	strict := flag.Bool("strict", false, "also require the tree to be the release: rlock.Version and a CHANGELOG.md heading name the version, nothing unreleased (run before tagging)")
 	root := flag.String("root", ".", "the repository's root directory")
 	flag.Parse()
 	if err := check(*root, *strict); err != nil {
@@ -97,8 +96,12 @@ func requiredVersion(root string) (string, error) {
 	return version, nil
 }
 
-// checkVersionNamed compares version with rlock.Version and CHANGELOG.md:
-// an error when strict, else a note of what tagging needs first.
+// checkVersionNamed checks that rlock.Version says what the tree is, by
+// version (the one the nested modules require) and CHANGELOG.md: while its
+// [Unreleased] section lists changes, the next version in development,
+// "X.Y.Z-dev", with no [X.Y.Z] heading yet; once they are moved under
+// "## [X.Y.Z]", the release "X.Y.Z". With strict (right before tagging) it
+// wants the release; without, an unreleased tree is noted.
 func checkVersionNamed(root, version string, strict bool) error {
 	src, err := os.ReadFile(filepath.Join(root, "rlock", "version.go"))
 	if err != nil {
@@ -108,23 +111,49 @@ func checkVersionNamed(root, version string, strict bool) error {
 	if err != nil {
 		return err
 	}
-	bare := strings.TrimPrefix(version, "v")
-	var missing []string
-	if !strings.Contains(string(src), `const Version = "`+bare+`"`) {
-		missing = append(missing, "rlock.Version is not "+strconv.Quote(bare))
+	m := versionConst.FindSubmatch(src)
+	if m == nil {
+		return fmt.Errorf("rlock/version.go has no const Version = \"...\"")
 	}
-	if !strings.Contains(string(changelog), "## ["+bare+"]") {
-		missing = append(missing, "CHANGELOG.md has no ## ["+bare+"] heading")
-	}
-	if len(missing) == 0 {
+	have, bare := string(m[1]), strings.TrimPrefix(version, "v")
+	unreleased, released := hasUnreleased(string(changelog)), strings.Contains(string(changelog), "## ["+bare+"]")
+	switch {
+	case unreleased && released:
+		return fmt.Errorf("CHANGELOG.md lists unreleased changes, and %s is released already: the nested modules must require the next version (docs/releasing.md)", bare)
+	case unreleased && have != bare+"-dev":
+		return fmt.Errorf("rlock.Version is %q; CHANGELOG.md lists unreleased changes for %s, so it must be %q (docs/releasing.md)", have, version, bare+"-dev")
+	case !unreleased && (have != bare || !released):
+		return fmt.Errorf("rlock.Version is %q and CHANGELOG.md lists no unreleased change: want %q and a ## [%s] heading (docs/releasing.md)", have, bare, bare)
+	case !unreleased:
 		return nil
 	}
-	msg := strings.Join(missing, "; ")
+	msg := fmt.Sprintf("rlock.Version is %q: move CHANGELOG.md's [Unreleased] entries under ## [%s] and set it to %q", have, bare, bare)
 	if strict {
-		return fmt.Errorf("%s: set both before tagging %s (docs/releasing.md)", msg, version)
+		return fmt.Errorf("%s before tagging %s (docs/releasing.md)", msg, version)
 	}
 	fmt.Printf("release-check: note, before tagging %s: %s\n", version, msg)
 	return nil
+}
+
+// versionConst finds rlock.Version's value in rlock/version.go.
+var versionConst = regexp.MustCompile(`const Version = "([^"]*)"`)
+
+// hasUnreleased reports whether changelog's ## [Unreleased] section lists
+// an entry (a line starting "- ").
+func hasUnreleased(changelog string) bool {
+	_, section, ok := strings.Cut(changelog, "## [Unreleased]")
+	if !ok {
+		return false
+	}
+	if end := strings.Index(section, "\n## ["); end >= 0 {
+		section = section[:end]
+	}
+	for _, line := range strings.Split(section, "\n") {
+		if strings.HasPrefix(line, "- ") {
+			return true
+		}
+	}
+	return false
 }
 
 // consume makes a scratch module outside the repository that imports the

@@ -46,3 +46,50 @@ func TestRequiredVersion(t *testing.T) {
 		t.Errorf("required version %q is not a release", v)
 	}
 }
+
+// TestVersionSaysWhatTheTreeIs checks rlock.Version against the required
+// version and CHANGELOG.md: "X.Y.Z-dev" while changes are unreleased,
+// "X.Y.Z" with its heading once released; -strict wants the release.
+func TestVersionSaysWhatTheTreeIs(t *testing.T) {
+	const released = "# Changelog\n\n## [Unreleased]\n\n## [0.2.0] - 2026-11-26\n\n- a change\n"
+	const unreleased = "# Changelog\n\n## [Unreleased]\n\n### Added\n- a feature\n\n## [0.2.0] - 2026-11-26\n\n- a change\n"
+	for _, c := range []struct {
+		name, version, changelog, require string
+		ok, strictOK                      bool
+	}{
+		{"a release", "0.2.0", released, "v0.2.0", true, true},
+		{"changes after a release, version unchanged", "0.2.0", unreleased, "v0.2.0", false, false},
+		{"changes after a release, require unchanged", "0.2.0-dev", unreleased, "v0.2.0", false, false},
+		{"the next version in development", "0.3.0-dev", unreleased, "v0.3.0", true, false},
+		{"the next version named before its release", "0.3.0", unreleased, "v0.3.0", false, false},
+		{"a release without its heading", "0.3.0", released, "v0.3.0", false, false},
+		{"a development version of a release", "0.2.0-dev", released, "v0.2.0", false, false},
+	} {
+		dir := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(dir, "rlock"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		files := map[string]string{
+			"rlock/version.go": "package rlock\n\nconst Version = \"" + c.version + "\"\n",
+			"CHANGELOG.md":     c.changelog,
+		}
+		for name, text := range files {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := checkVersionNamed(dir, c.require, false); (err == nil) != c.ok {
+			t.Errorf("%s: %v, want ok %v", c.name, err, c.ok)
+		}
+		if err := checkVersionNamed(dir, c.require, true); (err == nil) != c.strictOK {
+			t.Errorf("%s, strict: %v, want ok %v", c.name, err, c.strictOK)
+		}
+	}
+	v, err := requiredVersion(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkVersionNamed(root, v, false); err != nil {
+		t.Errorf("this tree: %v", err)
+	}
+}
