@@ -58,11 +58,12 @@ TEST_TIMEOUT ?= 270s
 # redis-servers on free ports.
 TEST_PARALLEL ?= 4
 
-# The real-Redisson interop tests (test/interop): they need Java 17 and
-# the Redisson peer's jar, RELOCK_REDISSON_PEER or ../shared/interop beside
+# The real-Redisson interop tests (test/interop): they need a JDK 17 (the
+# rate limiter's tests compile a Java program with javac) and the
+# Redisson peer's jar, RELOCK_REDISSON_PEER or ../shared/interop beside
 # the checkout, and fail rather than skip when either is missing.
 RELOCK_REDISSON_PEER ?= $(abspath $(CURDIR)/../shared/interop/redisson-peer.jar)
-interop: redis-server ## the tests against the real Redisson (Java 17 and the Redisson peer's jar)
+interop: redis-server ## the tests against the real Redisson (a JDK 17 and the Redisson peer's jar)
 	CI=true RELOCK_REDISSON_PEER=$(RELOCK_REDISSON_PEER) $(GO) test -race -count=1 -timeout 270s -v ./test/interop/
 
 # The /debug/locks page rendered in a real headless Chromium; fails rather

@@ -6,6 +6,7 @@ replace github.com/relock-go/relock => ../
 
 require (
 	github.com/bsm/redislock v0.9.4
+	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/go-redsync/redsync/v4 v4.15.0
 	github.com/redis/go-redis/v9 v9.22.0
 	github.com/relock-go/relock v0.3.0

@@ -1,13 +1,15 @@
 // Package pubsub shares Redis subscriptions among the lock waiters of one
-// process and wakes them when a lock is released.
+// process and wakes them when a lock is released. A waiter, here, is a
+// lock waiter of the process while it listens: the holder of one
+// Subscription.
 //
 // # Design
 //
 // A Hub owns a small, fixed number of subscription connections (one by
 // default); each channel lives on one of them, chosen by hashing its name.
-// Every waiter on a channel joins that channel's entry, which is reference
-// counted: the first waiter sends SUBSCRIBE, the last one to leave sends
-// UNSUBSCRIBE. Subscribe returns only after the server confirmed the
+// Every Subscription of a channel joins that channel's entry, which is
+// reference counted: the first sends SUBSCRIBE, the last one to leave
+// sends UNSUBSCRIBE. Subscribe returns only after the server confirmed the
 // subscription, so a release published after Subscribe returns is never
 // missed; a lock waiter therefore subscribes first and retries its acquire
 // attempt after.
@@ -18,8 +20,9 @@
 // for a waiter that is busy with an attempt and not asleep yet; message "1"
 // wakes them all, except on a semaphore's channel while clients other than
 // relock's listen there: a message is a count of permits, and "1" wakes
-// one waiter, in turn with them, as a release does. Permits never outnumber the entry's waiters, so unlock
-// messages that nobody needed cannot turn into a burst of useless retries.
+// one waiter, in turn with them, as a release does. Permits never
+// outnumber the entry's waiters, so unlock messages that nobody needed
+// cannot turn into a burst of useless retries.
 // A waiter sleeps at most as long as it asks (the lock's TTL, or its
 // remaining wait): a lost message costs at most that, never a hang. A
 // waiter can also be woken alone (Poke), by news that comes another way:
@@ -66,11 +69,13 @@
 //
 // # Where is what
 //
-//	hub.go           Hub: its connections (shards), Subscribe, Stats
-//	subscription.go  Subscription: one waiter's Wait, Poke, Won and Close
+//	hub.go           Hub: its connections (shards), Subscribe, JoinBehind, Stats
+//	subscription.go  Subscription: one waiter's Wait, Poke, Won, TakeGrant and Close
 //	entry.go         entry: one channel on one connection
 //	wakeups.go       wakeups: a channel's wake-up queue, its invariants
-//	share.go         share: turns taken with other clients at hand-offs
+//	share.go         share: turns taken with other clients at hand-offs;
+//	                 Hub.StepAside, CountDue and Counted
+//	share_kept.go    a dropped channel's share, kept for a moment
 //	shard.go         shard: one connection's channels and its writer
 //	shard_read.go    its reader: messages, health checks, replacement
 //	shard_peers.go   counting a channel's subscribers (PUBSUB NUMSUB)

@@ -30,7 +30,7 @@ type entry struct {
 	// entry's life, so a new confirmation follows a reconnect and every
 	// waiter must retry.
 	confirmed bool
-	// q wakes the waiters; q.waiters counts the open Subscriptions, and
+	// q wakes the waiters; q.subs counts the open Subscriptions, and
 	// the channel is wanted while it is above zero.
 	q     wakeups
 	share share

@@ -205,15 +205,50 @@ func (h *Hub) Subscribe(ctx context.Context, channel string) (*Subscription, err
 	}
 }
 
+// JoinBehind joins channel's entry, without any round trip, if it is
+// subscribed and has waiters, so that the caller can wait its turn behind
+// them instead of competing with them: its first Wait sleeps at the back
+// and leaves any pending wake-up to the waiters that were there first. It
+// returns the Subscription and the time by which every current sleeper
+// will have retried, or ok == false (and no Subscription) if there is
+// nobody to wait behind.
+func (h *Hub) JoinBehind(channel string) (sub *Subscription, due time.Time, ok bool) {
+	s := h.existingShard(channel)
+	if s == nil {
+		return nil, time.Time{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.entries[channel]
+	if s.closed || e == nil || e.state != subscribed || e.q.subs == 0 {
+		return nil, time.Time{}, false
+	}
+	e.q.join()
+	return &Subscription{shard: s, entry: e, behind: true}, e.q.wakeBy, true
+}
+
+// pause waits until c fires (nil), ctx ends (ctx.Err()) or the Hub closes
+// (ErrClosed).
+func (h *Hub) pause(ctx context.Context, c <-chan time.Time) error {
+	select {
+	case <-c:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-h.ctx.Done():
+		return ErrClosed
+	}
+}
+
 // Stats describes a Hub's subscriptions at one moment.
 type Stats struct {
 	// Connections is the number of subscription connections.
 	Connections int
 	// Channels is the number of channels subscribed or being subscribed.
 	Channels int
-	// Waiters is the number of open Subscriptions.
-	Waiters int
-	// Sleeping is the number of Waiters asleep in Wait.
+	// Subscriptions is the number of open Subscriptions.
+	Subscriptions int
+	// Sleeping is the number of Subscriptions asleep in Wait.
 	Sleeping int
 }
 
@@ -228,7 +263,7 @@ func (h *Hub) Stats() Stats {
 				continue
 			}
 			st.Channels++
-			st.Waiters += e.q.waiters
+			st.Subscriptions += e.q.subs
 			st.Sleeping += e.q.asleep()
 		}
 		s.mu.Unlock()

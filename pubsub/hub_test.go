@@ -108,7 +108,7 @@ func TestSubscribeIsConfirmedAndShared(t *testing.T) {
 	if n := mr.PubSubNumSub("ch")["ch"]; n != 1 {
 		t.Fatalf("NUMSUB = %d, want 1 shared subscription", n)
 	}
-	if st := h.Stats(); st.Channels != 1 || st.Waiters != 2 {
+	if st := h.Stats(); st.Channels != 1 || st.Subscriptions != 2 {
 		t.Fatalf("Stats = %+v, want 1 channel, 2 waiters", st)
 	}
 	a.Close()
@@ -278,7 +278,7 @@ func TestJoinBehindOnlyWhenOthersWait(t *testing.T) {
 	if until := time.Until(due); until < 50*time.Second || until > time.Minute {
 		t.Fatalf("due in %v, want the sleeper's wake-up time (about a minute)", until)
 	}
-	if st := h.Stats(); st.Waiters != 2 || st.Channels != 1 {
+	if st := h.Stats(); st.Subscriptions != 2 || st.Channels != 1 {
 		t.Fatalf("Stats = %+v, want 2 waiters on 1 channel", st)
 	}
 }

@@ -139,7 +139,7 @@ func (s *shard) join(channel string) (*entry, <-chan struct{}, error) {
 // leave removes a waiter from e; the last one unsubscribes. Called with mu held.
 func (s *shard) leave(e *entry) {
 	e.q.leave()
-	if e.q.waiters == 0 && e.state == subscribed {
+	if e.q.subs == 0 && e.state == subscribed {
 		s.unsubscribe(e)
 	}
 	// An entry still subscribing is unsubscribed once confirmed.

@@ -178,7 +178,7 @@ func (s *shard) replace(gen uint64, why error) {
 	s.heard, s.probeAt = s.sent, time.Now()
 	var wanted []string
 	for ch, e := range s.entries {
-		if e.q.waiters == 0 {
+		if e.q.subs == 0 {
 			delete(s.entries, ch)
 			continue
 		}
@@ -270,7 +270,7 @@ func (s *shard) subscribed(e *entry) {
 	if e.state != subscribing {
 		return
 	}
-	if e.q.waiters == 0 {
+	if e.q.subs == 0 {
 		s.unsubscribe(e)
 		return
 	}
@@ -298,7 +298,7 @@ func (s *shard) unsubscribed(e *entry) {
 	if e.state != unsubscribing {
 		return
 	}
-	if e.q.waiters > 0 {
+	if e.q.subs > 0 {
 		e.state = subscribing
 		s.send(false, e.channel)
 		return

@@ -147,3 +147,70 @@ func (s *share) yieldDelay() time.Duration {
 	}
 	return s.stepNow() * time.Duration(s.peers-s.since) / time.Duration(s.peers-1)
 }
+
+// StepAside is how long a client that just released or took the lock on
+// channel lets the waiters of other clients go first: 0 when no other
+// connection subscribes to channel (as last counted, see share), a
+// millisecond when only relock Clients do, else the channel's current
+// step, which grows while the others keep coming too late (a Redisson
+// client needs a few milliseconds to wake and retry). turns reports that
+// clients other than relock's listen and take their turns: they have not
+// kept coming too late at the longest step.
+func (h *Hub) StepAside(channel string) (d time.Duration, turns bool) {
+	s := h.existingShard(channel)
+	if s == nil {
+		return 0, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.entries[channel]; e != nil {
+		return e.share.others(), e.share.turns()
+	}
+	return 0, false
+}
+
+// CountDue reports whether a release of this client on channel should
+// have its script count the channel's listeners (Counted): when this
+// client does not listen there, or its count is older than countEvery.
+// So a Redisson waiter that began to wait is noticed within that time,
+// at a cost of a count (one PUBSUB NUMSUB in the script, run only when a
+// subscriber heard the release) per channel and client every countEvery
+// at most while the client listens there, and at each heard release
+// while it does not (it keeps no count then).
+func (h *Hub) CountDue(channel string) bool {
+	s := h.existingShard(channel)
+	if s == nil {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.entries[channel]
+	return e == nil || time.Since(e.share.peersAt) > countEvery
+}
+
+// Counted records what a release script counted when it announced a
+// release on channel, or passed the lock on within this client:
+// subscribers connections subscribed to channel, relock of them relock
+// Clients (those subscribed to its presence marker, keys.Presence). It
+// returns StepAside's answer with these counts. A client that does not
+// listen on channel itself (no entry) keeps no share of it: the answer is
+// then the first step of a share with these counts, slowStep while any
+// other client than relock's listens.
+func (h *Hub) Counted(channel string, subscribers, relock int) (d time.Duration, turns bool) {
+	foreign := max(subscribers-relock, 0)
+	if s := h.existingShard(channel); s != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if e := s.entries[channel]; e != nil {
+			e.share.counted(subscribers, foreign)
+			return e.share.others(), e.share.turns()
+		}
+	}
+	switch {
+	case foreign > 0:
+		return slowStep, true
+	case subscribers > 0:
+		return relockStep, false
+	}
+	return 0, false
+}

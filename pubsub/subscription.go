@@ -6,28 +6,6 @@ import (
 	"time"
 )
 
-// JoinBehind joins channel's entry, without any round trip, if it is
-// subscribed and has waiters, so that the caller can wait its turn behind
-// them instead of competing with them: its first Wait sleeps at the back
-// and leaves any pending wake-up to the waiters that were there first. It
-// returns the Subscription and the time by which every current sleeper
-// will have retried, or ok == false (and no Subscription) if there is
-// nobody to wait behind.
-func (h *Hub) JoinBehind(channel string) (sub *Subscription, due time.Time, ok bool) {
-	s := h.existingShard(channel)
-	if s == nil {
-		return nil, time.Time{}, false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e := s.entries[channel]
-	if s.closed || e == nil || e.state != subscribed || e.q.waiters == 0 {
-		return nil, time.Time{}, false
-	}
-	e.q.join()
-	return &Subscription{shard: s, entry: e, behind: true}, e.q.wakeBy, true
-}
-
 // Subscription is one waiter's membership of a channel's entry.
 type Subscription struct {
 	shard  *shard
@@ -188,86 +166,6 @@ func (sub *Subscription) WakeOthers() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e.q.wake(e.q.asleep(), 0)
-}
-
-// StepAside is how long a client that just released or took the lock on
-// channel lets the waiters of other clients go first: 0 when no other
-// connection subscribes to channel (as last counted, see share), a
-// millisecond when only relock Clients do, else the channel's current
-// step, which grows while the others keep coming too late (a Redisson
-// client needs a few milliseconds to wake and retry). turns reports that
-// clients other than relock's listen and take their turns: they have not
-// kept coming too late at the longest step.
-func (h *Hub) StepAside(channel string) (d time.Duration, turns bool) {
-	s := h.existingShard(channel)
-	if s == nil {
-		return 0, false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if e := s.entries[channel]; e != nil {
-		return e.share.others(), e.share.turns()
-	}
-	return 0, false
-}
-
-// CountDue reports whether a release of this client on channel should
-// have its script count the channel's listeners (Counted): when this
-// client does not listen there, or its count is older than countEvery.
-// So a Redisson waiter that began to wait is noticed within that time,
-// at a cost of a count (one PUBSUB NUMSUB in the script, run only when a
-// subscriber heard the release) per channel and client every countEvery
-// at most while the client listens there, and at each heard release
-// while it does not (it keeps no count then).
-func (h *Hub) CountDue(channel string) bool {
-	s := h.existingShard(channel)
-	if s == nil {
-		return true
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e := s.entries[channel]
-	return e == nil || time.Since(e.share.peersAt) > countEvery
-}
-
-// Counted records what a release script counted when it announced a
-// release on channel, or passed the lock on within this client:
-// subscribers connections subscribed to channel, relock of them relock
-// Clients (those subscribed to its presence marker, keys.Presence). It
-// returns StepAside's answer with these counts. A client that does not
-// listen on channel itself (no entry) keeps no share of it: the answer is
-// then the first step of a share with these counts, slowStep while any
-// other client than relock's listens.
-func (h *Hub) Counted(channel string, subscribers, relock int) (d time.Duration, turns bool) {
-	foreign := max(subscribers-relock, 0)
-	if s := h.existingShard(channel); s != nil {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if e := s.entries[channel]; e != nil {
-			e.share.counted(subscribers, foreign)
-			return e.share.others(), e.share.turns()
-		}
-	}
-	switch {
-	case foreign > 0:
-		return slowStep, true
-	case subscribers > 0:
-		return relockStep, false
-	}
-	return 0, false
-}
-
-// pause waits until c fires (nil), ctx ends (ctx.Err()) or the Hub closes
-// (ErrClosed).
-func (h *Hub) pause(ctx context.Context, c <-chan time.Time) error {
-	select {
-	case <-c:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-h.ctx.Done():
-		return ErrClosed
-	}
 }
 
 // Close leaves the channel; the last waiter to leave unsubscribes it.

@@ -12,7 +12,7 @@ import (
 //
 // Invariants, each kept by every method (the caller holds the shard's
 // mutex, which guards it):
-//   - waiters counts the open Subscriptions; permits never exceed it, so a
+//   - subs counts the open Subscriptions; permits never exceed it, so a
 //     burst of messages while nobody sleeps cannot store more wake-ups
 //     than there are waiters to use them;
 //   - a waiter's wake channel is in sleepers exactly while it sleeps, and
@@ -23,19 +23,19 @@ import (
 //   - wakeBy is the latest time a sleeper asked to be woken by: by then
 //     every current sleeper has retried.
 type wakeups struct {
-	waiters  int
+	subs     int // open Subscriptions
 	permits  int
 	sleepers list.List // of chan time.Duration: the delay before retrying
 	wakeBy   time.Time
 }
 
 // join counts one more waiter.
-func (q *wakeups) join() { q.waiters++ }
+func (q *wakeups) join() { q.subs++ }
 
 // leave counts one waiter less, and drops the permit it can no longer use.
 func (q *wakeups) leave() {
-	q.waiters--
-	q.permits = min(q.permits, q.waiters)
+	q.subs--
+	q.permits = min(q.permits, q.subs)
 }
 
 // take uses a stored wake-up, if there is one.
@@ -80,7 +80,7 @@ func (q *wakeups) wake(n int, delay time.Duration) {
 	for ; n > 0 && q.sleepers.Len() > 0; n-- {
 		q.sleepers.Remove(q.sleepers.Front()).(chan time.Duration) <- delay
 	}
-	q.permits = min(q.permits+n, q.waiters)
+	q.permits = min(q.permits+n, q.subs)
 }
 
 // wakeOut wakes the sleeper at el out of turn, telling it delay, unless
@@ -100,7 +100,7 @@ func (q *wakeups) release(n int) { q.wake(n, 0) }
 
 // releaseAll makes every waiter retry once: every sleeper is woken and
 // every waiter not asleep gets a permit.
-func (q *wakeups) releaseAll() { q.release(q.waiters) }
+func (q *wakeups) releaseAll() { q.release(q.subs) }
 
 // releaseSpread is releaseAll with each sleeper told to wait a delay
 // drawn at random below spread before it retries, so that the waiters of
@@ -110,12 +110,12 @@ func (q *wakeups) releaseSpread(spread time.Duration) {
 		q.releaseAll()
 		return
 	}
-	n := q.waiters
+	n := q.subs
 	for ; n > 0 && q.sleepers.Len() > 0; n-- {
 		// (A delay of 0 would be no delay; poke is -1.)
 		q.sleepers.Remove(q.sleepers.Front()).(chan time.Duration) <- 1 + rand.N(spread)
 	}
-	q.permits = min(q.permits+n, q.waiters)
+	q.permits = min(q.permits+n, q.subs)
 }
 
 // asleep is the number of sleeping waiters.

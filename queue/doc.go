@@ -1,7 +1,7 @@
 // Package queue is the waiting queue of relock's fair locks: Redisson's
 // RFairLock protocol (Queue), relock's fair read-write lock (RWQueue), the
 // Lua scripts that run them, and the bookkeeping of one waiter's place in
-// the queue (Waiter).
+// the queue (Place).
 //
 // # Redis layout
 //
@@ -29,7 +29,7 @@
 // # Whose turn, and how it is told
 //
 // An owner may take the lock only when it is free and nobody waits, or it
-// is the head (TryAcquire, and every attempt of a Waiter): a newcomer never
+// is the head (TryAcquire, and every attempt of a Place): a newcomer never
 // gets ahead of the queue, not even with a single attempt. When the lock
 // becomes free (a last release, a force-release, the head leaving, or an
 // attempt that finds an expired lock with someone else at the head), the
@@ -38,7 +38,7 @@
 //
 //   - a relock head is granted the lock at once: its field is written, its
 //     lease set, it leaves the queue (the grant rule below), and it is
-//     marked "granted" until it claims the lock (Waiter.Claim, or its next
+//     marked "granted" until it claims the lock (Place.Claim, or its next
 //     attempt) or releases it; its hold count is one. The
 //     lock is never free between two holders, so nobody can barge. If it
 //     gave up meanwhile, its leaving gives the lock back and passes the

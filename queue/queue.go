@@ -43,9 +43,16 @@ var (
 // Queue is the waiting queue of one fair lock. It holds no state of its
 // own: everything is in Redis. It is safe for concurrent use.
 type Queue struct {
+	core // keys: lock, queue, deadlines, unlock channel, relock waiters
+}
+
+// core is what the queues of a fair lock and of a fair read-write lock
+// share: where the lock lives, its keys, the wait timeout, and how
+// wake-ups are published.
+type core struct {
 	rdb  redis.Scripter
 	name string
-	keys []string // lock, queue, deadlines, unlock channel, relock waiters
+	keys []string
 	wait time.Duration
 	pub  func() string // publish command for wake-ups: scripts.Publish or SPublish
 }
@@ -56,13 +63,13 @@ type Queue struct {
 // the command pub returns when a script runs: scripts.Publish, or
 // scripts.SPublish for sharded pub/sub.
 func New(rdb redis.Scripter, name string, wait time.Duration, pub func() string) *Queue {
-	return &Queue{
-		rdb:  rdb,
-		name: name,
-		keys: []string{name, keys.Queue(name), keys.Timeout(name), keys.Channel(name), keys.FairWaiters(name)},
-		wait: wait,
-		pub:  announcer(rdb, pub),
-	}
+	ks := []string{name, keys.Queue(name), keys.Timeout(name), keys.Channel(name), keys.FairWaiters(name)}
+	return &Queue{newCore(rdb, name, ks, wait, pub)}
+}
+
+// newCore is the core of a queue of the lock called name, with its keys.
+func newCore(rdb redis.Scripter, name string, ks []string, wait time.Duration, pub func() string) core {
+	return core{rdb: rdb, name: name, keys: ks, wait: wait, pub: announcer(rdb, pub)}
 }
 
 // announcer is the publish command the queue scripts are given: pub's,
@@ -92,7 +99,7 @@ func (q *Queue) Channel(owner string) string { return keys.WaiterChannel(q.name,
 
 // Heartbeat is the longest a waiter sleeps between attempts: a third of the
 // wait timeout, so that the head's deadline never runs out while it lives.
-func (q *Queue) Heartbeat() time.Duration { return max(q.wait/3, time.Millisecond) }
+func (q *core) Heartbeat() time.Duration { return max(q.wait/3, time.Millisecond) }
 
 // Attempt is the outcome of one acquisition attempt.
 type Attempt struct {
@@ -117,18 +124,17 @@ const (
 
 // TryAcquire takes or re-enters the lock for owner if it can right now:
 // the lock is free and nobody waits, or owner is the head of the queue, or
-// owner holds it already (holds is how many holds it had before, as it
-// knows them, so that a retried request is not counted twice). It never
-// queues the owner. The script runs on
-// rdb: the queue's client, or one connection of it when the caller must
-// wait for replicas on that connection.
-func (q *Queue) TryAcquire(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, holds int) (Attempt, error) {
-	return q.attempt(ctx, rdb, owner, lease, holds, try, "")
+// owner holds it already (count is its hold count before, as it knows it,
+// so that a retried request is not counted twice). It never queues the
+// owner. The script runs on rdb: the queue's client, or one connection of
+// it when the caller must wait for replicas on that connection.
+func (q *Queue) TryAcquire(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, count int) (Attempt, error) {
+	return q.attempt(ctx, rdb, owner, lease, count, try, "")
 }
 
-func (q *Queue) attempt(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, holds int, m mode, wait string) (Attempt, error) {
+func (q *Queue) attempt(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, count int, m mode, wait string) (Attempt, error) {
 	vals, err := acquire.Run(ctx, rdb, q.keys, scripts.Millis(lease), owner, scripts.Millis(q.wait), string(m),
-		keys.UnlockMessage, q.pub(), holds, wait).Int64Slice()
+		keys.UnlockMessage, q.pub(), count, wait).Int64Slice()
 	if err != nil {
 		return Attempt{}, err
 	}
@@ -153,15 +159,15 @@ func pttl(ms int64) time.Duration {
 	return 0
 }
 
-// Release releases one hold of u.Owner, re-arming u.Lease while holds
-// remain; the last release deletes the lock and passes the turn to the
+// Release releases one acquisition of u.Owner, re-arming u.Lease while
+// others remain; the last release deletes the lock and passes the turn to the
 // head of the queue: a relock waiter is granted the lock in the same
 // script, a Redisson waiter is woken. When the lock is gone (expired,
 // force-unlocked) it reports NotHeld and still passes the turn on. The
-// outcome is kept at u.Latch, so a retry of this request (same latch and
+// outcome is kept at u.Record, so a retry of this request (same record and
 // number) is not applied twice.
 func (q *Queue) Release(ctx context.Context, u scripts.Unlock) (scripts.Release, error) {
-	return scripts.Outcome(release.Run(ctx, q.rdb, append(q.keys[:5:5], u.Latch), keys.UnlockMessage, scripts.Millis(u.Lease), u.Owner, q.pub(), scripts.Millis(u.LatchTTL), scripts.Millis(q.wait), u.Seq, u.Holds).Int64())
+	return scripts.Outcome(release.Run(ctx, q.rdb, append(q.keys[:5:5], u.Record), keys.UnlockMessage, scripts.Millis(u.Lease), u.Owner, q.pub(), scripts.Millis(u.RecordTTL), scripts.Millis(q.wait), u.Seq, u.HoldCount).Int64())
 }
 
 // ForceRelease deletes the lock whoever holds it and passes the turn on;
@@ -174,18 +180,18 @@ func (q *Queue) ForceRelease(ctx context.Context) (bool, error) {
 	return n == 1, nil
 }
 
-// Waiter returns a Waiter for owner; nothing changes in Redis until its
+// Place returns a Place for owner; nothing changes in Redis until its
 // first Attempt.
-func (q *Queue) Waiter(owner string) *Waiter {
-	return &Waiter{q: q, owner: owner, id: strconv.FormatUint(waits.Add(1), 10)}
+func (q *Queue) Place(owner string) *Place {
+	return &Place{q: q, owner: owner, id: strconv.FormatUint(waits.Add(1), 10)}
 }
 
 // waits numbers the Waiters of the process: with the owner id, which is
-// unique, a Waiter's number tells its grant messages from those of the
+// unique, a Place's number tells its grant messages from those of the
 // owner's earlier waits.
 var waits atomic.Uint64
 
-// leave takes owner out of the queue (see Waiter.Leave).
+// leave takes owner out of the queue (see Place.Leave).
 func (q *Queue) leave(ctx context.Context, owner string) error {
 	return leave.Run(ctx, q.rdb, q.keys, owner, scripts.Millis(q.wait), keys.UnlockMessage, q.pub()).Err()
 }

@@ -64,12 +64,12 @@ func (f *fixture) listen(owner string) {
 	f.t.Cleanup(func() { _ = ps.Close() })
 }
 
-// queue makes a listening Waiter for owner attempt once, and checks that
+// queue makes a listening Place for owner attempt once, and checks that
 // it was queued at pos.
-func (f *fixture) queue(owner string, pos int) *Waiter {
+func (f *fixture) queue(owner string, pos int) *Place {
 	f.t.Helper()
 	f.listen(owner)
-	w := f.q.Waiter(owner)
+	w := f.q.Place(owner)
 	a, err := w.Attempt(context.Background(), f.rdb, lease, 0)
 	if err != nil {
 		f.t.Fatal(err)
@@ -84,8 +84,8 @@ func (f *fixture) queue(owner string, pos int) *Waiter {
 func (f *fixture) release(owner string) scripts.Release {
 	f.t.Helper()
 	res, err := f.q.Release(context.Background(), scripts.Unlock{
-		Owner: owner, Lease: lease, Latch: keys.UnlockLatch(name, owner),
-		LatchTTL: time.Minute, Seq: 1, Holds: 1,
+		Owner: owner, Lease: lease, Record: keys.Records(name, owner),
+		RecordTTL: time.Minute, Seq: 1, HoldCount: 1,
 	})
 	if err != nil {
 		f.t.Fatal(err)
@@ -182,7 +182,7 @@ func TestWaitersQueueInOrderWithRedissonsDeadlines(t *testing.T) {
 		want += wait.Milliseconds()
 	}
 	// A later attempt keeps the waiter's place.
-	a, err := f.q.Waiter("b").Attempt(context.Background(), f.rdb, lease, 0)
+	a, err := f.q.Place("b").Attempt(context.Background(), f.rdb, lease, 0)
 	if err != nil || a.Position != 1 || a.TTL != lease {
 		t.Fatalf("b again: %+v, %v; want position 1 behind a lock with %v left", a, err, lease)
 	}
@@ -227,7 +227,7 @@ func TestReleaseGrantsTheHead(t *testing.T) {
 func TestDeadWaiterIsPassedOver(t *testing.T) {
 	f := newFixture(t)
 	f.hold("holder")
-	dead := f.q.Waiter("dead")
+	dead := f.q.Place("dead")
 	if _, err := dead.Attempt(context.Background(), f.rdb, lease, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +309,7 @@ func TestStaleHeadIsEvicted(t *testing.T) {
 // A waiter sleeps at most the lock's TTL while it is held, and at most a
 // heartbeat, so that the head keeps its deadline fresh.
 func TestPause(t *testing.T) {
-	w := New(nil, name, wait, nil).Waiter("w")
+	w := New(nil, name, wait, nil).Place("w")
 	heartbeat := wait / 3
 	for _, c := range []struct {
 		a    Attempt

@@ -36,42 +36,29 @@ var (
 // only readers are ahead, together. It holds no state of its own and is
 // safe for concurrent use.
 type RWQueue struct {
-	rdb  redis.Scripter
-	name string
-	keys []string // lock, queue, deadlines, channel
-	base string   // keys.ReadTimeoutsBase
-	wait time.Duration
-	pub  func() string
+	core        // keys: lock, queue, deadlines, channel
+	base string // keys.ReadTimeoutsBase
 }
 
 // NewRW returns the queue of the fair read-write lock called name, with the
 // wait timeout and publish command as New's.
 func NewRW(rdb redis.Scripter, name string, wait time.Duration, pub func() string) *RWQueue {
-	return &RWQueue{
-		rdb:  rdb,
-		name: name,
-		keys: []string{name, keys.RWQueue(name), keys.RWTimeout(name), keys.RWChannel(name)},
-		base: keys.ReadTimeoutsBase(name),
-		wait: wait,
-		pub:  announcer(rdb, pub),
-	}
+	ks := []string{name, keys.RWQueue(name), keys.RWTimeout(name), keys.RWChannel(name)}
+	return &RWQueue{core: newCore(rdb, name, ks, wait, pub), base: keys.ReadTimeoutsBase(name)}
 }
 
 // Channel is the channel on which the waiter with entry alone is woken.
 func (q *RWQueue) Channel(entry string) string { return keys.RWChannel(q.name) + ":" + entry }
 
-// Heartbeat is as Queue.Heartbeat.
-func (q *RWQueue) Heartbeat() time.Duration { return max(q.wait/3, time.Millisecond) }
-
-// Waiter returns a Waiter for entry (a reader's owner id, or a writer's
+// Place returns a Place for entry (a reader's owner id, or a writer's
 // write field).
-func (q *RWQueue) Waiter(entry string) *Waiter { return &Waiter{q: q, owner: entry} }
+func (q *RWQueue) Place(entry string) *Place { return &Place{q: q, owner: entry} }
 
 // TryAcquire takes or re-enters the side of the lock that entry names if
 // it can now, as Queue.TryAcquire does; a reader asking to write gets
 // scripts.ErrUpgrade.
-func (q *RWQueue) TryAcquire(ctx context.Context, rdb redis.Scripter, entry string, lease time.Duration, holds int) (Attempt, error) {
-	return q.attempt(ctx, rdb, entry, lease, holds, try, "")
+func (q *RWQueue) TryAcquire(ctx context.Context, rdb redis.Scripter, entry string, lease time.Duration, count int) (Attempt, error) {
+	return q.attempt(ctx, rdb, entry, lease, count, try, "")
 }
 
 // ownerOf is the owner id of entry.
@@ -79,10 +66,10 @@ func ownerOf(entry string) string { return strings.TrimSuffix(entry, ":write") }
 
 // attempt makes an attempt of entry's; the fair read-write queue grants
 // nothing by message, so wait ids are not used.
-func (q *RWQueue) attempt(ctx context.Context, rdb redis.Scripter, entry string, lease time.Duration, holds int, m mode, _ string) (Attempt, error) {
+func (q *RWQueue) attempt(ctx context.Context, rdb redis.Scripter, entry string, lease time.Duration, count int, m mode, _ string) (Attempt, error) {
 	owner := ownerOf(entry)
 	vals, err := rwAcquire.Run(ctx, rdb, append(q.keys[:4:4], keys.ReadTimeouts(q.name, owner)),
-		scripts.Millis(lease), entry, owner, scripts.Millis(q.wait), string(m), keys.UnlockMessage, q.pub(), holds).Int64Slice()
+		scripts.Millis(lease), entry, owner, scripts.Millis(q.wait), string(m), keys.UnlockMessage, q.pub(), count).Int64Slice()
 	switch {
 	case err != nil:
 		return Attempt{}, err
@@ -96,13 +83,13 @@ func (q *RWQueue) attempt(ctx context.Context, rdb redis.Scripter, entry string,
 	return Attempt{Position: int(vals[2]), TTL: pttl(vals[1])}, nil
 }
 
-// Release releases one hold of the side whose field is u.Owner; the head
+// Release releases one acquisition of the side whose field is u.Owner; the head
 // of the queue is woken when its turn has come.
 func (q *RWQueue) Release(ctx context.Context, u scripts.Unlock) (scripts.Release, error) {
 	owner := ownerOf(u.Owner)
 	return scripts.Outcome(rwRelease.Run(ctx, q.rdb,
-		append(q.keys[:4:4], u.Latch, keys.ReadTimeouts(q.name, owner), q.base),
-		keys.UnlockMessage, scripts.Millis(u.Lease), u.Owner, q.pub(), scripts.Millis(u.LatchTTL), owner, u.Seq).Int64())
+		append(q.keys[:4:4], u.Record, keys.ReadTimeouts(q.name, owner), q.base),
+		keys.UnlockMessage, scripts.Millis(u.Lease), u.Owner, q.pub(), scripts.Millis(u.RecordTTL), owner, u.Seq).Int64())
 }
 
 // ForceRelease deletes the lock whoever holds it and wakes the head of the

@@ -29,11 +29,11 @@ var aclCommands = []string{
 	"evalsha", "eval",
 	// Commands the scripts run (scripts/*.lua, queue/*.lua).
 	"exists", "hexists", "hget", "hmget", "hincrby", "hset", "hdel", "hlen", "hkeys",
-	"hgetall", "type", "pexpire", "pttl", "del",
+	"hgetall", "type", "pexpire", "pttl", "persist", "del",
 	"get", "set", "incr", "time", "publish",
 	"incrby", "decr", "decrby", "zrangebyscore",
 	"lindex", "llen", "lpos", "lpush", "rpush", "lpop", "lrange", "lrem",
-	"zadd", "zincrby", "zrange", "zrem", "zscore", "zcard",
+	"zadd", "zincrby", "zrange", "zrem", "zscore", "zcard", "zremrangebyscore",
 	// The leader elections' logs (scripts/election_*.lua).
 	"xadd", "xrange", "xrevrange",
 	// Commands of the Go code: HoldCount, IsHeld, FencedMutex.Token (hget,

@@ -114,6 +114,29 @@ func TestLocksWorkUnderRestrictedACLUser(t *testing.T) {
 		}
 	})
 
+	t.Run("RateLimiter", func(t *testing.T) {
+		const name = "lock:acl:rate"
+		l1, l2 := c1.NewRateLimiter(name), c2.NewRateLimiter(name)
+		if err := l1.SetRate(ctx, Rate{Limit: 2, Interval: 200 * time.Millisecond, KeepAlive: time.Minute}); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := l2.AllowN(ctx, 2); !ok || err != nil {
+			t.Fatalf("AllowN(2) = %v, %v", ok, err)
+		}
+		// A waiter sleeps until the permits come back.
+		if err := l1.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+		n, err1 := l2.Available(ctx)
+		_, err2 := l2.Rate(ctx)
+		err3 := l1.Release(ctx, 1)
+		_, err4 := l1.Inspect(ctx)
+		_, err5 := l1.Delete(ctx)
+		if err := errors.Join(err1, err2, err3, err4, err5); err != nil || n != 1 {
+			t.Fatalf("Available = %d; Available, Rate, Release, Inspect, Delete: %v", n, err)
+		}
+	})
+
 	t.Run("watchdog", func(t *testing.T) {
 		c3 := newClient(t, c1.rdb, WithWatchdogTimeout(300*time.Millisecond))
 		m := c3.NewMutex("lock:acl:watchdog")

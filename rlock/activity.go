@@ -2,7 +2,6 @@ package rlock
 
 import (
 	"cmp"
-	"context"
 	"maps"
 	"slices"
 	"sync"
@@ -89,21 +88,6 @@ func (h *hold) info() (HoldInfo, bool) {
 		Name: o.name, Kind: o.kindOf, Mode: o.mode, Owner: o.id, Count: h.count, Since: h.since,
 		Lease: h.lease, Watchdog: h.renew && !h.stopped, LastRenewal: h.renewedAt, LeaseEnd: h.deadline,
 	}, true
-}
-
-// enterLine takes a slot of the handle's line (line.enter), listing the
-// goroutine among the Client's waiters while it waits there, behind
-// another goroutine of the handle: so Activity, Inspect's Local and
-// /debug/locks show each goroutine that waits for the lock, where Redis
-// shows the owner once.
-func (o *owner) enterLine(ctx context.Context, wait time.Duration) (ok, first bool, err error) {
-	if ok, first, err = o.line.enter(ctx, o.shared, 0); ok || wait == 0 {
-		return ok, first, err
-	}
-	w := &waiter{info: WaiterInfo{Name: o.name, Kind: o.kindOf, Mode: o.mode, Owner: o.id, Since: time.Now()}}
-	o.c.waiters.add(w)
-	defer o.c.waiters.remove(w)
-	return o.line.enter(ctx, o.shared, wait)
 }
 
 // waiter is one waiting acquisition in a Client's list.

@@ -11,10 +11,21 @@ import (
 // resolution of Redis expiries, is an error, except a lease of 0 where the
 // method gives it a meaning (TryLock: the watchdog's; a permit: no expiry).
 
-// noWaitLimit is the wait of the acquisitions that wait until ctx ends
-// (Lock, Acquire, Await, ...). No public method takes a negative wait, so
-// within the package a negative wait means no limit.
-const noWaitLimit time.Duration = -1
+// Inside the package an acquisition waits until a deadline, whatever the
+// method took (a wait, none): the zero deadline, noDeadline, never comes
+// (Lock, Acquire, Await wait until ctx ends), and one that has passed
+// when the acquisition begins allows a single attempt (a wait of 0).
+
+// noDeadline is the deadline of the acquisitions that wait until ctx
+// ends.
+var noDeadline time.Time
+
+// deadlineAfter is the deadline of an acquisition that may wait wait from
+// now (TryLock's): one that has passed, a single attempt, for a wait of 0.
+func deadlineAfter(wait time.Duration) time.Time { return time.Now().Add(wait) }
+
+// passed reports whether deadline (none when zero) has passed.
+func passed(deadline time.Time) bool { return !deadline.IsZero() && !time.Now().Before(deadline) }
 
 // checkWait refuses a negative wait.
 func checkWait(wait time.Duration) error { return checkNotNegative("wait", wait) }

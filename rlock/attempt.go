@@ -18,7 +18,7 @@ func (o *owner) attempt(ctx context.Context, lease time.Duration, t ownerTurn) (
 		return outcome{}, ErrClosed
 	}
 	if t.handedOff() {
-		return outcome{ok: true, pos: -1, granted: true}, nil
+		return outcome{ok: true, pos: -1, granted: true, hold: o.hold}, nil
 	}
 	h := o.hold
 	if h != nil && h.isOver() {
@@ -26,9 +26,9 @@ func (o *owner) attempt(ctx context.Context, lease time.Duration, t ownerTurn) (
 	}
 	// A reentrant acquisition keeps the lease mode of the hold.
 	var renew bool
-	var holds int
+	var count int
 	if h != nil {
-		lease, renew, holds = h.terms()
+		lease, renew, count = h.terms()
 	} else {
 		lease, renew = o.leaseOf(lease)
 	}
@@ -39,9 +39,9 @@ func (o *owner) attempt(ctx context.Context, lease time.Duration, t ownerTurn) (
 	var out outcome
 	var err error
 	if o.c.opts.replicas > 0 {
-		out, err = o.attemptReplicated(ctx, lease, holds, t)
+		out, err = o.attemptReplicated(ctx, lease, count, t)
 	} else {
-		out, err = t.send(ctx, o.c.sender, lease, holds)
+		out, err = t.send(ctx, o.c.sender, lease, count)
 	}
 	if out.granted {
 		// No attempt was sent: the grant was made after the last one.
@@ -57,7 +57,7 @@ func (o *owner) attempt(ctx context.Context, lease time.Duration, t ownerTurn) (
 	} else {
 		o.hold = newHold(o, lease, renew, sent)
 		o.c.wd.keep(o.hold)
-		o.waited = t.listened()
+		o.waited = t.waited()
 	}
 	if out.granted && !renew {
 		// A hold the watchdog keeps needs no claim: its lease, reckoned
@@ -70,6 +70,7 @@ func (o *owner) attempt(ctx context.Context, lease time.Duration, t ownerTurn) (
 	// An Unlock that failed before is not retried by the next one: the
 	// owner locked again instead.
 	o.retrySeq, o.bareSeq = 0, 0
+	out.hold = o.hold
 	return out, nil
 }
 
@@ -95,16 +96,8 @@ type claimer interface {
 // owner's next command waits for it (settle); Close too. Called with mu
 // held.
 func (o *owner) confirm(c claimer, lease time.Duration, h *hold) {
-	o.c.wireMu.Lock()
-	defer o.c.wireMu.Unlock()
-	if o.c.closed() {
-		return // the hold ends with the Client
-	}
 	done := make(chan struct{})
-	o.claiming = done
-	o.c.background.Add(1)
-	go func() {
-		defer o.c.background.Done()
+	started := o.c.goBackground(func() {
 		defer close(done)
 		ctx, cancel := context.WithTimeout(o.c.ctx, o.c.opts.unlockTimeout)
 		defer cancel()
@@ -118,7 +111,10 @@ func (o *owner) confirm(c claimer, lease time.Duration, h *hold) {
 		default:
 			h.lostNow(lostAtClaim, false)
 		}
-	}()
+	})
+	if started { // else the hold ends with the Client
+		o.claiming = done
+	}
 }
 
 // sleepFor is how long a waiter may sleep, unless woken, after an attempt

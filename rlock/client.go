@@ -11,9 +11,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/ownerid"
-	"github.com/relock-go/relock/pubsub"
-	"github.com/relock-go/relock/queue"
-	"github.com/relock-go/relock/scripts"
 )
 
 // Client creates locks on one Redis deployment and owns what they share:
@@ -37,12 +34,12 @@ type Client struct {
 	countLines countLines
 	// requests number the requests that change their counts.
 	requests requests
-	// latchTTL is how long a release outcome is kept for retries of its
-	// request: longer than rdb can take to give up on a command.
-	latchTTL time.Duration
+	// recordTTL is how long a request's outcome is kept for retries of it
+	// (its record): longer than rdb can take to give up on a command.
+	recordTTL time.Duration
 	// resends: rdb resends a command after a network error or a timeout
 	// (MaxRetries above 0), so a bare release that fails is sent again,
-	// latched (see owner.unlock).
+	// recorded (see owner.unlock).
 	resends bool
 	// sender sends the acquisition attempts and the releases, batching
 	// them when many are in flight.
@@ -58,19 +55,11 @@ type Client struct {
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
-	// background counts the goroutines that confirm grants; Close waits
+	// background counts the goroutines of goBackground: claims of fair
+	// grants, observers of elections, records of terms' ends. Close waits
 	// for them.
 	background sync.WaitGroup
 	once       sync.Once
-}
-
-// wire is the pub/sub of a Client: the command that announces a release,
-// and the Hub its waiters sleep on.
-type wire struct {
-	// publish is scripts.Publish, or scripts.SPublish with sharded pub/sub.
-	publish  string
-	hub      *pubsub.Hub // nil in spin mode
-	sleepers sleepers    // on hub, or spinning
 }
 
 // New returns a Client that keeps its locks in rdb, which may be a single
@@ -109,7 +98,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 		return nil, opError("new client", "", fmt.Errorf("sharded pub/sub needs a *redis.ClusterClient, not %T", rdb))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Client{rdb: rdb, opts: o, obs: o.observer(), ids: ownerid.NewSource(), latchTTL: retryWindow(rdb), resends: resends(rdb), sender: newSender(rdb), ctx: ctx, cancel: cancel}
+	c := &Client{rdb: rdb, opts: o, obs: o.observer(), ids: ownerid.NewSource(), recordTTL: retryWindow(rdb), resends: resends(rdb), sender: newSender(rdb), ctx: ctx, cancel: cancel}
 	if !cluster || (o.sharded != nil && !*o.sharded) {
 		c.setWire(false)
 	}
@@ -119,60 +108,6 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 	}
 	c.wd = newWatchdog(ctx, rdb, o.watchdogTimeout, c.obs, periodic)
 	return c, nil
-}
-
-// setWire decides the Client's pub/sub. Called once, before or with wireMu
-// held.
-func (c *Client) setWire(sharded bool) {
-	w := &wire{publish: scripts.Publish}
-	if sharded {
-		w.publish = scripts.SPublish
-	}
-	if c.opts.spin == nil {
-		po := pubsub.Options{Connections: c.opts.subConns, HealthCheck: c.opts.healthCheck, Sharded: sharded}
-		if obs := c.obs; obs != nil {
-			po.OnReplace = func(channels int, why error) {
-				obs.ObserveLock(Event{Type: EventSubscriptionReplaced, Time: time.Now(), Count: channels, Err: why})
-			}
-		}
-		w.hub = pubsub.New(c.rdb, po)
-		w.sleepers = hubSleepers{w.hub}
-	} else {
-		w.sleepers = spinSleepers{backoff: c.opts.spin, closed: c.ctx.Done()}
-	}
-	c.wire.Store(w)
-}
-
-// errNoShardedPubSub is the cause of every operation that publishes or
-// waits, of a Client told to use sharded pub/sub on servers without it.
-var errNoShardedPubSub = fmt.Errorf("%w: sharded pub/sub (WithShardedPubSub(true)) needs Redis 7.0 or later: this server has no SPUBLISH", errors.ErrUnsupported)
-
-// pubsub returns the Client's pub/sub, deciding it first on a Redis
-// Cluster (see New): with WithShardedPubSub(true), only once the servers
-// are known to have sharded pub/sub. It fails with ErrClosed once the
-// Client is closed.
-func (c *Client) pubsub(ctx context.Context) (*wire, error) {
-	if w := c.wire.Load(); w != nil {
-		return w, nil
-	}
-	c.wireMu.Lock()
-	defer c.wireMu.Unlock()
-	if c.closed() {
-		return nil, ErrClosed
-	}
-	if w := c.wire.Load(); w != nil {
-		return w, nil
-	}
-	info, err := c.rdb.Do(ctx, "command", "info", "spublish").Slice()
-	if err != nil {
-		return nil, fmt.Errorf("asking the cluster whether it has sharded pub/sub: %w", err)
-	}
-	sharded := len(info) == 1 && info[0] != nil
-	if !sharded && c.opts.sharded != nil {
-		return nil, errNoShardedPubSub
-	}
-	c.setWire(sharded)
-	return c.wire.Load(), nil
 }
 
 // ID is the random client id that prefixes the owner id of every lock
@@ -268,52 +203,30 @@ func (c *Client) master(ctx context.Context, key string) (*redis.Client, error) 
 	return nil, fmt.Errorf("no master client for %q in %T", key, c.rdb)
 }
 
-// sleepers is how the Client's waiters sleep; its pub/sub must be decided.
-func (c *Client) sleepers() sleepers { return c.wire.Load().sleepers }
-
-// publishCommand is the command that announces a release, once the
-// Client's pub/sub is decided (every operation that publishes decides it
-// first); classic PUBLISH before.
-func (c *Client) publishCommand() string {
-	if w := c.wire.Load(); w != nil {
-		return w.publish
-	}
-	return scripts.Publish
-}
-
-// classicCluster reports whether the Client announces releases with
-// classic PUBLISH on a Redis Cluster, which counts the receivers connected
-// to one node only.
-func (c *Client) classicCluster() bool {
-	_, cluster := c.rdb.(*redis.ClusterClient)
-	return cluster && c.publishCommand() == scripts.Publish
-}
-
-// queuePublish is the publish command of the Client's fair queues:
-// Uncounted when its waiters spin instead of listening, so that the queue
-// scripts do not take them for dead.
-func (c *Client) queuePublish() string {
-	if c.opts.spin != nil {
-		return queue.Uncounted(c.publishCommand())
-	}
-	return c.publishCommand()
-}
-
 // closed reports whether Close has been called.
 func (c *Client) closed() bool { return c.ctx.Err() != nil }
 
 // persist makes a release request that the caller asked for even when its
 // ctx has ended: req runs with ctx, and if ctx had ended before or ends
 // while it runs, once more detached from ctx, bounded by the Client's
-// unlock timeout. req must be safe to repeat (a latched release is).
+// unlock timeout. req must be safe to repeat (a recorded release is). The
+// Client's pub/sub is decided first, under the same ctx: a release
+// publishes.
 func persist[T any](c *Client, ctx context.Context, req func(context.Context) (T, error)) (T, error) {
+	send := func(ctx context.Context) (T, error) {
+		if _, err := c.pubsub(ctx); err != nil {
+			var none T
+			return none, err
+		}
+		return req(ctx)
+	}
 	if ctx.Err() == nil {
-		v, err := req(ctx)
+		v, err := send(ctx)
 		if err == nil || ctx.Err() == nil {
 			return v, err
 		}
 	}
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.opts.unlockTimeout)
 	defer cancel()
-	return req(dctx)
+	return send(dctx)
 }

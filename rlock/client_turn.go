@@ -30,71 +30,55 @@ type clientTurn struct {
 type clientTurns struct{ shared bool }
 
 func (p clientTurns) start(o *owner, lease time.Duration) turn {
-	return &clientTurn{lockTurn: lockTurn{listening: listening{c: o.c, channel: o.channel}, o: o, lease: lease}, shared: p.shared}
+	t := &clientTurn{lockTurn: lockTurn{listening: listening{c: o.c, channel: o.channel}, o: o, lease: lease}, shared: p.shared}
+	if o.handoff {
+		t.handoff = t
+	}
+	return t
 }
 
 func (t *clientTurn) attempt(ctx context.Context) (outcome, error) {
 	return t.o.attempt(ctx, t.lease, t)
 }
 
-func (t *clientTurn) send(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error) {
-	return t.o.kind.attempt(ctx, rdb, lease, holds)
+func (t *clientTurn) send(ctx context.Context, rdb redis.Scripter, lease time.Duration, count int) (outcome, error) {
+	return t.o.kind.attempt(ctx, rdb, lease, count)
 }
 
 // enter queues the acquisition behind this Client's waiters already asleep
 // on the lock's channel, if any: it sleeps until they all have retried.
-func (t *clientTurn) enter(ctx context.Context, deadline time.Time, single bool) (time.Duration, bool, error) {
-	t.deadline = deadline
+// Else, if this Client's last release of the lock was published within
+// the step-aside (see handoffs), it lets the waiters that release woke go
+// first: it listens and sleeps out the rest of the step-aside before its
+// first attempt. (Spinners do neither: spin mode stays what it is.)
+func (t *clientTurn) enter(single bool) wait {
 	if !t.queues(single) {
-		return 0, false, nil
+		return wait{}
 	}
-	s, sleep := t.c.sleepers().join(t.channel)
-	if s == nil {
-		return t.yield(ctx)
+	if s, sleep := t.c.sleepers().join(t.channel); s != nil {
+		t.s = s
+		t.list()
+		return wait{listen: &t.listening, sleep: sleep}
 	}
-	t.s = s
-	t.list()
-	return sleep, true, nil
-}
-
-// yield lets the waiters woken by this Client's last release of the lock
-// go first, if it was published within the step-aside (see handoffs): it
-// listens and sleeps out the rest of the step-aside before the first
-// attempt.
-// (Spinners do not: spin mode stays what it is.)
-func (t *clientTurn) yield(ctx context.Context) (time.Duration, bool, error) {
 	until := t.c.handoffs.yieldUntil(t.o.name)
-	if until.IsZero() || t.c.wire.Load().hub == nil {
-		return 0, false, nil
+	if until.IsZero() || !t.c.hears() {
+		return wait{}
 	}
-	if ok, _ := t.listening.listen(ctx); !ok {
-		return 0, false, nil // the first attempt runs, and listen reports why
-	}
-	t.list()
-	return max(time.Until(until), 0), true, nil
+	return wait{listen: &t.listening, until: until, optional: true}
 }
 
-func (t *clientTurn) listen(ctx context.Context, out outcome) (time.Duration, bool, error) {
-	ok, err := t.listening.listen(ctx)
-	if !ok {
-		return 0, false, err
-	}
-	t.list()
-	return t.s.first(t.o.sleepFor(out.ttl)), true, nil
-}
+func (t *clientTurn) next(out outcome) wait { return t.after(t.o.sleepFor(out.ttl)) }
 
 // list makes the turn one of the Client's handoffs, if its owner can be
 // passed the lock and it listens (a spinner is never passed a lock: spin
 // mode stays what it is).
 func (t *clientTurn) list() {
-	if t.o.handoff && t.c.wire.Load().hub != nil {
+	if t.handoff != nil && t.c.hears() {
 		t.c.handoffs.add(t)
 	}
 }
 
 func (t *clientTurn) handedOff() bool { return t.handed }
-
-func (t *clientTurn) pause(out outcome) time.Duration { return t.o.sleepFor(out.ttl) }
 
 func (t *clientTurn) done(ctx context.Context, ok bool) {
 	if t.s == nil {
@@ -110,12 +94,8 @@ func (t *clientTurn) done(ctx context.Context, ok bool) {
 			// Close): nobody is to hold it.
 			_ = t.o.unlock(context.WithoutCancel(ctx))
 		}
-	}
-	if ok {
-		t.s.won()
-		if t.shared {
-			t.s.wakeOthers()
-		}
+	} else {
+		t.won(t.shared)
 	}
 	t.s.close()
 }

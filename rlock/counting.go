@@ -1,10 +1,8 @@
 package rlock
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"sync"
 	"time"
 
@@ -49,17 +47,13 @@ func (h *countHandle) usable() error {
 	return nil
 }
 
-// begin checks that an operation may start, deciding the Client's pub/sub
-// first (its publish command) on a Redis Cluster.
+// begin checks that an operation may start (Client.begin), on an object
+// that can be used.
 func (h *countHandle) begin(ctx context.Context) error {
 	if err := h.usable(); err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	_, err := h.c.pubsub(ctx)
-	return err
+	return h.c.begin(ctx)
 }
 
 // released records who listened when a release of the object's permits
@@ -98,13 +92,13 @@ func (h *countHandle) observe(ctx context.Context, t EventType, count int, start
 }
 
 // acquire takes permits, or a latch's zero, with the turn t (of the
-// object's kind), through the wait loop: within wait (forever when
-// negative; 0: a single attempt), or until ctx ends.
-func (h *countHandle) acquire(ctx context.Context, t turn, wait time.Duration) (bool, error) {
+// object's kind), through the wait loop: by deadline (none when zero; one
+// that has passed: a single attempt), or until ctx ends.
+func (h *countHandle) acquire(ctx context.Context, t turn, deadline time.Time) (bool, error) {
 	if err := h.usable(); err != nil {
 		return false, err
 	}
-	out, err := h.c.waitLoop(ctx, t, wait)
+	out, err := h.c.waitLoop(ctx, t, deadline)
 	return out.ok, err
 }
 
@@ -125,91 +119,52 @@ func (h *countHandle) turn(permits int) countTurn {
 // listen on the channel, the Clients take turns with them as at a lock's
 // releases (pubsub's share: the waiter that won last lets them go first),
 // and an acquisition right after this Client's release steps aside
-// (enter). An
-// attempt's outcome carries, as its ttl, how long to sleep unless woken
-// before the next: by Redisson's rule, or the Client's safety bound, the
-// watchdog timeout.
+// (enter). An attempt's outcome carries, as its ttl, how long to sleep
+// unless woken before the next: by Redisson's rule, or the Client's safety
+// bound, the watchdog timeout.
 type countTurn struct {
 	listening
 	h       *countHandle
 	permits int        // waited for; 0 for a latch
 	line    *countLine // the object's line, once joined
-	inLine  bool       // holds its slot
+	slot    slot       // of the object's line
 }
 
 func (t *countTurn) waiter() WaiterInfo {
 	return WaiterInfo{Name: t.h.name, Kind: t.h.kind, Permits: t.permits}
 }
 
-// untilTurn is how long an acquisition queued in its object's line sleeps
-// before its first attempt: until its turn comes, within its wait.
-const untilTurn = time.Duration(math.MaxInt64)
-
 // enter takes the slot of the object's line, if it is free and nobody
-// waits for it; else the acquisition is queued behind the Client's earlier
-// acquisitions of the object (unless it makes a single attempt), and its
-// first sleep waits for the slot. An acquisition that takes the slot
-// within the step-aside after a release of this Client that clients other
-// than relock's heard (countHandle.released) listens, and attempts once
-// the step-aside is over, or a release wakes it: their woken threads go
-// first.
-func (t *countTurn) enter(ctx context.Context, deadline time.Time, single bool) (time.Duration, bool, error) {
-	t.deadline = deadline
+// waits for it; else the acquisition waits for it, behind the Client's
+// earlier acquisitions of the object (a single attempt gives up). An
+// acquisition that takes the slot within the step-aside after a release of
+// this Client that clients other than relock's heard
+// (countHandle.released) listens, and attempts once the step-aside is
+// over, or a release wakes it: their woken threads go first.
+func (t *countTurn) enter(single bool) wait {
 	t.line = t.c.countLines.join(t.channel, t.c.ctx.Done())
-	if t.inLine, _, _ = t.line.enter(ctx, false, 0); t.inLine {
-		if until := t.c.handoffs.yieldUntil(t.h.name); !single && !until.IsZero() {
-			if ok, _ := t.listening.listen(ctx); ok {
-				return max(time.Until(until), 0), true, nil
-			}
-		}
-		return 0, false, nil
+	t.slot = slot{line: &t.line.line}
+	if !t.slot.try() {
+		return wait{slot: &t.slot}
 	}
-	if single {
-		return 0, false, errWaitElapsed // others of this Client wait already
+	if until := t.c.handoffs.yieldUntil(t.h.name); !single && !until.IsZero() {
+		return wait{listen: &t.listening, until: until, optional: true}
 	}
-	return untilTurn, true, nil
+	return wait{}
 }
 
-// sleep waits for the slot of the object's line, while the acquisition is
-// queued in it, and then on the object's channel.
-func (t *countTurn) sleep(ctx context.Context, d time.Duration) (bool, error) {
-	if t.inLine {
-		return t.listening.sleep(ctx, d)
-	}
-	ok, _, err := t.line.enter(ctx, false, waitUntil(t.deadline))
-	if !ok {
-		return false, cmp.Or(err, errWaitElapsed)
-	}
-	t.inLine = true
-	return false, nil
-}
-
-func (t *countTurn) listen(ctx context.Context, out outcome) (time.Duration, bool, error) {
-	if ok, err := t.listening.listen(ctx); !ok {
-		return 0, false, err
-	}
-	return t.s.first(out.ttl), true, nil
-}
-
-func (t *countTurn) pause(out outcome) time.Duration { return out.ttl }
-
-func (t *countTurn) acquired(e Event) Event {
-	e.Count = t.permits
-	return e
-}
+func (t *countTurn) next(out outcome) wait { return t.after(out.ttl) }
 
 // done leaves the object's channel and its line, where the next
 // acquisition of the Client attempts at once.
 func (t *countTurn) done(_ context.Context, ok bool) {
 	if t.s != nil {
 		if ok {
-			t.s.won()
+			t.won(false)
 		}
 		t.s.close()
 	}
-	if t.inLine {
-		t.line.leave(false)
-	}
+	t.slot.leave()
 	if t.line != nil {
 		t.c.countLines.leave(t.channel, t.line)
 	}
@@ -246,6 +201,13 @@ func (ls *countLines) join(channel string, closed <-chan struct{}) *countLine {
 	}
 	l.users++
 	return l
+}
+
+// used reports whether acquisitions use channel's line now.
+func (ls *countLines) used(channel string) bool {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.m[channel] != nil
 }
 
 // leave tells channel's line l that an acquisition that joined it is

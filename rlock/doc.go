@@ -1,7 +1,7 @@
 // Package rlock provides distributed locks on Redis, stored and announced
 // exactly as Redisson (the Java client) does, so Go and Java services can
 // contend for the same lock: reentrant, fair, fenced and read-write locks,
-// sets of locks, semaphores and count-down latches.
+// sets of locks, semaphores, count-down latches and rate limiters.
 //
 // # Use
 //
@@ -52,7 +52,9 @@
 // NewFairRWMutex makes one granted in arrival order. NewMultiLock holds a
 // set of locks all at once or not at all, NewRedLock a majority of them.
 // Semaphore (RSemaphore), PermitExpirableSemaphore and CountDownLatch are
-// the counting objects of job schedulers.
+// the counting objects of job schedulers; RateLimiter (RRateLimiter) keeps
+// a rate that Go and Java services share: at most Limit permits in any
+// window of one Interval.
 //
 // # Observing
 //
@@ -65,8 +67,8 @@
 // # More
 //
 // The repository's docs go further: semantics.md (what a lock promises),
-// lock-kinds.md, semaphores.md, redis-layout.md (the keys, the messages,
-// Redisson compatibility), deployment.md and operations.md; and, for those
-// who change the package, architecture.md: its files, its words, and how
-// a goroutine waits.
+// lock-kinds.md, semaphores.md, rate-limiter.md, redis-layout.md (the
+// keys, the messages, Redisson compatibility), deployment.md and
+// operations.md; and, for those who change the package, architecture.md:
+// its files, its words, and how a goroutine waits.
 package rlock

@@ -101,6 +101,12 @@ var waitCalls = []durationCall{
 			return err
 		}
 	})},
+	{"RateLimiter.TryWait", noSetup(func(c *Client) func(context.Context, time.Duration) error {
+		return func(ctx context.Context, d time.Duration) error {
+			_, err := c.NewRateLimiter("r").TryWait(ctx, 1, d)
+			return err
+		}
+	})},
 }
 
 // leaseCalls are the methods with a lease parameter, and what a lease of 0

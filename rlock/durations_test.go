@@ -102,7 +102,8 @@ func TestDurationZeroWaitIsOneAttempt(t *testing.T) {
 }
 
 // occupy makes every wait of waitCalls fail: the locks are held by another
-// owner, the semaphores have no permits, and the latch has a count.
+// owner, the semaphores have no permits, the latch has a count, and the
+// rate limiter's permit is taken for a minute.
 func occupy(t *testing.T, ctx context.Context, c *Client) {
 	t.Helper()
 	for _, name := range []string{"m", "a"} {
@@ -115,6 +116,13 @@ func occupy(t *testing.T, ctx context.Context, c *Client) {
 	}
 	if ok, err := c.NewCountDownLatch("l").TrySetCount(ctx, 1); !ok || err != nil {
 		t.Fatalf("TrySetCount = %v, %v", ok, err)
+	}
+	r := c.NewRateLimiter("r")
+	if err := r.SetRate(ctx, Rate{Limit: 1, Interval: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := r.Allow(ctx); !ok || err != nil {
+		t.Fatalf("Allow = %v, %v", ok, err)
 	}
 }
 
@@ -133,6 +141,7 @@ func TestDurationNoWaitParameterWaitsForCtx(t *testing.T) {
 		},
 		"CountDownLatch.Await": c.NewCountDownLatch("l").Await,
 		"Mutex.Lock":           c.NewMutex("m").Lock,
+		"RateLimiter.Wait":     c.NewRateLimiter("r").Wait,
 	}
 	for name, call := range calls {
 		t.Run(name, func(t *testing.T) {

@@ -153,7 +153,7 @@ func (e *Election) Campaign(ctx context.Context, value string) (*Term, error) {
 		return nil, opError(op, e.name, err)
 	}
 	start := time.Now()
-	if _, _, err := e.line.enter(ctx, false, noWaitLimit); err != nil {
+	if _, _, err := e.line.enter(ctx, false, noDeadline); err != nil {
 		return nil, opError(op, e.name, err)
 	}
 	var t *Term // keeps the line's slot until it ends
@@ -164,13 +164,9 @@ func (e *Election) Campaign(ctx context.Context, value string) (*Term, error) {
 	}()
 	e.c.elections.use(e.name, 1, 0)
 	defer e.c.elections.use(e.name, -1, 0)
-	if _, err := e.c.pubsub(ctx); err != nil { // so that writes() knows
-		return nil, opError(op, e.name, err)
-	}
 	for t == nil {
-		m := e.c.NewFairMutex(e.name)
-		m.kindOf = KindElection
-		if err := m.Lock(ctx); err != nil {
+		m := e.c.newFairMutex(e.name, KindElection)
+		if err := m.lockOwn(ctx); err != nil {
 			return nil, opError(op, e.name, err)
 		}
 		var err error
@@ -192,13 +188,12 @@ func (e *Election) elect(ctx context.Context, m *FairMutex, value string, start 
 		return nil, ErrClosed
 	}
 	defer e.c.elections.begun()
-	h := m.currentHold()
 	rec, ok, err := e.el.Elect(ctx, e.c.rdb, m.Owner(), value, e.writes())
-	if err != nil || !ok || h == nil {
+	if err != nil || !ok {
 		e.giveBack(ctx, m)
 		return nil, err
 	}
-	t := newTerm(e, m, h, rec, value)
+	t := newTerm(e, m, rec, value)
 	if obs := e.c.obs; obs != nil {
 		ev := t.event(EventElected)
 		ev.Wait, ev.Context = time.Since(start), ctx

@@ -83,9 +83,8 @@ func (o *observation) run(ctx context.Context) {
 	for failures := 0; ctx.Err() == nil; {
 		var err error
 		if sl == nil {
-			var w *wire
-			if w, err = e.c.pubsub(ctx); err == nil {
-				sl, err = w.sleepers.listen(ctx, time.Time{}, keys.ElectionChannel(e.name))
+			if err = e.c.begin(ctx); err == nil {
+				sl, err = e.c.sleepers().listen(ctx, noDeadline, keys.ElectionChannel(e.name))
 			}
 		}
 		var s scripts.ElectionState
@@ -96,7 +95,7 @@ func (o *observation) run(ctx context.Context) {
 			return // the name holds something else: Leader tells what
 		}
 		if err != nil {
-			if !pause(ctx, backoff.Exponential(10*time.Millisecond, time.Second, failures)) {
+			if sleep(ctx, backoff.Exponential(10*time.Millisecond, time.Second, failures), nil) != nil {
 				return
 			}
 			failures++
@@ -150,34 +149,5 @@ func (o *observation) deliver(ctx context.Context, s scripts.ElectionState) bool
 		}
 		o.last, o.sent = l, true
 	}
-	return true
-}
-
-// pause sleeps d, and reports whether ctx is still on after.
-func pause(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-// goBackground runs f in a goroutine that Close waits for, and reports
-// whether it did: not once the Client is closed. f must return soon after
-// Close begins (the Client's ctx ends).
-func (c *Client) goBackground(f func()) bool {
-	c.wireMu.Lock()
-	defer c.wireMu.Unlock()
-	if c.closed() {
-		return false
-	}
-	c.background.Add(1)
-	go func() {
-		defer c.background.Done()
-		f()
-	}()
 	return true
 }

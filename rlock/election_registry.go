@@ -2,7 +2,6 @@ package rlock
 
 import (
 	"cmp"
-	"context"
 	"slices"
 	"sync"
 )
@@ -102,17 +101,6 @@ func (c *Client) endTerms() {
 		}()
 	}
 	wg.Wait()
-}
-
-// inBackground runs f in a goroutine that Close waits for, with a ctx that
-// ends after the unlock timeout or when Close begins; not at all once the
-// Client is closed.
-func (c *Client) inBackground(f func(ctx context.Context)) {
-	c.goBackground(func() {
-		ctx, cancel := context.WithTimeout(c.ctx, c.opts.unlockTimeout)
-		defer cancel()
-		f(ctx)
-	})
 }
 
 // ElectionInfo is what a Client does in one leader election, as it knows

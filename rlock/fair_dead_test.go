@@ -61,7 +61,7 @@ func TestFairMutexDeadlinesAreRedissons(t *testing.T) {
 	const name = "fair-deadlines"
 	c, rdb, ctx, holder := heldFair(t, name, WithFairWaitTimeout(wait), WithWatchdogTimeout(time.Minute))
 	ws, gots := queueFairWaiters(t, c, rdb, name, 2)
-	java := queue.New(rdb, name, wait, publishCmd).Waiter("java:1")
+	java := queue.New(rdb, name, wait, publishCmd).Place("java:1")
 	if _, err := java.Attempt(ctx, rdb, time.Minute, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestFairMutexDeadWaiterEvictedOnItsTurn(t *testing.T) {
 	const name = "fair-dead-turn"
 	c, rdb, ctx, holder := heldFair(t, name)
 	// Queued by a relock client that died: nobody listens on its channel.
-	dead := queue.New(rdb, name, DefaultFairWaitTimeout, publishCmd).Waiter("dead:1")
+	dead := queue.New(rdb, name, DefaultFairWaitTimeout, publishCmd).Place("dead:1")
 	if _, err := dead.Attempt(ctx, rdb, time.Minute, 0); err != nil {
 		t.Fatal(err)
 	}

@@ -126,7 +126,7 @@ func TestFairMutexHolderDoesNotQueueAgain(t *testing.T) {
 	const name = "fair-holder-stays-out"
 	_, rdb, ctx, holder := heldFair(t, name)
 	q := queue.New(rdb, name, DefaultFairWaitTimeout, publishCmd)
-	w := q.Waiter("owner:1")
+	w := q.Place("owner:1")
 	if a, err := w.Attempt(ctx, rdb, time.Minute, 0); err != nil || a.Position != 0 {
 		t.Fatalf("queueing: %+v %v", a, err)
 	}
@@ -193,7 +193,7 @@ func TestFairMutexGrantAfterGivingUpIsReturned(t *testing.T) {
 	const name = "fair-late-grant"
 	c, rdb, ctx, holder := heldFair(t, name)
 	q := queue.New(rdb, name, DefaultFairWaitTimeout, publishCmd)
-	quitter := q.Waiter("quitter:1")
+	quitter := q.Place("quitter:1")
 	// The quitter listens, so the release grants it the lock.
 	sub := rdb.Subscribe(ctx, q.Channel("quitter:1"))
 	defer sub.Close()

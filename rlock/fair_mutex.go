@@ -24,35 +24,22 @@ import (
 //
 // The queue makes the differences its methods state: Lock and TryLock
 // take the lock in turn, and this owner has left the queue when they give
-// up; a TryLock with no wait succeeds only if the lock is free and nobody
-// waits (or this owner holds it already), and never queues, nor does
-// Reenter; Unlock wakes the next owner in the queue only, even when the
-// lock expired meanwhile, and ForceUnlock wakes it too and keeps the
-// queue.
+// up (handing on a grant that came too late); a TryLock with no wait
+// succeeds only if the lock is free and nobody waits (or this owner holds
+// it already), and never queues, nor does Reenter; Unlock grants the lock
+// to the next owner in the queue only, even when the lock expired
+// meanwhile, and ForceUnlock wakes it too and keeps the queue. A lock that
+// expires without Unlock (its holder died) passes to the next owner within
+// its remaining lease. A waiter whose process died is evicted when its
+// turn comes and nobody hears it (a Redisson waiter after a grace of 3
+// seconds); no deadline evicts a live Go waiter. Deadlines in the queue
+// are Redisson's (WithFairWaitTimeout), so Go and Java waiters keep one
+// order: docs/lock-kinds.md ("Fair mode") tells how.
 //
-// Each waiter is told its turn on its own channel. Unlock grants the lock
-// to the next owner in the queue inside the release script when it is a relock
-// owner (the lock is never free between them, so nobody barges), or wakes
-// it when it is a Redisson client; a lock that expires without Unlock (its
-// holder died) passes to the next owner within its remaining lease. A
-// waiter that gives up (its wait elapsed, its ctx ended) leaves the queue
-// at once, handing on a grant that came too late; one whose process died
-// is evicted when its turn comes and nobody listens on its channel: a Go
-// waiter at once (it listens before it queues; a live one whose
-// connection dropped goes back to the head at its next attempt), a Java
-// waiter after a grace of 3 seconds (Redisson subscribes after it queues,
-// and again after a reconnect), which keeps a live Redisson waiter its
-// turn. No deadline evicts a live Go waiter. Deadlines in the queue are
-// Redisson's (WithFairWaitTimeout), so Go and Java waiters keep one order.
-// See package queue for the protocol.
-//
-// A name should be locked in one mode only. A Mutex and a FairMutex on the
-// same name still exclude each other, and neither corrupts the other's
-// state, but the Mutex ignores the queue (it may take a free lock ahead of
-// the fair waiters), and each kind's Unlock wakes only waiters of its own
-// kind: a waiter of the other kind retries after its timed sleep, the
-// lock's TTL as it last saw it (a FairMutex waiter at most a third of the
-// fair wait timeout).
+// A name should be locked in one mode only: a Mutex and a FairMutex on the
+// same name still exclude each other, but the Mutex ignores the queue, and
+// each kind's Unlock wakes only waiters of its own kind (the other kind's
+// retry after their timed sleep).
 type FairMutex struct {
 	handle
 	q *queue.Queue
@@ -66,23 +53,39 @@ type FairMutex struct {
 // redisson_lock_queue:{name} and redisson_lock_timeout:{name}. An empty
 // name, or one with braces but no hash tag (see ErrInvalidName), yields a
 // FairMutex whose every operation returns an error wrapping ErrInvalidName.
-func (c *Client) NewFairMutex(name string) *FairMutex {
+func (c *Client) NewFairMutex(name string) *FairMutex { return c.newFairMutex(name, KindFairMutex) }
+
+// newFairMutex is NewFairMutex of kind k: KindFairMutex, or KindElection
+// for a leader election's lock, whose events and Activity say so.
+func (c *Client) newFairMutex(name string, k Kind) *FairMutex {
 	f := &FairMutex{q: queue.New(c.rdb, name, c.opts.fairWaitTimeout, c.queuePublish)}
 	id := c.ids.Next()
-	f.init(c, name, id, keys.Channel(name), &fair{q: f.q, held: scripts.Held{Key: name, Owner: id}}, newFairTurns(c, f.q, id))
+	f.init(c, name, id, keys.Channel(name), &fair{q: f.q, held: scripts.Held{Key: name, Owner: id}, kind: k}, newFairTurns(c, f.q, id))
 	return f
+}
+
+// lockOwn is Lock for a FairMutex that no other goroutine uses (a
+// Campaign makes one for each term): it takes no slot of the handle's
+// line, which nobody else could hold.
+func (f *FairMutex) lockOwn(ctx context.Context) error {
+	if err := f.usable(); err != nil {
+		return opError("lock", f.name, err)
+	}
+	_, err := f.c.waitLoop(ctx, f.turns.start(&f.owner, 0), noDeadline)
+	return opError("lock", f.name, err)
 }
 
 // fair is Redisson's RFairLock: a reentrant lock whose waiters queue.
 type fair struct {
 	q    *queue.Queue
 	held scripts.Held
+	kind Kind // KindFairMutex, or KindElection
 }
 
 // attempt takes the lock if it can right now, and never queues: the
 // queueing attempts are the turn's (fairTurn).
-func (k *fair) attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error) {
-	a, err := k.q.TryAcquire(ctx, rdb, k.held.Owner, lease, holds)
+func (k *fair) attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, count int) (outcome, error) {
+	a, err := k.q.TryAcquire(ctx, rdb, k.held.Owner, lease, count)
 	return fairOutcome(a), err
 }
 
@@ -96,4 +99,4 @@ func (k *fair) forceRelease(ctx context.Context, _ string) (bool, error) {
 
 func (k *fair) renewal() renewal { return renewal{scripts.HashRenewer, k.held} }
 
-func (k *fair) describe() (Kind, string) { return KindFairMutex, "" }
+func (k *fair) describe() (Kind, string) { return k.kind, "" }

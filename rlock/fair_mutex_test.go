@@ -124,7 +124,7 @@ func TestFairMutexNoBargingWhileHeadHasNotClaimed(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A waiter that queues and then neither claims nor leaves.
-	stuck := queue.New(rdb, name, time.Minute, publishCmd).Waiter("stuck:1")
+	stuck := queue.New(rdb, name, time.Minute, publishCmd).Place("stuck:1")
 	if a, err := stuck.Attempt(ctx, rdb, time.Second, 0); err != nil || a.Position != 0 {
 		t.Fatalf("stuck waiter: %+v %v", a, err)
 	}

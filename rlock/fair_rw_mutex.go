@@ -51,8 +51,8 @@ type fairRW struct {
 
 // attempt takes the side if it can right now, and never queues: the
 // queueing attempts are the turn's (fairTurn).
-func (k *fairRW) attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error) {
-	a, err := k.q.TryAcquire(ctx, rdb, k.entry, lease, holds)
+func (k *fairRW) attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, count int) (outcome, error) {
+	a, err := k.q.TryAcquire(ctx, rdb, k.entry, lease, count)
 	return fairOutcome(a), upgradeError(err)
 }
 

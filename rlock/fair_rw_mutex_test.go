@@ -192,7 +192,7 @@ func TestFairRWMutexDeadWaiterEvictedOnItsTurn(t *testing.T) {
 	if err := holder.RLock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	dead := queue.NewRW(rdb, "rw", DefaultFairWaitTimeout, publishCmd).Waiter("dead:1:write")
+	dead := queue.NewRW(rdb, "rw", DefaultFairWaitTimeout, publishCmd).Place("dead:1:write")
 	if a, err := dead.Attempt(ctx, rdb, time.Minute, 0); err != nil || a.Position != 0 {
 		t.Fatalf("dead writer: %+v %v", a, err)
 	}

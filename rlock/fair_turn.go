@@ -14,7 +14,7 @@ import (
 // FairMutex's queue.Queue, or a fair RWMutex's queue.RWQueue.
 type fairQueue interface {
 	Channel(entry string) string
-	Waiter(entry string) *queue.Waiter
+	Place(entry string) *queue.Place
 	Heartbeat() time.Duration
 }
 
@@ -47,7 +47,11 @@ func newFairTurns(c *Client, q fairQueue, entry string) *fairTurns {
 }
 
 func (ts *fairTurns) start(o *owner, lease time.Duration) turn {
-	return &fairTurn{lockTurn: lockTurn{listening: listening{c: o.c, channel: ts.q.Channel(ts.entry)}, o: o, lease: lease}, turns: ts}
+	return &fairTurn{
+		lockTurn: lockTurn{listening: listening{c: o.c, channel: ts.q.Channel(ts.entry), kept: ts}, o: o, lease: lease},
+		turns:    ts,
+		slot:     slot{line: &ts.line},
+	}
 }
 
 // fairTurn is one acquisition of a fair lock. Its first attempt never
@@ -56,97 +60,87 @@ func (ts *fairTurns) start(o *owner, lease time.Duration) turn {
 // gives up, and then leaves the queue.
 type fairTurn struct {
 	lockTurn
-	turns  *fairTurns
-	qw     *queue.Waiter // nil until listening: the owner's place in the queue
-	holder bool          // holds the slot of the owner's line
+	turns *fairTurns
+	slot  slot         // of the owner's line: held while it may queue
+	place *queue.Place // in the queue; nil until its first queueing attempt
 }
 
 func (t *fairTurn) attempt(ctx context.Context) (outcome, error) { return t.o.attempt(ctx, t.lease, t) }
 
-func (t *fairTurn) send(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error) {
-	if t.qw == nil {
-		return t.o.kind.attempt(ctx, rdb, lease, holds)
+// send makes the attempt due now: until the turn listens, one that takes
+// the lock only if it is free and nobody waits; then a queueing one, or
+// none when a grant was heard. Called with the owner's mu held.
+func (t *fairTurn) send(ctx context.Context, rdb redis.Scripter, lease time.Duration, count int) (outcome, error) {
+	if t.s == nil {
+		return t.o.kind.attempt(ctx, rdb, lease, count)
+	}
+	if t.place == nil {
+		t.place = t.turns.q.Place(t.turns.entry)
 	}
 	// A grant heard since the last attempt: the owner holds the lock (its
 	// field written, its lease set, inside the release). Its lease is
 	// reckoned from the last attempt until a claim confirms it (if one
-	// does: owner.attempt), so the grant is taken so only while that
-	// leaves at least half the lease;
-	// else, and when another goroutine of the owner took the lock first or
-	// replicas must acknowledge the acquisition, the attempt claims it.
-	// (Called with the owner's mu held.)
-	if holds == 0 && t.c.opts.replicas == 0 && time.Since(t.o.lastSent) < lease/2 && t.s.granted(t.qw.Grant()) {
+	// does: owner.attempt), so the grant is taken only while that leaves
+	// at least half the lease; else, and when another goroutine of the
+	// owner took the lock first or replicas must acknowledge the
+	// acquisition, the attempt claims it.
+	if count == 0 && t.c.opts.replicas == 0 && time.Since(t.o.lastSent) < lease/2 && t.granted() {
 		return outcome{ok: true, pos: -1, granted: true}, nil
 	}
-	a, err := t.qw.Attempt(ctx, rdb, lease, holds)
+	a, err := t.place.Attempt(ctx, rdb, lease, count)
 	return fairOutcome(a), upgradeError(err)
+}
+
+// granted reports, once, that the grant of this turn's place was heard: a
+// release granted the owner the lock. A spinner hears none.
+func (t *fairTurn) granted() bool {
+	sub := t.sub()
+	return sub != nil && sub.TakeGrant(t.place.Grant())
 }
 
 // claim confirms a grant this turn heard of, re-arming the lease, and
 // reports whether the owner still holds the lock.
 func (t *fairTurn) claim(ctx context.Context, lease time.Duration) (bool, error) {
-	a, err := t.qw.Claim(ctx, t.c.rdb, lease)
+	a, err := t.place.Claim(ctx, t.c.rdb, lease)
 	return a.Acquired, err
 }
 
 // enter joins the queue at once, without a first attempt, when a
 // subscription of a recent wait is still kept (the joining attempt takes a
-// free lock nobody waits for, as the first attempt would).
-func (t *fairTurn) enter(ctx context.Context, deadline time.Time, single bool) (time.Duration, bool, error) {
-	t.deadline = deadline
+// free lock nobody waits for, as the first attempt would). When the slot
+// or the channel cannot be had, the first attempt runs without them, and
+// a failed one waits as any.
+func (t *fairTurn) enter(single bool) wait {
 	if !t.queues(single) || !t.turns.hasLinger() {
-		return 0, false, nil
+		return wait{}
 	}
-	if _, ok, _ := t.join(ctx); !ok {
-		// A failed join leaves no sleeper: the first attempt runs, and
-		// listen reports why the wait ends.
-		return 0, false, nil
-	}
-	return 0, true, nil
+	return wait{slot: &t.slot, listen: &t.listening, optional: true}
 }
 
-func (t *fairTurn) listen(ctx context.Context, _ outcome) (time.Duration, bool, error) {
-	return t.join(ctx)
-}
-
-// join takes the slot of the owner's line, in turn with the owner's other
-// goroutines, and starts listening on its own channel (taking a kept
-// subscription if there is one), and the attempts queue from then on. It
-// returns false, with ctx.Err(), ErrClosed, or nil when the wait elapsed,
-// if it cannot.
-func (t *fairTurn) join(ctx context.Context) (time.Duration, bool, error) {
-	if !t.holder {
-		ok, _, err := t.turns.line.enter(ctx, false, waitUntil(t.deadline))
-		if !ok {
-			return 0, false, err
-		}
-		t.holder = true
+// next takes the slot of the owner's line, in turn with the owner's other
+// goroutines, and listens on the owner's own channel (on a kept
+// subscription if there is one): the attempts queue from then on, the
+// first at once. Once listening, it sleeps as the queue's waiter says.
+func (t *fairTurn) next(out outcome) wait {
+	if t.s == nil {
+		return wait{slot: &t.slot, listen: &t.listening}
 	}
-	if t.s = t.turns.takeLinger(); t.s == nil {
-		if ok, err := t.listening.listen(ctx); !ok {
-			return 0, false, err
-		}
-	}
-	t.qw = t.turns.q.Waiter(t.turns.entry)
-	return 0, true, nil
+	d := t.place.Pause(queue.Attempt{Position: out.pos, TTL: out.ttl})
+	return wait{listen: &t.listening, sleep: d}
 }
 
 // handedOff is false: a fair lock's turn is granted by its queue (see
-// attempt).
+// send).
 func (t *fairTurn) handedOff() bool { return false }
-
-func (t *fairTurn) pause(out outcome) time.Duration {
-	return t.qw.Pause(queue.Attempt{Position: out.pos, TTL: out.ttl})
-}
 
 // done leaves the queue unless the lock was taken (even when ctx has
 // ended; when Redis cannot be reached, the place is evicted later, as a
 // dead waiter's), keeps the subscription of a successful wait for a
 // while (lingerTime), and leaves the owner's line to the next goroutine.
 func (t *fairTurn) done(ctx context.Context, ok bool) {
-	if t.qw != nil && !ok {
+	if t.place != nil && !ok {
 		_, _ = persist(t.c, ctx, func(ctx context.Context) (struct{}, error) {
-			return struct{}{}, t.qw.Leave(ctx)
+			return struct{}{}, t.place.Leave(ctx)
 		})
 	}
 	switch {
@@ -156,9 +150,7 @@ func (t *fairTurn) done(ctx context.Context, ok bool) {
 	default:
 		t.s.close()
 	}
-	if t.holder {
-		t.turns.line.leave(false)
-	}
+	t.slot.leave()
 }
 
 // fairOutcome is a queue attempt's outcome.

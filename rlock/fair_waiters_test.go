@@ -81,7 +81,7 @@ func TestFairMutexNoBusyRetryWhileHeadHasNotClaimed(t *testing.T) {
 	}
 	// A waiter with the same wait timeout that does not claim the lock for
 	// now: its deadline is a minute away.
-	slow := queue.New(rdb, name, wait, publishCmd).Waiter("slow-client:1")
+	slow := queue.New(rdb, name, wait, publishCmd).Place("slow-client:1")
 	if _, err := slow.Attempt(ctx, rdb, time.Second, 0); err != nil {
 		t.Fatal(err)
 	}

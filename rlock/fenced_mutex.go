@@ -43,7 +43,7 @@ func (c *Client) NewFencedMutex(name string) *FencedMutex {
 
 // Lock acquires the lock as Mutex.Lock does and returns its token.
 func (f *FencedMutex) Lock(ctx context.Context) (token int64, err error) {
-	token, _, err = f.acquireToken(ctx, noWaitLimit, 0)
+	token, _, err = f.acquireToken(ctx, noDeadline, 0)
 	return token, opError("lock", f.name, err)
 }
 
@@ -53,7 +53,7 @@ func (f *FencedMutex) LockWithLease(ctx context.Context, lease time.Duration) (t
 	if err := checkLease(lease); err != nil {
 		return 0, opError("lock", f.name, err)
 	}
-	token, _, err = f.acquireToken(ctx, noWaitLimit, lease)
+	token, _, err = f.acquireToken(ctx, noDeadline, lease)
 	return token, opError("lock", f.name, err)
 }
 
@@ -63,14 +63,14 @@ func (f *FencedMutex) TryLock(ctx context.Context, wait, lease time.Duration) (t
 	if err := checkTry(wait, lease); err != nil {
 		return 0, false, opError("try lock", f.name, err)
 	}
-	token, ok, err = f.acquireToken(ctx, wait, lease)
+	token, ok, err = f.acquireToken(ctx, deadlineAfter(wait), lease)
 	return token, ok, opError("try lock", f.name, err)
 }
 
-// acquireToken acquires the lock (a negative wait has no limit) and
-// returns the acquisition's token, 0 when it did not acquire it.
-func (f *FencedMutex) acquireToken(ctx context.Context, wait, lease time.Duration) (int64, bool, error) {
-	out, err := f.owner.enter(ctx, wait, lease)
+// acquireToken acquires the lock by deadline and returns the
+// acquisition's token, 0 when it did not acquire it.
+func (f *FencedMutex) acquireToken(ctx context.Context, deadline time.Time, lease time.Duration) (int64, bool, error) {
+	out, err := f.owner.enter(ctx, deadline, lease)
 	if !out.ok {
 		return 0, false, err
 	}
@@ -93,7 +93,7 @@ func (f *FencedMutex) Token(ctx context.Context) (int64, error) {
 // Unlock releases one acquisition, as Mutex.Unlock does.
 func (f *FencedMutex) Unlock(ctx context.Context) error { return f.exit(ctx) }
 
-// Reenter adds one hold to the lock this FencedMutex holds, as
+// Reenter acquires the lock this FencedMutex holds once more, as
 // Mutex.Reenter does, and keeps its token: the hold stays the one its
 // first acquisition's token fences. An error wrapping ErrNotHeld when it
 // holds none.

@@ -22,7 +22,7 @@ type handle struct{ owner }
 // (the watchdog timeout) until the last Unlock, until the Client is
 // closed, or until the lock is lost (see Lost).
 func (h *handle) Lock(ctx context.Context) error {
-	_, err := h.owner.enter(ctx, noWaitLimit, 0)
+	_, err := h.owner.enter(ctx, noDeadline, 0)
 	return opError("lock", h.name, err)
 }
 
@@ -35,7 +35,7 @@ func (h *handle) LockWithLease(ctx context.Context, lease time.Duration) error {
 	if err := checkLease(lease); err != nil {
 		return opError("lock", h.name, err)
 	}
-	_, err := h.owner.enter(ctx, noWaitLimit, lease)
+	_, err := h.owner.enter(ctx, noDeadline, lease)
 	return opError("lock", h.name, err)
 }
 
@@ -53,14 +53,14 @@ func (h *handle) TryLock(ctx context.Context, wait, lease time.Duration) (bool, 
 	if err := checkTry(wait, lease); err != nil {
 		return false, opError("try lock", h.name, err)
 	}
-	ok, err := h.acquire(ctx, wait, lease)
+	ok, err := h.acquire(ctx, deadlineAfter(wait), lease)
 	return ok, opError("try lock", h.name, err)
 }
 
-// acquire is TryLock without its argument checks (a negative wait,
-// noWaitLimit, has none): a Member's.
-func (h *handle) acquire(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	out, err := h.owner.enter(ctx, wait, lease)
+// acquire is TryLock by deadline (see deadlineAfter), without its argument
+// checks: a Member's.
+func (h *handle) acquire(ctx context.Context, deadline time.Time, lease time.Duration) (bool, error) {
+	out, err := h.owner.enter(ctx, deadline, lease)
 	return out.ok, err
 }
 
@@ -80,7 +80,7 @@ func (h *handle) acquire(ctx context.Context, wait, lease time.Duration) (bool, 
 // Unlock again before that retries the same release.
 func (h *handle) Unlock(ctx context.Context) error { return h.owner.exit(ctx) }
 
-// Reenter adds one hold to the lock this handle holds, without waiting
+// Reenter acquires the lock this handle holds once more, without waiting
 // (nor queueing): the hash's hold count goes up by one, as a re-entry of
 // Redisson's RLock does, and one more Unlock is needed to release it. It
 // returns an error wrapping ErrNotHeld when this handle holds no lock
@@ -104,53 +104,30 @@ func (h *handle) ForceUnlock(ctx context.Context) (bool, error) { return h.owner
 func (h *handle) Locker() sync.Locker { return locker{h.Lock, h.Unlock} }
 
 // enter is every handle's acquisition (Lock, LockWithLease, TryLock and
-// their read-side twins): it takes a slot of the handle's line, so that
+// their read-side twins), by deadline: through the handle's line, so that
 // goroutines sharing the handle exclude each other without a command to
-// Redis, then takes the lock in Redis with what is left of wait. The first
-// acquisition of a handle that holds nothing drops what is left in Redis of
-// a hold that ended without its last Unlock (dropLapsed), so that it starts
-// a fresh hold.
-func (o *owner) enter(ctx context.Context, wait, lease time.Duration) (outcome, error) {
+// Redis, then in Redis (see Client.waitLoop).
+func (o *owner) enter(ctx context.Context, deadline time.Time, lease time.Duration) (outcome, error) {
 	if err := o.usable(); err != nil {
 		return outcome{}, err
 	}
-	var start time.Time
-	if wait > 0 {
-		start = time.Now() // the line's wait counts against wait
-	}
-	ok, first, err := o.enterLine(ctx, wait)
-	if !ok || err != nil {
-		return outcome{}, err
-	}
-	if wait > 0 {
-		wait = max(wait-time.Since(start), 0)
-	}
-	if first {
-		err = o.dropLapsed(ctx)
-	}
-	var out outcome
-	if err == nil {
-		out, err = o.c.waitLoop(ctx, o.turns.start(o, lease), wait)
-	}
-	if !out.ok {
-		o.line.leave(o.shared)
-	}
-	return out, err
+	entry := slot{line: o.line, shared: o.shared, afresh: o}
+	return o.c.waitThrough(ctx, &entry, o.turns.start(o, lease), deadline)
 }
 
-// exit is every handle's Unlock: it releases one hold, then the line's
-// slot when the handle holds fewer holds than slots (an exclusive handle:
-// none). A writer that keeps read holds keeps a read slot.
+// exit is every handle's Unlock: it releases one acquisition, then the
+// line's slot when the handle's hold count is below its slots (an
+// exclusive handle: zero). A writer that keeps reading keeps a read slot.
 func (o *owner) exit(ctx context.Context) error {
 	err := o.unlock(ctx)
-	left := o.liveHolds()
+	left := o.liveCount()
 	switch {
 	case o.shared:
 		if left < o.line.slots(true) {
 			o.line.leave(true)
 		}
 	case left > 0:
-	case o.reads != nil && o.reads.liveHolds() > o.line.slots(true):
+	case o.reads != nil && o.reads.liveCount() > o.line.slots(true):
 		o.line.downgrade()
 	default:
 		o.line.leave(false)
@@ -158,8 +135,8 @@ func (o *owner) exit(ctx context.Context) error {
 	return err
 }
 
-// liveHolds is how many holds this owner has that are not over.
-func (o *owner) liveHolds() int {
+// liveCount is the count of this owner's hold, 0 when it is over.
+func (o *owner) liveCount() int {
 	h := o.currentHold()
 	if h == nil || h.isOver() {
 		return 0
@@ -168,8 +145,8 @@ func (o *owner) liveHolds() int {
 	return n
 }
 
-// reenter adds one hold to the lock this owner holds, or, when it holds
-// none, that also holds (a writer re-entering as a reader): an error
+// reenter acquires the lock this owner holds once more, or, when it holds
+// none, the one that also holds (a writer re-entering as a reader): an error
 // wrapping ErrNotHeld when neither holds it. It takes no slot of the
 // handle's line: the caller holds the handle.
 func (o *owner) reenter(ctx context.Context, also *owner) error {
@@ -180,10 +157,10 @@ func (o *owner) reenter(ctx context.Context, also *owner) error {
 	if h != nil && h.isOver() {
 		h = nil
 	}
-	if h == nil && (also == nil || also.liveHolds() == 0) {
+	if h == nil && (also == nil || also.liveCount() == 0) {
 		return opError("reenter", o.name, ErrNotHeld)
 	}
-	out, err := o.c.waitLoop(ctx, o.turns.start(o, 0), 0)
+	out, err := o.c.waitLoop(ctx, o.turns.start(o, 0), deadlineAfter(0))
 	switch {
 	case err != nil:
 		return opError("reenter", o.name, err)

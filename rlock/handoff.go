@@ -11,42 +11,25 @@ import (
 // handoffs are a Client's waiters for its Mutexes, by lock name, oldest
 // first: an Unlock by another owner of the same Client may pass the lock
 // straight to one of them in its release script (the waiter's field
-// written, its lease set, nothing published). The waiter then holds the
-// lock when the release's reply comes: no message, no wake-up of other
-// Clients' waiters, no acquire round trip, and the lock is never free
-// between the two holders for a poller to take.
+// written, its lease set, nothing published), so the waiter holds the lock
+// when the release's reply comes, and the lock is never free between the
+// two holders. The rules, which keep other clients their turns:
 //
-// Other Clients keep their turns: after maxKept releases passed on in a
-// row, one is published, which wakes the first waiter of every Client
-// (Redisson's too), and the Clients' shares of published releases decide
-// which goes first (pubsub's share). So the Clients take the lock in
-// batches, in turn, while the waiters of each are served in arrival
-// order; and waiters that do not listen (another process's spinners) find
-// the lock free now and then.
+//   - the waiter passed the lock is the oldest one of another owner that
+//     holds nothing and is not busy with a command of its own (reserve);
+//   - after maxKept releases passed on in a row, one is published, which
+//     wakes the first waiter of every Client (pubsub's share decides which
+//     goes first);
+//   - while clients other than relock's listen on the lock's channel and
+//     take their turns (Redisson's, counted by the release scripts and
+//     handed to the Hub: listenersAt), no release is passed on;
+//   - an acquisition of this Client that starts within the step-aside
+//     after a release it published and someone heard, with no waiter of
+//     its own to queue behind, lets the woken waiters go first (heard,
+//     yieldUntil): minStepAside, or the Hub's adaptive step while other
+//     clients listen (pubsub.Hub.StepAside).
 //
-// And a release that this Client published, and that woke waiters
-// elsewhere, is theirs: an acquisition of this Client that starts within
-// the step-aside after it, with no waiter of its own to queue behind, lets
-// them take the lock first (it listens, and attempts after the step-aside)
-// instead of taking it back before their retries arrive. The step-aside is
-// minStepAside, or while clients other than relock's listen on the lock's
-// channel (Redisson's: they do not subscribe to its presence marker,
-// keys.Presence) the Hub's adaptive one (pubsub.Hub.StepAside: 4 ms,
-// doubling up to 64 ms while they keep coming too late, as Redisson's
-// threads do, which need a few milliseconds to wake and retry).
-//
-// A Redisson waiter is noticed at once: every release script that is
-// heard, or passes the lock on, counts the channel's subscribers and the
-// relock Clients among them, and the Client hands the counts to its Hub
-// (listenersAt). While such clients listen and take their turns, a Client
-// passes no release on to its own waiters: each of its acquisitions is
-// one turn, and each release is published, which wakes a thread of every
-// Redisson client, while its own woken waiter steps aside. So the lock
-// changes sides from the Redisson waiter's first wait, whatever the burst
-// of this Client's waiters. A listener that keeps coming too late even at
-// the longest step (one that never takes the lock) no longer takes turns
-// (pubsub's share), and the Client passes releases on again. Among relock
-// Clients only, nothing changes.
+// docs/architecture.md ("Hand-offs") tells why.
 type handoffs struct {
 	mu    sync.Mutex
 	names map[string]*handoffWaiters
@@ -223,5 +206,5 @@ func (t *clientTurn) handedOver(sent time.Time) {
 	o.c.wd.keep(o.hold)
 	o.lastSent, o.retrySeq, o.waited = sent, 0, true
 	t.handed = true
-	t.s.poke()
+	t.sub().Poke()
 }

@@ -51,7 +51,7 @@ func releases(t *testing.T, c *Client, holder *Mutex, acquired <-chan *Mutex, n 
 		}
 		holder = <-acquired
 		eventually(t, 5*time.Second, "the others asleep again", func() bool {
-			return hubOf(c).Stats().Sleeping == hubOf(c).Stats().Waiters
+			return hubOf(c).Stats().Sleeping == hubOf(c).Stats().Subscriptions
 		})
 	}
 	return holder, publishes() - before

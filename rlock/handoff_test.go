@@ -73,7 +73,8 @@ func TestLockHandedToAnEndedWaitIsReleased(t *testing.T) {
 	// The turn of a wait, listening, as the wait loop leaves it between
 	// two attempts.
 	turn := waiter.turns.start(&waiter.owner, 0).(*clientTurn)
-	if _, ok, err := turn.listen(ctx, outcome{ttl: time.Minute}); !ok {
+	p := progress{c: c, t: turn}
+	if ok, err := p.ready(ctx, turn.next(outcome{ttl: time.Minute}), noDeadline); !ok {
 		t.Fatal(err)
 	}
 	if err := holder.Unlock(ctx); err != nil {
@@ -166,7 +167,7 @@ func TestHandOffsPublishOnceInAWhile(t *testing.T) {
 		}
 		holder = <-acquired
 		eventually(t, 5*time.Second, "the others asleep again", func() bool {
-			return hubOf(c).Stats().Sleeping == hubOf(c).Stats().Waiters
+			return hubOf(c).Stats().Sleeping == hubOf(c).Stats().Subscriptions
 		})
 	}
 	if n := publishes() - before; n != 1 {

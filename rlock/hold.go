@@ -13,7 +13,7 @@ import (
 // Its transitions, each a method: acquired (newHold), reentered,
 // partlyReleased, released, lost. Between them, renewed and setLease move
 // the end of its lease, and stopRenewal (a last Unlock that could not be
-// confirmed) leaves it to expire. The watchdog's timer of the hold's turn
+// confirmed) leaves it to expire. The watchdog's timer of the hold's phase
 // ends it as lost when the lease ends with no renewal having reached
 // Redis (a hold has no timer of its own). Once released or lost, a hold is
 // over and never comes back: a new acquisition makes a new hold.
@@ -26,7 +26,7 @@ type hold struct {
 	key     string
 	renewal renewal   // what the watchdog renews, if it keeps this hold
 	since   time.Time // when the first acquisition was sent
-	turn    int       // the watchdog's turn that renews and watches it
+	phase   int       // the watchdog's phase that renews and watches it
 
 	mu        sync.Mutex
 	count     int           // acquisitions not yet released
@@ -102,7 +102,7 @@ func (h *hold) reentered(sent time.Time) {
 	h.extendLocked(sent.Add(h.lease))
 }
 
-// partlyReleased records a release, sent at sent, that left holds.
+// partlyReleased records a release, sent at sent, that left acquisitions.
 func (h *hold) partlyReleased(sent time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -139,7 +139,7 @@ func (h *hold) setLease(lease time.Duration, sent time.Time) {
 	at := h.lossAtLocked()
 	h.mu.Unlock()
 	// The lease may end sooner than the watchdog's timer was set for.
-	h.by.c.wd.watch(h.turn, at)
+	h.by.c.wd.watch(h.phase, at)
 }
 
 // leaseEnd is when the lease is known to end, and the lease; zero once the
@@ -190,11 +190,12 @@ func (h *hold) stopRenewal() {
 
 // How holds are lost (hold.lostNow), as events tell it.
 const (
-	lostAtRenewal = "a renewal found the lock gone"
-	lostAtRelease = "a release found the lock gone"
-	lostAtExtend  = "an extension found the lock gone"
-	lostAtClaim   = "the claim of a grant found the lock gone"
-	lostByExpiry  = "the lease ran out before a renewal reached Redis"
+	lostAtRenewal  = "a renewal found the lock gone"
+	lostAtRelease  = "a release found the lock gone"
+	lostAtExtend   = "an extension found the lock gone"
+	lostAtClaim    = "the claim of a grant found the lock gone"
+	lostAtProclaim = "a proclamation found the lock gone"
+	lostByExpiry   = "the lease ran out before a renewal reached Redis"
 )
 
 // released records the last release.

@@ -31,7 +31,8 @@ type LockInfo struct {
 	// A semaphore's or latch's kind is KindPermitSemaphore (leases beside
 	// the count), KindSemaphore or KindCountDownLatch (the one InspectKind
 	// was told, or whose channel alone has waiters listening), else
-	// KindCount.
+	// KindCount; a rate limiter's config (a hash of its fields) is
+	// KindRateLimiter.
 	Kind Kind
 	// Held reports that the lock's hash exists.
 	Held bool
@@ -57,8 +58,12 @@ type LockInfo struct {
 	// Count is a semaphore's available permits, or a latch's count (0
 	// when the key is absent); 0 for a lock. A permit-expirable
 	// semaphore's count leaves out its leased permits, even expired ones,
-	// which come back at the next operation on it.
+	// which come back at the next operation on it. A rate limiter's is
+	// its permits available now (this Client's, for a rate PerClient).
 	Count int64
+	// Rate is a rate limiter's rate; nil for the other kinds, and for a
+	// limiter that has none.
+	Rate *Rate
 	// Permits are a permit-expirable semaphore's leased permits, earliest
 	// expiry first.
 	Permits []LeasedPermit
@@ -80,8 +85,8 @@ type Holder struct {
 	Count int    // hold count
 	Mode  string // ModeRead or ModeWrite in a read-write lock
 	// TTL is a reader's own remaining lease in a read-write lock (the
-	// longest of its read holds', negative when one has no expiry); 0
-	// otherwise.
+	// longest of its read acquisitions', negative when one has no
+	// expiry); 0 otherwise.
 	TTL time.Duration
 }
 
@@ -106,10 +111,10 @@ type QueueEntry struct {
 // TTL, fair queue, subscribers and fencing token, and adds this Client's
 // own holds and waiters of it. It changes nothing. It takes two round
 // trips (three for a read-write lock with readers, whose leases are read
-// once their owners are known): one pipeline of reads in the lock's slot,
-// then the subscriber count, which on a Redis Cluster with classic pub/sub
-// asks every node, concurrently; and one more, when the lock has holders
-// or waiters, for their Clients' labels (WithClientName). A key of that
+// once their owners are known): one pipeline of reads in the lock's hash
+// slot, then the subscriber count, which on a Redis Cluster with classic
+// pub/sub asks every node, concurrently; and one more, when the lock has
+// holders or waiters, for their Clients' labels (WithClientName). A key of that
 // name that is not a lock (not a hash, or a hash whose fields are not
 // owners' hold counts) is an error wrapping ErrWrongType.
 //
@@ -141,12 +146,8 @@ func (c *Client) inspect(ctx context.Context, name string, asked Kind) (LockInfo
 	token := pipe.Get(ctx, keys.Token(name))
 	cs := lookCount(ctx, pipe, name)
 	read := exec(ctx, pipe)
-	if asked.Counting() || s.typ.Val() == "string" {
-		info, err := c.inspectCount(ctx, LockInfo{Name: name, TTL: millis(pttl)}, s, cs, asked, read)
-		if err != nil {
-			return LockInfo{}, opError(op, name, err)
-		}
-		return c.inspected(ctx, info, countChannels(name, info.Kind))
+	if asked.Counting() || s.typ.Val() == "string" || s.rateLimiter() {
+		return c.inspectCounting(ctx, LockInfo{Name: name, TTL: millis(pttl)}, s, cs, asked, read)
 	}
 	kind, hash, err := s.result("lock or a count", read)
 	if err != nil {
@@ -251,9 +252,9 @@ func holdersOf(hash map[string]string) []Holder {
 }
 
 // readerTTLs sets the TTL of each reader among the holders of the
-// read-write lock name: the longest PTTL of its read holds' lease keys,
-// ReadTimeouts(name, owner) + ":" + n for n from 1 to its count, read in
-// one pipeline (no round trip when there is no reader).
+// read-write lock name: the longest PTTL of its read acquisitions' lease
+// keys, ReadTimeouts(name, owner) + ":" + n for n from 1 to its count,
+// read in one pipeline (no round trip when there is no reader).
 func (c *Client) readerTTLs(ctx context.Context, name string, hs []Holder) error {
 	pttls := make([][]*redis.Cmd, len(hs))
 	pipe := c.rdb.Pipeline()

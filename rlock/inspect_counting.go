@@ -34,9 +34,12 @@ type LeasedPermit struct {
 // permits beside it is reported as KindPermitSemaphore; given
 // KindPermitSemaphore, its leases too. A lock's hash (or any other value)
 // at name is then an error wrapping ErrWrongType. Given a lock's kind it
-// is Inspect, whose keys tell the kind of a lock. Given anything else, it
-// returns an error wrapping ErrInvalidKind. Semaphore.Inspect,
-// PermitExpirableSemaphore.Inspect and CountDownLatch.Inspect call it.
+// is Inspect, whose keys tell the kind of a lock. Given KindRateLimiter,
+// the limiter's rate and its permits available now (a hash that is no
+// limiter's config, or any other value, is an error wrapping
+// ErrWrongType); Inspect tells a limiter's config by itself. Given
+// anything else, it returns an error wrapping ErrInvalidKind. The
+// handles' Inspect (Semaphore.Inspect, RateLimiter.Inspect, ...) call it.
 func (c *Client) InspectKind(ctx context.Context, name string, k Kind) (LockInfo, error) {
 	switch {
 	case k == KindCount:
@@ -144,6 +147,8 @@ func heardKind(name string, k Kind, counts map[string]int64) Kind {
 // countChannels are the channels of the counting object name of kind k.
 func countChannels(name string, k Kind) []string {
 	switch k {
+	case KindRateLimiter:
+		return nil // nothing announces a limiter's permits
 	case KindCountDownLatch:
 		return []string{keys.LatchChannel(name)}
 	case KindCount:

@@ -10,15 +10,17 @@ import (
 )
 
 // subscribers counts the subscriptions to each of channels, all in the
-// slot of the lock called name: with sharded pub/sub on the master of that
-// slot, with classic pub/sub on every node of a Redis Cluster (each counts
+// hash slot of the lock called name: with sharded pub/sub on the master of
+// that slot, with classic pub/sub on every node of a Redis Cluster (each counts
 // only its own clients), else on the one server.
 func (c *Client) subscribers(ctx context.Context, name string, channels []string) (map[string]int64, error) {
-	w, err := c.pubsub(ctx)
-	if err != nil {
+	if len(channels) == 0 {
+		return nil, nil // a rate limiter's: it has no channel
+	}
+	if err := c.begin(ctx); err != nil {
 		return nil, err
 	}
-	if w.publish == scripts.SPublish {
+	if c.publishCommand() == scripts.SPublish {
 		master, err := c.master(ctx, name)
 		if err != nil {
 			return nil, err
@@ -31,7 +33,7 @@ func (c *Client) subscribers(ctx context.Context, name string, channels []string
 	}
 	var mu sync.Mutex
 	total := make(map[string]int64, len(channels))
-	err = cluster.ForEachShard(ctx, func(ctx context.Context, node *redis.Client) error {
+	err := cluster.ForEachShard(ctx, func(ctx context.Context, node *redis.Client) error {
 		counts, err := node.PubSubNumSub(ctx, channels...).Result()
 		mu.Lock()
 		defer mu.Unlock()

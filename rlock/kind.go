@@ -32,6 +32,7 @@ const (
 	KindSemaphore       Kind = "semaphore"        // Semaphore: Redisson's RSemaphore
 	KindPermitSemaphore Kind = "permit-semaphore" // PermitExpirableSemaphore: RPermitExpirableSemaphore
 	KindCountDownLatch  Kind = "count-down-latch" // CountDownLatch: RCountDownLatch
+	KindRateLimiter     Kind = "rate-limiter"     // RateLimiter: RRateLimiter
 )
 
 // KindCount is what Inspect reports for a string of an integer at a name
@@ -42,12 +43,12 @@ const (
 // says which. No handle has this kind.
 const KindCount Kind = "count"
 
-// Counting reports whether k is the kind of a semaphore or a count-down
-// latch, or KindCount: objects that have a count rather than holders, and
-// whose events start and end no hold.
+// Counting reports whether k is the kind of a semaphore, a count-down
+// latch or a rate limiter, or KindCount: objects that have a count rather
+// than holders, and whose events start and end no hold.
 func (k Kind) Counting() bool {
 	switch k {
-	case KindSemaphore, KindPermitSemaphore, KindCountDownLatch, KindCount:
+	case KindSemaphore, KindPermitSemaphore, KindCountDownLatch, KindRateLimiter, KindCount:
 		return true
 	}
 	return false
@@ -66,10 +67,10 @@ const (
 // A new kind of lock is a kind (and its scripts); waiting, holds, renewal
 // and release are the engine's.
 type kind interface {
-	// attempt makes one acquisition attempt on rdb for an owner that holds
-	// the lock holds times already (as it knows), with lease.
-	attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error)
-	// release releases one hold, as u asks, and reports who listened on
+	// attempt makes one acquisition attempt on rdb for an owner whose
+	// hold count is count (as it knows it), with lease.
+	attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, count int) (outcome, error)
+	// release releases one acquisition, as u asks, and reports who listened on
 	// the lock's channel when the release was heard or passed on, if its
 	// script counts them (a reentrant lock's).
 	release(ctx context.Context, u scripts.Unlock) (scripts.Reply, error)
@@ -99,6 +100,10 @@ type outcome struct {
 	// that it holds the lock: the lease was set when the grant was made,
 	// after its last attempt, and the turn's claim confirms it.
 	granted bool
+	// What a success took, for its event (EventAcquired): a lock owner's
+	// hold, or a counting object's count of permits.
+	hold  *hold
+	count int
 }
 
 // uncounted is the reply of a release script that counts no listeners.

@@ -76,7 +76,7 @@ func checkClientName(name string) error {
 }
 
 // labelKey is the key of the label of the Client whose id is client: in
-// a slot of its own, by the braces.
+// a hash slot of its own, by the braces.
 func labelKey(client string) string { return "relock_client:{" + client + "}" }
 
 // labeller keeps a Client's label in Redis.

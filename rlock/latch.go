@@ -23,7 +23,7 @@ type CountDownLatch struct {
 
 // NewCountDownLatch returns the latch called name. It sends nothing to
 // Redis. On Redis Cluster, a name with braces is refused (ErrInvalidName)
-// when Redisson's channel for it lies in another slot than the name.
+// when Redisson's channel for it lies in another hash slot than the name.
 func (c *Client) NewCountDownLatch(name string) *CountDownLatch {
 	l := scripts.NewCountDownLatch(name)
 	return &CountDownLatch{countHandle: newCountHandle(c, name, l.Channel(), KindCountDownLatch), l: l}
@@ -55,9 +55,6 @@ func (l *CountDownLatch) CountDown(ctx context.Context) error {
 	req, end := l.request()
 	defer end()
 	left, err := persist(l.c, ctx, func(ctx context.Context) (int64, error) {
-		if _, err := l.c.pubsub(ctx); err != nil {
-			return 0, err
-		}
 		return l.l.CountDown(ctx, l.c.rdb, l.c.publishCommand(), req)
 	})
 	l.observe(ctx, EventReleased, int(max(left, 0)), start, err)
@@ -74,7 +71,7 @@ func (l *CountDownLatch) Count(ctx context.Context) (int64, error) {
 
 // Await waits until the count is zero, or ctx ends (ctx.Err()).
 func (l *CountDownLatch) Await(ctx context.Context) error {
-	_, err := l.await(ctx, noWaitLimit)
+	_, err := l.await(ctx, noDeadline)
 	return err
 }
 
@@ -85,12 +82,12 @@ func (l *CountDownLatch) AwaitTimeout(ctx context.Context, wait time.Duration) (
 	if err := checkWait(wait); err != nil {
 		return false, opError("await", l.name, err)
 	}
-	return l.await(ctx, wait)
+	return l.await(ctx, deadlineAfter(wait))
 }
 
-// await is AwaitTimeout without its check of wait (noWaitLimit: none).
-func (l *CountDownLatch) await(ctx context.Context, wait time.Duration) (bool, error) {
-	ok, err := l.countHandle.acquire(ctx, &latchTurn{countTurn: l.turn(0), l: l}, wait)
+// await is AwaitTimeout by deadline, without its check of the wait.
+func (l *CountDownLatch) await(ctx context.Context, deadline time.Time) (bool, error) {
+	ok, err := l.countHandle.acquire(ctx, &latchTurn{countTurn: l.turn(0), l: l}, deadline)
 	return ok, opError("await", l.name, err)
 }
 

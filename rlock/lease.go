@@ -62,6 +62,14 @@ func (o *owner) whenEnds(end func(error)) (cancel func()) {
 	return h.onEnd(end)
 }
 
+// lose ends the owner's hold, if it has one, as lost now: a command of
+// its own found the lock gone (why).
+func (o *owner) lose(why string) {
+	if h := o.currentHold(); h != nil {
+		h.lostNow(why, false)
+	}
+}
+
 // Extend sets the lease of this owner's hold to lease from now, in Redis
 // and for the hold's later re-arms (reentry, partial Unlock), and moves
 // Lost's deadline with it: sooner as well as later. It is for holds taken

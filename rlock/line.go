@@ -8,26 +8,10 @@ import (
 
 // line is where goroutines of this process wait for a slot, in arrival
 // order, as sync.RWMutex's waiters do, but with waits that honour a ctx, a
-// wait limit and the Client's Close. A slot is exclusive (one at a time,
-// and no shared one beside it) or shared (any number together). It serves
-// four places:
-//
-//   - a lock handle's line (owner.line): the goroutines sharing a handle
-//     take an exclusive slot (a reader of an RWMutex a shared one) before
-//     they go to Redis, and keep it while they hold the lock, so that they
-//     exclude each other as they exclude other processes, and none sends a
-//     command while it waits;
-//   - a counting object's line (countLines): the acquisitions of one
-//     semaphore or latch in a Client take its exclusive slot for their
-//     attempts, so that only the oldest attempts;
-//   - a fair owner's line (fairTurns.line): the goroutines of one fair
-//     owner take its exclusive slot to wait in the lock's queue in Redis,
-//     where the owner has one place;
-//   - an Election's line (Election.line): its campaigns take its exclusive
-//     slot, and their terms keep it, one at a time.
-//
-// Each waiter waits on its own channel, as in golang.org/x/sync/semaphore.
-// The invariants, kept by every method under mu:
+// deadline and the Client's Close. A slot is exclusive (one at a time,
+// and no shared one beside it) or shared (any number together). Each
+// waiter waits on its own channel, as in golang.org/x/sync/semaphore. The
+// invariants, kept by every method under mu:
 //
 //   - the exclusive slot is never taken with any other slot;
 //   - a waiter is in waiting until it is given its slot (its ready channel
@@ -47,58 +31,54 @@ import (
 // The line counts slots, not goroutines: whoever releases a lock frees a
 // slot, as with sync.Mutex, whose Unlock may be called by another
 // goroutine than its Lock. A free line costs no timer and no allocation.
-//
-// The other waits of the package are not lines: pub/sub's wake-ups
-// (package pubsub) wake waiters asleep between attempts, in turn, with
-// permits for those busy with an attempt, and are shared with other
-// Clients by the messages they hear; and a Client's hand-offs (handoffs)
-// pick, at a release, a waiter that is not busy with an attempt, skipping
-// the others. Neither hands out slots held until freed.
+// docs/architecture.md lists the lines of the package ("line").
 type line struct {
 	// closed ends every wait with ErrClosed: the Client's Close. Nil for
 	// a line that is never closed.
 	closed <-chan struct{}
 
 	mu        sync.Mutex
-	exclusive bool     // the exclusive slot is taken
-	shared    int      // shared slots taken
-	waiting   []*place // in arrival order
+	exclusive bool       // the exclusive slot is taken
+	shared    int        // shared slots taken
+	waiting   []*pending // in arrival order
 }
 
-// place is one waiter's place in a line. ready is closed when it has been
-// given its slot; first then says that no other slot was taken.
-type place struct {
+// pending is one goroutine's wait for a slot in a line. ready is closed
+// when it has been given its slot; first then says that no other slot was
+// taken.
+type pending struct {
 	shared bool
 	first  bool
 	ready  chan struct{}
 }
 
-// enter takes a slot, shared or not, waiting at most wait (forever when
-// negative; wait 0 makes one try), until ctx ends (ctx.Err()) or the line
-// is closed (ErrClosed). It reports whether it took the slot, and first
-// that no other slot was taken: for a lock handle, the acquisition is the
-// first since the handle last held nothing.
-func (l *line) enter(ctx context.Context, shared bool, wait time.Duration) (ok, first bool, err error) {
+// enter takes a slot, shared or not, waiting until deadline (no limit
+// when zero; one that has passed makes one try), until ctx ends
+// (ctx.Err()) or the line is closed (ErrClosed). It reports whether it
+// took the slot, and first that no other slot was taken: for a lock
+// handle, the acquisition is the first since the handle last held
+// nothing.
+func (l *line) enter(ctx context.Context, shared bool, deadline time.Time) (ok, first bool, err error) {
 	l.mu.Lock()
-	if len(l.waiting) == 0 && l.fits(shared) {
-		first = l.take(shared)
+	if ok, first = l.enterNow(shared); ok {
 		l.mu.Unlock()
 		return true, first, nil
 	}
-	if wait == 0 {
-		l.mu.Unlock()
-		return false, false, nil
-	}
-	p := &place{shared: shared, ready: make(chan struct{})}
-	l.waiting = append(l.waiting, p)
-	l.mu.Unlock()
-
 	var timeout <-chan time.Time
-	if wait > 0 {
-		t := time.NewTimer(wait)
+	if !deadline.IsZero() {
+		d := time.Until(deadline)
+		if d <= 0 {
+			l.mu.Unlock()
+			return false, false, nil
+		}
+		t := time.NewTimer(d)
 		defer t.Stop()
 		timeout = t.C
 	}
+	p := &pending{shared: shared, ready: make(chan struct{})}
+	l.waiting = append(l.waiting, p)
+	l.mu.Unlock()
+
 	select {
 	case <-p.ready:
 		return true, p.first, nil
@@ -112,9 +92,27 @@ func (l *line) enter(ctx context.Context, shared bool, wait time.Duration) (ok, 
 	return false, false, err
 }
 
+// tryEnter takes a slot, shared or not, if one is free and nobody waits,
+// without waiting.
+func (l *line) tryEnter(shared bool) (ok, first bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.enterNow(shared)
+}
+
+// enterNow takes a slot at once if one fits and nobody waits: a waiter
+// for the exclusive slot keeps newcomers for shared slots out. Called
+// with mu held.
+func (l *line) enterNow(shared bool) (ok, first bool) {
+	if len(l.waiting) == 0 && l.fits(shared) {
+		return true, l.take(shared)
+	}
+	return false, false
+}
+
 // giveUp takes p, whose wait ended, out of the line. A slot given to p
 // meanwhile is passed on.
-func (l *line) giveUp(p *place) {
+func (l *line) giveUp(p *pending) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	select {
@@ -131,15 +129,6 @@ func (l *line) giveUp(p *place) {
 		// ones behind it in.
 		l.admit()
 	}
-}
-
-// waitUntil is the wait of line.enter that ends at deadline: no limit when
-// the deadline is zero, one try when it has passed.
-func waitUntil(deadline time.Time) time.Duration {
-	if deadline.IsZero() {
-		return noWaitLimit
-	}
-	return max(time.Until(deadline), 0)
 }
 
 // leave frees a slot, shared or not, and lets in who can enter. A slot
@@ -164,7 +153,7 @@ func (l *line) slots(shared bool) int {
 }
 
 // downgrade turns the exclusive slot into a shared one, for a writer that
-// keeps read holds when it releases the write lock.
+// keeps reading when it releases the write lock.
 func (l *line) downgrade() {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -28,7 +28,7 @@ func queued(t *testing.T, l *line, n int) {
 // mustEnter takes a slot that must be free now.
 func mustEnter(t *testing.T, l *line, shared bool) (first bool) {
 	t.Helper()
-	ok, first, err := l.enter(context.Background(), shared, 0)
+	ok, first, err := l.enter(context.Background(), shared, time.Now())
 	if !ok || err != nil {
 		t.Fatalf("enter(shared %v) of a free slot = %v, %v", shared, ok, err)
 	}
@@ -40,7 +40,7 @@ func mustEnter(t *testing.T, l *line, shared bool) (first bool) {
 func waitFor(l *line, shared bool) <-chan error {
 	done := make(chan error, 1)
 	go func() {
-		ok, _, err := l.enter(context.Background(), shared, -1)
+		ok, _, err := l.enter(context.Background(), shared, noDeadline)
 		if err == nil && !ok {
 			err = errors.New("refused without an error")
 		}
@@ -81,7 +81,7 @@ func TestLineExclusiveSlotsGoInArrivalOrderAndWakeOnlyWhoEnters(t *testing.T) {
 	for i := range 4 {
 		in[i] = make(chan struct{})
 		go func() {
-			if ok, first, err := l.enter(context.Background(), false, -1); !ok || !first || err != nil {
+			if ok, first, err := l.enter(context.Background(), false, noDeadline); !ok || !first || err != nil {
 				t.Errorf("waiter %d: %v, %v, %v", i, ok, first, err)
 			}
 			order <- i
@@ -129,12 +129,12 @@ func TestLineExclusiveWaiterKeepsNewSharedOnesOut(t *testing.T) {
 	if !mustEnter(t, &l, true) {
 		t.Fatal("the first shared slot is not first")
 	}
-	if ok, first, _ := l.enter(context.Background(), true, 0); !ok || first {
+	if ok, first, _ := l.enter(context.Background(), true, time.Now()); !ok || first {
 		t.Fatalf("a second shared slot beside the first = %v, first %v; want taken, not first", ok, first)
 	}
 	w := waitFor(&l, false)
 	queued(t, &l, 1)
-	if ok, _, _ := l.enter(context.Background(), true, 0); ok {
+	if ok, _, _ := l.enter(context.Background(), true, time.Now()); ok {
 		t.Fatal("a newcomer took a shared slot past a waiting exclusive one")
 	}
 	l.leave(true)
@@ -151,19 +151,19 @@ func TestLineWaitEnds(t *testing.T) {
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, tc := range []struct {
-		name string
-		ctx  context.Context
-		wait time.Duration
-		want error
+		name     string
+		ctx      context.Context
+		deadline time.Time
+		want     error
 	}{
-		{"single try", context.Background(), 0, nil},
-		{"wait elapsed", context.Background(), 5 * time.Millisecond, nil},
-		{"ctx ended", cancelled, -1, context.Canceled},
+		{"single try", context.Background(), time.Now(), nil},
+		{"wait elapsed", context.Background(), time.Now().Add(5 * time.Millisecond), nil},
+		{"ctx ended", cancelled, noDeadline, context.Canceled},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var l line
 			mustEnter(t, &l, false)
-			ok, _, err := l.enter(tc.ctx, false, tc.wait)
+			ok, _, err := l.enter(tc.ctx, false, tc.deadline)
 			if ok || err != tc.want {
 				t.Fatalf("enter = %v, %v; want false, %v", ok, err, tc.want)
 			}
@@ -181,7 +181,7 @@ func TestLineExclusiveWaiterGivingUpLetsTheSharedOnesBehindIn(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	gaveUp := make(chan error, 1)
 	go func() {
-		_, _, err := l.enter(ctx, false, -1)
+		_, _, err := l.enter(ctx, false, noDeadline)
 		gaveUp <- err
 	}()
 	queued(t, &l, 1)
@@ -216,7 +216,7 @@ func TestLineSlotGivenToAWaiterThatGaveUpIsPassedOn(t *testing.T) {
 	mustEnter(t, &l, false)
 	// A waiter that is given the slot just as its wait ends, and the
 	// one behind it.
-	p := &place{ready: make(chan struct{})}
+	p := &pending{ready: make(chan struct{})}
 	l.mu.Lock()
 	l.waiting = append(l.waiting, p)
 	l.mu.Unlock()
@@ -272,7 +272,7 @@ func TestLineFreePathAllocatesNothing(t *testing.T) {
 	var l line
 	ctx := context.Background()
 	allocs := testing.AllocsPerRun(100, func() {
-		if ok, _, _ := l.enter(ctx, false, time.Minute); !ok {
+		if ok, _, _ := l.enter(ctx, false, time.Now().Add(time.Minute)); !ok {
 			t.Fatal("a free line refused")
 		}
 		l.leave(false)

@@ -21,16 +21,26 @@ import (
 // never sends KEYS: each page of SCAN (TYPE hash) is followed by a
 // pipeline of HGETALL of its keys.
 func (c *Client) Locks(ctx context.Context, pattern string) ([]string, error) {
+	return c.scanHashes(ctx, "locks", pattern, func(name string, hash map[string]string) bool {
+		return isLockHash(hash) && !strings.HasPrefix(name, fairWaitersPrefix)
+	})
+}
+
+// scanHashes returns the names of the hashes whose names match pattern
+// (empty is "*") and that keep keeps, sorted, scanning every master of a
+// Redis Cluster: each page of SCAN (TYPE hash) is followed by a pipeline
+// of HGETALL of its keys. op names the operation in errors.
+func (c *Client) scanHashes(ctx context.Context, op, pattern string, keep func(name string, hash map[string]string) bool) ([]string, error) {
 	if pattern == "" {
 		pattern = "*"
 	}
 	if c.closed() {
-		return nil, opError("locks", "", ErrClosed)
+		return nil, opError(op, "", ErrClosed)
 	}
 	var mu sync.Mutex
 	var names []string
 	scan := func(ctx context.Context, rdb redis.Cmdable) error {
-		found, err := scanLocks(ctx, rdb, pattern)
+		found, err := scanHashes(ctx, rdb, pattern, keep)
 		mu.Lock()
 		defer mu.Unlock()
 		names = append(names, found...)
@@ -45,7 +55,7 @@ func (c *Client) Locks(ctx context.Context, pattern string) ([]string, error) {
 		err = scan(ctx, c.rdb)
 	}
 	if err != nil {
-		return nil, opError("locks", "", fmt.Errorf("scanning for %q: %w", pattern, err))
+		return nil, opError(op, "", fmt.Errorf("scanning for %q: %w", pattern, err))
 	}
 	slices.Sort(names)
 	return slices.Compact(names), nil
@@ -83,9 +93,10 @@ func (c *Client) ForceUnlock(ctx context.Context, name string) (bool, error) {
 // hash (keys.FairWaiters), whatever the lock's name.
 var fairWaitersPrefix = strings.TrimSuffix(keys.FairWaiters(""), "{}")
 
-// scanLocks returns the lock hashes whose names match pattern on one
-// server: SCAN's pages of hashes, each page's hashes read in one pipeline.
-func scanLocks(ctx context.Context, rdb redis.Cmdable, pattern string) ([]string, error) {
+// scanHashes returns the hashes whose names match pattern on one server
+// and that keep keeps: SCAN's pages of hashes, each page's hashes read in
+// one pipeline.
+func scanHashes(ctx context.Context, rdb redis.Cmdable, pattern string, keep func(string, map[string]string) bool) ([]string, error) {
 	var names []string
 	var cursor uint64
 	for {
@@ -93,7 +104,7 @@ func scanLocks(ctx context.Context, rdb redis.Cmdable, pattern string) ([]string
 		if err != nil {
 			return names, err
 		}
-		found, err := lockHashes(ctx, rdb, page)
+		found, err := keptHashes(ctx, rdb, page, keep)
 		names = append(names, found...)
 		if err != nil {
 			return names, err
@@ -104,9 +115,9 @@ func scanLocks(ctx context.Context, rdb redis.Cmdable, pattern string) ([]string
 	}
 }
 
-// lockHashes returns those of the hashes called names that are locks,
+// keptHashes returns those of the hashes called names that keep keeps,
 // reading them in one pipeline. A key that is no longer a hash is not.
-func lockHashes(ctx context.Context, rdb redis.Cmdable, names []string) ([]string, error) {
+func keptHashes(ctx context.Context, rdb redis.Cmdable, names []string, keep func(string, map[string]string) bool) ([]string, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
@@ -116,17 +127,17 @@ func lockHashes(ctx context.Context, rdb redis.Cmdable, names []string) ([]strin
 		hashes[i] = pipe.HGetAll(ctx, name)
 	}
 	_, _ = pipe.Exec(ctx) // each command's error is read below
-	var locks []string
+	var kept []string
 	for i, name := range names {
 		hash, err := hashes[i].Result()
 		switch {
 		case err == nil:
-			if isLockHash(hash) && !strings.HasPrefix(name, fairWaitersPrefix) {
-				locks = append(locks, name)
+			if keep(name, hash) {
+				kept = append(kept, name)
 			}
 		case !isWrongType(err):
-			return locks, err
+			return kept, err
 		}
 	}
-	return locks, nil
+	return kept, nil
 }

@@ -10,7 +10,7 @@ import (
 
 // acquireAll takes every member: first all at once, then in canonical
 // order, waiting for one member at a time as the type's doc describes.
-func (l *MultiLock) acquireAll(ctx context.Context, wait time.Duration, deadline time.Time, lease time.Duration) (acquisition, bool, error) {
+func (l *MultiLock) acquireAll(ctx context.Context, deadline time.Time, lease time.Duration) (acquisition, bool, error) {
 	ms := l.members
 	held := make([]bool, len(ms))
 	// unsure are members whose attempt failed with an error but may
@@ -38,7 +38,7 @@ func (l *MultiLock) acquireAll(ctx context.Context, wait time.Duration, deadline
 		return fail(errors.Join(errs...))
 	}
 	if first >= 0 {
-		if wait == 0 {
+		if passed(deadline) {
 			return fail(nil)
 		}
 		// Keep only members that sort before the first one missing.
@@ -59,7 +59,7 @@ func (l *MultiLock) acquireAll(ctx context.Context, wait time.Duration, deadline
 			// A fixed lease ran out while later members were awaited.
 			releaseEach(ctx, ms)
 			clear(held)
-			if _, live := waitLeft(wait, deadline); !live {
+			if passed(deadline) {
 				return acquisition{}, false, nil
 			}
 			continue
@@ -70,14 +70,14 @@ func (l *MultiLock) acquireAll(ctx context.Context, wait time.Duration, deadline
 				mayWait = false
 			}
 		}
-		w, live := waitLeft(wait, deadline)
-		if !live {
+		if passed(deadline) {
 			return fail(nil)
 		}
+		d := deadline
 		if !mayWait {
-			w = 0
+			d = deadlineAfter(0)
 		}
-		ok, err := ms[i].acquire(ctx, w, lease)
+		ok, err := ms[i].acquire(ctx, d, lease)
 		if err != nil {
 			if mayHaveTaken(ctx, err) {
 				unsure = append(unsure, ms[i])
@@ -94,10 +94,10 @@ func (l *MultiLock) acquireAll(ctx context.Context, wait time.Duration, deadline
 		// A member held sorts no lower: let go of all, wait for this one.
 		releaseEach(ctx, pick(ms, held))
 		clear(held)
-		if w, live = waitLeft(wait, deadline); !live {
+		if passed(deadline) {
 			return acquisition{}, false, nil
 		}
-		if ok, err = ms[i].acquire(ctx, w, lease); !ok || err != nil {
+		if ok, err = ms[i].acquire(ctx, deadline, lease); !ok || err != nil {
 			if mayHaveTaken(ctx, err) {
 				unsure = append(unsure, ms[i])
 			}
@@ -112,16 +112,6 @@ func (l *MultiLock) acquireAll(ctx context.Context, wait time.Duration, deadline
 // an ended ctx or a closed Client stops a member before its attempt.
 func mayHaveTaken(ctx context.Context, err error) bool {
 	return err != nil && ctx.Err() == nil && !errors.Is(err, ErrClosed)
-}
-
-// waitLeft is what is left of a wait that ends at deadline: noWaitLimit
-// for a wait with no limit; live is false once a positive wait has elapsed.
-func waitLeft(wait time.Duration, deadline time.Time) (left time.Duration, live bool) {
-	if wait < 0 {
-		return noWaitLimit, true
-	}
-	left = time.Until(deadline)
-	return left, left > 0
 }
 
 // allValid reports whether every member's lease is still running.
@@ -156,7 +146,7 @@ type attempt struct {
 func attemptEach(ctx context.Context, ms []Member, lease time.Duration) []attempt {
 	out := make([]attempt, len(ms))
 	each(ms, func(i int, m Member) {
-		out[i].ok, out[i].err = m.acquire(ctx, 0, lease)
+		out[i].ok, out[i].err = m.acquire(ctx, deadlineAfter(0), lease)
 	})
 	return out
 }

@@ -27,33 +27,19 @@ import (
 // through its members' owners, and its methods are safe for concurrent use.
 // A member should not be locked on its own while the set uses it.
 //
-// # Order and waiting
-//
-// The set is acquired in one canonical order: by lock name, then by client
-// id. A first attempt goes to every member at once, without waiting (one
-// round trip when all are free). If one is busy, the members taken that
-// sort after it are released, and the rest are taken in order, each
-// waiting through its own pub/sub (TryLock with what is left of the set's
-// wait), never by polling. The set waits for a member only while every
-// member it holds sorts strictly below that member's name. Two sets over
-// overlapping locks, in any process, then wait for each other in one
-// direction only, so they cannot deadlock: a cycle of waits would need
-// names that grow all the way round. (Code that holds a lock on its own
-// while it locks a set must keep to the same order.) Redisson instead tries
-// each member with a short wait and starts over when one times out; that
-// needs no order, but under contention it can go round forever, and every
-// timed-out try is a wake-up nobody asked for. Names compare as strings,
-// which are the same in every process; client ids are random and only break
-// ties between equal names on different Redis deployments. Before waiting
-// for a member whose name equals a held one's, the set lets go of
-// everything and waits for that member alone.
-//
-// When one member cannot be had (wait elapsed, ctx ended, Redis error),
-// every member taken so far is released before the call returns: no
-// partial set is left held. Failure-path releases are not cut short by
-// ctx. With a fixed lease, members taken early may expire while later ones
-// are awaited: the set is granted only when all are held at once, so it
-// then starts over; give a lease well above the set's wait.
+// A first attempt goes to every member at once (one round trip when all
+// are free); then the members are taken in one canonical order, by lock
+// name, then client id, each waiting through its own pub/sub, never by
+// polling, and the set waits for a member only while every member it holds
+// sorts strictly below it. So two sets over overlapping locks, in any
+// process, cannot deadlock (code that holds a lock on its own while it
+// locks a set must keep to the same order). When one member cannot be had
+// (wait elapsed, ctx ended, Redis error), every member taken so far is
+// released before the call returns, whatever ctx: no partial set is left
+// held. With a fixed lease, the set is granted only when all members are
+// held at once, and starts over when one expired meanwhile: give a lease
+// well above the set's wait. docs/lock-kinds.md ("Multi-lock and quorum")
+// tells how the order is kept.
 type MultiLock struct {
 	members []Member // canonical order
 	quorum  bool     // a RedLock: need of the members suffice
@@ -61,9 +47,9 @@ type MultiLock struct {
 	err     error  // why the set is unusable; nil when usable
 	label   string // the members' names, naming the set in errors
 
-	mu    sync.Mutex
-	holds []acquisition // outermost first
-	watch *watch        // Lost of the outermost acquisition
+	mu       sync.Mutex
+	acquired []acquisition // outermost first
+	watch    *watch        // Lost of the outermost acquisition
 }
 
 // acquisition is one successful acquisition of a set: the members it holds,
@@ -147,7 +133,7 @@ func isNil(m Member) bool {
 // and returns ctx.Err() then, holding nothing. Each member gets the
 // watchdog timeout of its Client as lease, renewed until Unlock.
 func (l *MultiLock) Lock(ctx context.Context) error {
-	_, err := l.acquire(ctx, noWaitLimit, 0)
+	_, err := l.acquire(ctx, noDeadline, 0)
 	return opError("lock", l.label, err)
 }
 
@@ -159,7 +145,7 @@ func (l *MultiLock) LockWithLease(ctx context.Context, lease time.Duration) erro
 	if err := checkLease(lease); err != nil {
 		return opError("lock", l.label, err)
 	}
-	_, err := l.acquire(ctx, noWaitLimit, lease)
+	_, err := l.acquire(ctx, noDeadline, lease)
 	return opError("lock", l.label, err)
 }
 
@@ -174,7 +160,7 @@ func (l *MultiLock) TryLock(ctx context.Context, wait, lease time.Duration) (boo
 	if err := checkTry(wait, lease); err != nil {
 		return false, opError("try lock", l.label, err)
 	}
-	ok, err := l.acquire(ctx, wait, lease)
+	ok, err := l.acquire(ctx, deadlineAfter(wait), lease)
 	return ok, opError("try lock", l.label, err)
 }
 
@@ -188,13 +174,13 @@ func (l *MultiLock) Unlock(ctx context.Context) error {
 		return opError("unlock", l.label, l.err)
 	}
 	l.mu.Lock()
-	n := len(l.holds)
+	n := len(l.acquired)
 	if n == 0 {
 		l.mu.Unlock()
 		return opError("unlock", l.label, ErrNotHeld)
 	}
-	a := l.holds[n-1]
-	l.holds = l.holds[:n-1]
+	a := l.acquired[n-1]
+	l.acquired = l.acquired[:n-1]
 	var w *watch
 	if n == 1 {
 		w, l.watch = l.watch, nil
@@ -253,23 +239,19 @@ func (l *MultiLock) Context(parent context.Context) (context.Context, context.Ca
 	}
 }
 
-// acquire takes the set; a negative wait (noWaitLimit) has no limit.
-func (l *MultiLock) acquire(ctx context.Context, wait, lease time.Duration) (bool, error) {
+// acquire takes the set by deadline (see deadlineAfter).
+func (l *MultiLock) acquire(ctx context.Context, deadline time.Time, lease time.Duration) (bool, error) {
 	if l.err != nil {
 		return false, l.err
 	}
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	var deadline time.Time
-	if wait > 0 {
-		deadline = time.Now().Add(wait)
-	}
 	take := l.acquireAll
 	if l.quorum {
 		take = l.acquireQuorum
 	}
-	a, ok, err := take(ctx, wait, deadline, lease)
+	a, ok, err := take(ctx, deadline, lease)
 	if !ok || err != nil {
 		return false, err
 	}
@@ -278,11 +260,11 @@ func (l *MultiLock) acquire(ctx context.Context, wait, lease time.Duration) (boo
 	if l.watch != nil && l.watch.isLost() {
 		// The earlier acquisitions are gone; this one starts afresh.
 		l.watch.stop()
-		l.holds, l.watch = nil, nil
+		l.acquired, l.watch = nil, nil
 	}
 	if l.watch == nil {
 		l.watch = newWatch(a.held, l.need)
 	}
-	l.holds = append(l.holds, a)
+	l.acquired = append(l.acquired, a)
 	return true, nil
 }

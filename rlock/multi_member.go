@@ -23,9 +23,9 @@ type Member interface {
 	// Lost is the member's own, as Mutex.Lost.
 	Lost() <-chan struct{}
 
-	// acquire is TryLock without its argument checks; a negative wait has
-	// no limit.
-	acquire(ctx context.Context, wait, lease time.Duration) (bool, error)
+	// acquire is TryLock by deadline (see deadlineAfter), without its
+	// argument checks.
+	acquire(ctx context.Context, deadline time.Time, lease time.Duration) (bool, error)
 	// base is the member's owner; nil for a view of a nil lock.
 	base() *owner
 }
@@ -72,15 +72,15 @@ func (m *FencedMember) TryLock(ctx context.Context, wait, lease time.Duration) (
 	if err := checkTry(wait, lease); err != nil {
 		return false, opError("try lock", m.f.name, err)
 	}
-	ok, err := m.acquire(ctx, wait, lease)
+	ok, err := m.acquire(ctx, deadlineAfter(wait), lease)
 	return ok, opError("try lock", m.f.name, err)
 }
 
 // Unlock releases one acquisition, as FencedMutex.Unlock does.
 func (m *FencedMember) Unlock(ctx context.Context) error { return m.f.Unlock(ctx) }
 
-func (m *FencedMember) acquire(ctx context.Context, wait, lease time.Duration) (bool, error) {
-	token, ok, err := m.f.acquireToken(ctx, wait, lease)
+func (m *FencedMember) acquire(ctx context.Context, deadline time.Time, lease time.Duration) (bool, error) {
+	token, ok, err := m.f.acquireToken(ctx, deadline, lease)
 	if ok {
 		m.token.Store(token)
 	}

@@ -18,9 +18,9 @@ import (
 // a sync.Mutex; other processes, and other Mutexes of the same name, are
 // excluded through Redis.
 //
-// Re-entry is explicit: Reenter adds a hold to the lock the Mutex holds,
-// and each hold needs its Unlock, the count kept in the lock's hash as
-// Redisson's RLock keeps it. The methods are safe for concurrent use.
+// Re-entry is explicit: Reenter acquires the lock the Mutex holds once
+// more, and each acquisition needs its Unlock, the hold count kept in the
+// lock's hash as Redisson's RLock keeps it. The methods are safe for concurrent use.
 type Mutex struct {
 	handle
 }
@@ -51,12 +51,12 @@ func newReentrant(c *Client, name, id string, fenced bool) *reentrant {
 	return &reentrant{rdb: c.sender, lock: scripts.NewLock(name), held: scripts.Held{Key: name, Owner: id}, fenced: fenced}
 }
 
-func (k *reentrant) attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error) {
+func (k *reentrant) attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, count int) (outcome, error) {
 	take := k.lock.Acquire
 	if k.fenced {
 		take = k.lock.AcquireFenced
 	}
-	a, err := take(ctx, rdb, k.held.Owner, lease, holds)
+	a, err := take(ctx, rdb, k.held.Owner, lease, count)
 	return outcome{ok: a.OK, ttl: a.TTL, pos: -1, token: a.Token}, err
 }
 

@@ -67,7 +67,7 @@ func TestWaitersSurviveKilledSubscriptionConnection(t *testing.T) {
 	}
 	channel := keys.Channel("kill")
 	eventually(t, 5*time.Second, "waiters asleep", func() bool {
-		return hubOf(c).Stats().Waiters == waiters && rdb.PubSubNumSub(ctx, channel).Val()[channel] == 1
+		return hubOf(c).Stats().Subscriptions == waiters && rdb.PubSubNumSub(ctx, channel).Val()[channel] == 1
 	})
 	if err := rdb.ClientKillByFilter(ctx, "TYPE", "pubsub").Err(); err != nil {
 		t.Fatal(err)

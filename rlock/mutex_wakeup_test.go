@@ -82,7 +82,7 @@ func TestUnlockPassesTheLockOnInOneScript(t *testing.T) {
 		}
 		holder = <-acquired
 		eventually(t, 5*time.Second, "the others asleep again", func() bool {
-			return hubOf(c).Stats().Sleeping == hubOf(c).Stats().Waiters
+			return hubOf(c).Stats().Sleeping == hubOf(c).Stats().Subscriptions
 		})
 		// The unlock alone: the waiter it passed the lock to made no
 		// attempt, and nobody else retried.

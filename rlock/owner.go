@@ -36,7 +36,7 @@ type owner struct {
 	line   *line
 	shared bool
 	// reads is, for an RWMutex's write side, its read side: a writer
-	// that keeps read holds when it unlocks keeps a read slot.
+	// that keeps reading when it unlocks keeps a read slot.
 	reads *owner
 
 	// mu serialises this owner's commands that change the lock, so that
@@ -44,7 +44,7 @@ type owner struct {
 	mu       sync.Mutex
 	hold     *hold  // current hold; nil when not held
 	releases uint64 // release requests made, numbering them from 1
-	latch    string // the hold field's unlock latch key, once named
+	record   string // the hold field's release record key, once named
 	// retrySeq is the number of an Unlock that failed without an answer,
 	// reused by the next Unlock, which retries it, unless an acquisition
 	// came between; 0 when there is none.

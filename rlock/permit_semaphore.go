@@ -148,7 +148,7 @@ func (s *PermitExpirableSemaphore) AddPermits(ctx context.Context, n int) error 
 // on a semaphore with no permits set, that is until ctx ends (as
 // Redisson's), so bound ctx or use TryAcquire.
 func (s *PermitExpirableSemaphore) Acquire(ctx context.Context, lease time.Duration) (*Permit, error) {
-	return s.acquire(ctx, noWaitLimit, lease)
+	return s.acquire(ctx, noDeadline, lease)
 }
 
 // TryAcquire leases a permit for lease if it can within wait, and returns
@@ -161,17 +161,17 @@ func (s *PermitExpirableSemaphore) TryAcquire(ctx context.Context, wait, lease t
 	if err := checkWait(wait); err != nil {
 		return nil, opError("acquire", s.name, err)
 	}
-	return s.acquire(ctx, wait, lease)
+	return s.acquire(ctx, deadlineAfter(wait), lease)
 }
 
-// acquire is TryAcquire without its check of wait (noWaitLimit: none).
-func (s *PermitExpirableSemaphore) acquire(ctx context.Context, wait, lease time.Duration) (*Permit, error) {
+// acquire is TryAcquire by deadline, without its check of the wait.
+func (s *PermitExpirableSemaphore) acquire(ctx context.Context, deadline time.Time, lease time.Duration) (*Permit, error) {
 	if err := checkOptionalLease(lease); err != nil {
 		return nil, opError("acquire", s.name, err)
 	}
 	t := &permitTurn{countTurn: s.turn(1), s: s.s, raw: make([]byte, 16), lease: lease}
 	_, _ = rand.Read(t.raw)
-	ok, err := s.countHandle.acquire(ctx, t, wait)
+	ok, err := s.countHandle.acquire(ctx, t, deadline)
 	if !ok || err != nil {
 		return nil, opError("acquire", s.name, err)
 	}
@@ -201,7 +201,7 @@ func (t *permitTurn) attempt(ctx context.Context) (outcome, error) {
 	if !next.IsZero() {
 		pause = min(pause, max(time.Until(next), time.Millisecond))
 	}
-	return outcome{ok: ok && err == nil, ttl: pause}, err
+	return outcome{ok: ok && err == nil, ttl: pause, count: t.permits}, err
 }
 
 // ErrInvalidPermitID is the cause of a Release or UpdateLeaseTime given a
@@ -241,9 +241,6 @@ func (s *PermitExpirableSemaphore) Release(ctx context.Context, id string) error
 	defer end()
 	var ls scripts.Listeners
 	n, err := persist(s.c, ctx, func(ctx context.Context) (n int64, err error) {
-		if _, err := s.c.pubsub(ctx); err != nil {
-			return 0, err
-		}
 		n, ls, err = s.s.Release(ctx, s.c.sender, [][]byte{raw}, s.c.publishCommand(), req, s.c.countDue(s.channel))
 		return n, err
 	})

@@ -10,6 +10,7 @@ import (
 type progress struct {
 	c        *Client
 	t        turn
+	who      WaiterInfo      // t.waiter()
 	ctx      context.Context // the caller's
 	start    time.Time
 	attempts int
@@ -32,37 +33,13 @@ func (p *progress) attempt(ctx context.Context) (outcome, error) {
 	return out, err
 }
 
-// sleep sleeps, before the next attempt, at most d or until the deadline
-// (none when zero) passes (then errWaitElapsed), unless the turn's sleeper
-// wakes it first; an error ends the acquisition.
-func (p *progress) sleep(ctx context.Context, deadline time.Time, d time.Duration) error {
-	if !deadline.IsZero() {
-		left := time.Until(deadline)
-		if left <= 0 {
-			return errWaitElapsed
-		}
-		d = min(d, left)
-	}
-	if d <= 0 {
-		return nil
-	}
-	woken, err := p.t.sleep(ctx, d)
-	if err != nil {
-		return err
-	}
-	if woken {
-		p.woken()
-	}
-	return ctx.Err()
-}
-
 // waiting records that the acquisition waits: it is listed among the
 // Client's waiters until it ends. Once is enough.
 func (p *progress) waiting() {
 	if p.w != nil {
 		return
 	}
-	p.w = &waiter{info: p.t.waiter()}
+	p.w = &waiter{info: p.who}
 	p.w.info.Since = p.start
 	p.w.attempts.Store(int64(p.attempts))
 	p.c.waiters.add(p.w)
@@ -95,14 +72,20 @@ func (p *progress) finish(out outcome, err error) {
 		obs.ObserveLock(e)
 		return
 	}
-	e := p.t.acquired(p.event(EventAcquired))
+	e := p.event(EventAcquired)
+	if h := out.hold; h != nil {
+		e.Lease, e.Watchdog, e.Count = h.terms()
+		e.Reentry = e.Count > 1
+	} else {
+		e.Count = out.count
+	}
 	e.Granted = p.granted
 	obs.ObserveLock(e)
 }
 
 // event is an event of the acquisition's, with what it has done so far.
 func (p *progress) event(t EventType) Event {
-	w := p.t.waiter()
+	w := p.who
 	e := Event{Type: t, Time: time.Now(), Name: w.Name, Kind: w.Kind, Mode: w.Mode, Owner: w.Owner, Context: p.ctx}
 	e.Wait = e.Time.Sub(p.start)
 	e.Attempts, e.Wakeups, e.Waited = p.attempts, p.wakeups, p.w != nil

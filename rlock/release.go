@@ -44,9 +44,6 @@ func (o *owner) unlock(ctx context.Context) error {
 	seq := o.unlockSeq()
 	bare := fresh && o.bareOK(count, next)
 	reply, err := persist(o.c, ctx, func(ctx context.Context) (scripts.Reply, error) {
-		if _, err := o.c.pubsub(ctx); err != nil {
-			return scripts.Reply{}, err
-		}
 		u := o.unlockRequest(lease, seq, count)
 		u.Count = o.c.countDue(o.channel)
 		if next != nil {
@@ -54,7 +51,7 @@ func (o *owner) unlock(ctx context.Context) error {
 			u.NextLease, _ = next.o.leaseOf(next.lease)
 		}
 		if bare {
-			// Sent once; any send after it is latched.
+			// Sent once; any send after it is recorded.
 			bare, u.Bare = false, true
 			res, err := o.kind.release(ctx, u)
 			if err == nil {
@@ -71,7 +68,7 @@ func (o *owner) unlock(ctx context.Context) error {
 	res := reply.Outcome
 	if err == nil && res == scripts.NotHeld && o.bareSeq == seq && h.heldUntil(time.Now()) {
 		// A resend of a bare request whose send failed found neither the
-		// hold nor a latch: the bare send released it, since the lease
+		// hold nor a record: the bare send released it, since the lease
 		// could not have ended yet. (A force-unlock meanwhile reads the
 		// same: the lock is not held either way.)
 		res = scripts.Released
@@ -141,19 +138,20 @@ func (o *owner) released(ctx context.Context, sent time.Time, h *hold, left int)
 	o.c.obs.ObserveLock(e)
 }
 
-// unlockRequest is release request seq of this owner's, which knows of
-// holds holds; the Client's pub/sub must be decided. Called with mu held.
-func (o *owner) unlockRequest(lease time.Duration, seq uint64, holds int) scripts.Unlock {
-	if o.latch == "" {
+// unlockRequest is release request seq of this owner's, which knows its
+// hold count as count; the Client's pub/sub must be decided. Called with
+// mu held.
+func (o *owner) unlockRequest(lease time.Duration, seq uint64, count int) scripts.Unlock {
+	if o.record == "" {
 		// Named after the hold's field: the sides of an RWMutex share an
 		// owner id, not a field.
-		o.latch = keys.UnlockLatch(o.name, o.kind.renewal().held.Owner)
+		o.record = keys.Records(o.name, o.kind.renewal().held.Owner)
 	}
-	return scripts.Unlock{Owner: o.id, Lease: lease, Latch: o.latch, Seq: seq, Holds: holds, LatchTTL: o.c.latchTTL, Publish: o.c.publishCommand()}
+	return scripts.Unlock{Owner: o.id, Lease: lease, Record: o.record, Seq: seq, HoldCount: count, RecordTTL: o.c.recordTTL, Publish: o.c.publishCommand()}
 }
 
-// bareOK reports whether a new release request, a release of the last of
-// count holds passing the lock to next (nil: nobody), may be sent bare
+// bareOK reports whether a new release request of a hold count of count,
+// passing the lock to next (nil: nobody), may be sent bare
 // (scripts.Unlock.Bare): only a reentrant lock's request that hands
 // nothing off may.
 func (o *owner) bareOK(count int, next *clientTurn) bool {
@@ -182,11 +180,10 @@ func (o *owner) forceRelease(ctx context.Context) (bool, error) {
 	if err := o.usable(); err != nil {
 		return false, opError("force unlock", o.name, err)
 	}
-	w, err := o.c.pubsub(ctx)
-	if err != nil {
+	if err := o.c.begin(ctx); err != nil {
 		return false, opError("force unlock", o.name, err)
 	}
-	ok, err := o.kind.forceRelease(ctx, w.publish)
+	ok, err := o.kind.forceRelease(ctx, o.c.publishCommand())
 	return ok, opError("force unlock", o.name, err)
 }
 
@@ -203,9 +200,6 @@ func (o *owner) dropLapsed(ctx context.Context) error {
 	h := o.hold
 	if h == nil || !lapsed(h) {
 		return nil
-	}
-	if _, err := o.c.pubsub(ctx); err != nil {
-		return err
 	}
 	lease, _, count := h.terms()
 	for ; count > 0; count-- {

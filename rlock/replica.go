@@ -14,14 +14,14 @@ import (
 // Without enough acknowledgements of a successful acquisition it releases
 // what it took and reports ErrNotReplicated: a failover could lose such an
 // acquisition. Called with o.mu held.
-func (o *owner) attemptReplicated(ctx context.Context, lease time.Duration, holds int, t ownerTurn) (outcome, error) {
+func (o *owner) attemptReplicated(ctx context.Context, lease time.Duration, count int, t ownerTurn) (outcome, error) {
 	master, err := o.c.master(ctx, o.name)
 	if err != nil {
 		return outcome{}, err
 	}
 	want, timeout := o.c.opts.replicas, o.c.opts.replicaTimeout
 	r := &replicated{Scripter: master, master: master, replicas: want, timeout: timeout}
-	out, err := t.send(ctx, r, lease, holds)
+	out, err := t.send(ctx, r, lease, count)
 	if !out.ok || err != nil {
 		return out, err
 	}
@@ -29,7 +29,7 @@ func (o *owner) attemptReplicated(ctx context.Context, lease time.Duration, hold
 		return out, nil
 	}
 	// Undo this acquisition, once, as an Unlock would.
-	if _, uerr := o.kind.release(ctx, o.unlockRequest(lease, o.nextSeq(), holds+1)); uerr != nil {
+	if _, uerr := o.kind.release(ctx, o.unlockRequest(lease, o.nextSeq(), count+1)); uerr != nil {
 		return outcome{}, errors.Join(ErrNotReplicated, fmt.Errorf("undoing the acquisition: %w", uerr))
 	}
 	if r.waitErr != nil {

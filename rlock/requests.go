@@ -8,35 +8,35 @@ import (
 )
 
 // requests numbers a Client's requests that change a semaphore's or a
-// latch's count, and lends each a slot of the Client's request records
-// (scripts.Request) while it is in flight. A slot is lent to one request
+// latch's count, and lends each a field of the Client's request records
+// (scripts.Request) while it is in flight. A field is lent to one request
 // at a time and comes back when the request ended, answered or given up,
 // so the records of one object hold as many fields as the Client ever had
-// such requests in flight at once; their numbers only grow, so a slot's
+// such requests in flight at once; their numbers only grow, so a field's
 // next request always has a greater one.
 type requests struct {
 	seq  atomic.Uint64
 	mu   sync.Mutex
-	free []int // slots lent before and back, the latest last
-	lent int   // slots ever lent: the next new one
+	free []int // fields lent before and back, the latest last
+	lent int   // fields ever lent: the next new one
 }
 
 // begin returns a new request of the Client c, and the function that ends
-// it, giving its slot back: call it once its last send returned.
+// it, giving its field back: call it once its last send returned.
 func (r *requests) begin(c *Client) (scripts.Request, func()) {
 	r.mu.Lock()
-	var slot int
+	var field int
 	if n := len(r.free); n > 0 {
-		slot, r.free = r.free[n-1], r.free[:n-1]
+		field, r.free = r.free[n-1], r.free[:n-1]
 	} else {
-		slot = r.lent
+		field = r.lent
 		r.lent++
 	}
 	r.mu.Unlock()
-	req := scripts.Request{Client: c.ids.Client(), Slot: slot, Seq: r.seq.Add(1), TTL: c.latchTTL}
+	req := scripts.Request{Client: c.ids.Client(), Field: field, Seq: r.seq.Add(1), TTL: c.recordTTL}
 	return req, func() {
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		r.free = append(r.free, slot)
+		r.free = append(r.free, field)
 	}
 }

@@ -51,7 +51,7 @@ func TestCountingRequestsLeaveOneRecordKeyPerClient(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	records := []string{keys.UnlockLatch("sem:lean", c.ID()), keys.UnlockLatch("latch:lean", c.ID())}
+	records := []string{keys.Records("sem:lean", c.ID()), keys.Records("latch:lean", c.ID())}
 	want := []string{"latch:lean", "sem:lean", records[0], records[1]}
 	if got := mr.Keys(); len(got) != len(want) {
 		t.Fatalf("keys %q; want %q", got, want)
@@ -60,8 +60,8 @@ func TestCountingRequestsLeaveOneRecordKeyPerClient(t *testing.T) {
 	if n := len(fields); n < 1 || n > goroutines {
 		t.Fatalf("%d records of the semaphore; want 1 to %d, one per request in flight at once", n, goroutines)
 	}
-	if ttl := mr.TTL(records[0]); ttl <= 0 || ttl > c.latchTTL {
-		t.Fatalf("records' TTL %v; want up to %v", ttl, c.latchTTL)
+	if ttl := mr.TTL(records[0]); ttl <= 0 || ttl > c.recordTTL {
+		t.Fatalf("records' TTL %v; want up to %v", ttl, c.recordTTL)
 	}
 	if n, _ := s.AvailablePermits(ctx); n != 2 {
 		t.Fatalf("%d permits available; want 2", n)
@@ -75,7 +75,7 @@ func TestLateCopyOfEndedRequestChangesNothing(t *testing.T) {
 	ctx := ctxT(t)
 	c := newClient(t, newRedis(t))
 	s := scripts.NewSemaphore("sem:late")
-	first := scripts.Request{Client: c.ID(), Slot: 0, Seq: 1, TTL: time.Minute}
+	first := scripts.Request{Client: c.ID(), Field: 0, Seq: 1, TTL: time.Minute}
 	second := first
 	second.Seq = 2
 	for i, r := range []scripts.Request{first, second, first, second} {

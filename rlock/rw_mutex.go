@@ -73,13 +73,13 @@ type rwKind struct {
 	read  bool
 }
 
-func (k *rwKind) attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error) {
+func (k *rwKind) attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, count int) (outcome, error) {
 	var a scripts.Acquired
 	var err error
 	if k.read {
-		a, err = k.lock.AcquireRead(ctx, rdb, k.owner, lease, holds)
+		a, err = k.lock.AcquireRead(ctx, rdb, k.owner, lease, count)
 	} else {
-		a, err = k.lock.AcquireWrite(ctx, rdb, k.owner, lease, holds)
+		a, err = k.lock.AcquireWrite(ctx, rdb, k.owner, lease, count)
 	}
 	return outcome{ok: a.OK, ttl: a.TTL, pos: -1}, upgradeError(err)
 }
@@ -116,7 +116,8 @@ func rwMode(r renewal) string {
 }
 
 // rwRenewal is what the watchdog renews for owner's read or write hold of
-// the read-write lock name: every lease key of its read holds, or the hash.
+// the read-write lock name: every lease key of its read acquisitions, or
+// the hash.
 func rwRenewal(name, owner string, read bool) renewal {
 	if read {
 		return renewal{scripts.ReadRenewer, scripts.Held{Key: name, Owner: owner}}
@@ -239,8 +240,8 @@ func (rw *RWMutex) shareLine() {
 	rw.r.line, rw.r.shared, rw.w.reads = rw.w.line, true, &rw.r.owner
 }
 
-// Reenter adds one hold to the write lock this handle holds, released by
-// one more Unlock, as Mutex.Reenter does; an error wrapping ErrNotHeld when
+// Reenter acquires the write lock this handle holds once more, released
+// by one more Unlock, as Mutex.Reenter does; an error wrapping ErrNotHeld when
 // it holds no write lock.
 func (rw *RWMutex) Reenter(ctx context.Context) error { return rw.w.Reenter(ctx) }
 

@@ -107,7 +107,7 @@ func (s *Semaphore) AddPermits(ctx context.Context, n int) error {
 // AddPermits), or for more permits than it will ever have, it waits until
 // ctx ends, as Redisson's does: bound ctx, or use TryAcquire.
 func (s *Semaphore) Acquire(ctx context.Context, n int) error {
-	_, err := s.acquire(ctx, n, noWaitLimit)
+	_, err := s.acquire(ctx, n, noDeadline)
 	return err
 }
 
@@ -122,15 +122,15 @@ func (s *Semaphore) TryAcquire(ctx context.Context, n int, wait time.Duration) (
 	if err := checkWait(wait); err != nil {
 		return false, opError("acquire", s.name, err)
 	}
-	return s.acquire(ctx, n, wait)
+	return s.acquire(ctx, n, deadlineAfter(wait))
 }
 
-// acquire is TryAcquire without its check of wait (noWaitLimit: none).
-func (s *Semaphore) acquire(ctx context.Context, n int, wait time.Duration) (bool, error) {
+// acquire is TryAcquire by deadline, without its check of the wait.
+func (s *Semaphore) acquire(ctx context.Context, n int, deadline time.Time) (bool, error) {
 	if err := checkPermits(n); err != nil {
 		return false, opError("acquire", s.name, err)
 	}
-	ok, err := s.countHandle.acquire(ctx, &semaphoreTurn{countTurn: s.turn(n), s: s.s}, wait)
+	ok, err := s.countHandle.acquire(ctx, &semaphoreTurn{countTurn: s.turn(n), s: s.s}, deadline)
 	return ok, opError("acquire", s.name, err)
 }
 
@@ -144,7 +144,7 @@ func (t *semaphoreTurn) attempt(ctx context.Context) (outcome, error) {
 	req, end := t.h.request()
 	defer end()
 	left, err := t.s.Acquire(context.WithoutCancel(ctx), t.c.sender, t.permits, req)
-	return outcome{ok: left >= 0 && err == nil, ttl: t.c.opts.watchdogTimeout}, err
+	return outcome{ok: left >= 0 && err == nil, ttl: t.c.opts.watchdogTimeout, count: t.permits}, err
 }
 
 // Release gives back n permits and wakes the semaphore's waiters. It is
@@ -171,9 +171,6 @@ func (s *Semaphore) release(ctx context.Context, n int) (int64, error) {
 	defer end()
 	var ls scripts.Listeners
 	count, err := persist(s.c, ctx, func(ctx context.Context) (n64 int64, err error) {
-		if _, err := s.c.pubsub(ctx); err != nil {
-			return 0, err
-		}
 		n64, ls, err = s.s.Release(ctx, s.c.sender, n, s.c.publishCommand(), req, s.c.countDue(s.channel))
 		return n64, err
 	})

@@ -9,27 +9,14 @@ import (
 )
 
 // sleeper is how a waiter sleeps between its attempts: on the shared
-// subscription of its channel (the default), or by a backoff (WithSpin).
+// subscription of its channel (the default: a subscription, which also
+// hears who won and what was granted), or by a backoff (WithSpin).
 type sleeper interface {
 	// wait returns after at most d, to retry, and reports whether a
 	// release woke it; or it returns ctx.Err(), ErrClosed, or errMoved
 	// (listen again: the channel moved).
 	wait(ctx context.Context, d time.Duration) (bool, error)
-	// first is how long to sleep, after listening began, before retrying
-	// an attempt that found the lock busy for pause: a subscriber retries
-	// at once (the lock may have been released before it subscribed), a
-	// spinner has nothing to catch up on.
-	first(pause time.Duration) time.Duration
-	// granted reports, once, that grant (a queue.Waiter's Grant) was
-	// heard: a release granted the waiter the lock.
-	granted(grant string) bool
-	// won is told that the attempt after the last wait took the lock.
-	won()
-	// wakeOthers wakes the waiters asleep beside this one: it took a lock
-	// they may share.
-	wakeOthers()
-	// poke wakes this waiter now, or its next wait at once.
-	poke()
+	// close stops listening.
 	close()
 }
 
@@ -45,7 +32,7 @@ type sleepers interface {
 }
 
 // errMoved tells a wait loop that its subscription hears nothing any more
-// (its slot moved to another master): it must listen again.
+// (its hash slot moved to another master): it must listen again.
 var errMoved = errors.New("subscription moved")
 
 // hubSleepers wait on pub/sub subscriptions shared through a Hub.
@@ -94,16 +81,6 @@ func (s subscription) wait(ctx context.Context, d time.Duration) (bool, error) {
 	return woken, err
 }
 
-func (s subscription) first(time.Duration) time.Duration { return 0 }
-
-func (s subscription) granted(grant string) bool { return s.sub.TakeGrant(grant) }
-
-func (s subscription) won() { s.sub.Won() }
-
-func (s subscription) wakeOthers() { s.sub.WakeOthers() }
-
-func (s subscription) poke() { s.sub.Poke() }
-
 func (s subscription) close() { s.sub.Close() }
 
 // spinSleepers poll: each waiter sleeps by the backoff.
@@ -128,26 +105,7 @@ type spinner struct {
 func (s *spinner) wait(ctx context.Context, d time.Duration) (bool, error) {
 	d = min(d, s.backoff(s.attempt))
 	s.attempt++
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return false, nil
-	case <-ctx.Done():
-		return false, ctx.Err()
-	case <-s.closed:
-		return false, ErrClosed
-	}
+	return false, sleep(ctx, d, s.closed)
 }
-
-func (s *spinner) first(pause time.Duration) time.Duration { return pause }
-
-func (s *spinner) granted(string) bool { return false }
-
-func (s *spinner) won() {}
-
-func (s *spinner) wakeOthers() {}
-
-func (s *spinner) poke() {}
 
 func (s *spinner) close() {}

@@ -35,12 +35,12 @@ type Term struct {
 	stopHold func()
 }
 
-// newTerm records the term rec of m's hold h, with value, as one of the
+// newTerm records the term rec of m's hold, with value, as one of the
 // Client's terms.
-func newTerm(e *Election, m *FairMutex, h *hold, rec scripts.Term, value string) *Term {
+func newTerm(e *Election, m *FairMutex, rec scripts.Term, value string) *Term {
 	t := &Term{e: e, m: m, token: rec.Token, since: rec.Since, began: time.Now(), value: value, lost: make(chan struct{})}
 	e.c.elections.add(t)
-	stop := h.onEnd(t.holdEnded) // at once if the hold is over
+	stop := m.whenEnds(t.holdEnded) // at once if the hold is over
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.over == nil {
@@ -140,9 +140,7 @@ func (t *Term) Proclaim(ctx context.Context, value string) error {
 	case err != nil:
 		return opError(op, e.name, err)
 	case n == scripts.LockGone:
-		if h := t.m.currentHold(); h != nil {
-			h.lostNow("a proclamation found the lock gone", false)
-		}
+		t.m.lose(lostAtProclaim)
 		t.finish(ErrLost)
 		return opError(op, e.name, ErrNotHeld)
 	case n != scripts.ProclaimedValue:
@@ -194,10 +192,14 @@ func (t *Term) Resign(ctx context.Context) error {
 }
 
 // holdEnded is called when the term's hold ends. A release is Resign's or
-// Close's, which end the term themselves; a loss ends it here, and its end
-// is recorded in the log in the background.
+// Close's, which end the term themselves; a loss or the Client's Close
+// ends it here, and a loss's end is recorded in the log in the
+// background (Close records its own).
 func (t *Term) holdEnded(cause error) {
-	if cause == ErrNotHeld || !t.finish(cause) || cause != ErrLost {
+	if cause == ErrNotHeld {
+		return
+	}
+	if ended := t.finish(cause); !ended || cause != ErrLost {
 		return
 	}
 	e := t.e

@@ -2,93 +2,160 @@ package rlock
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/pubsub"
 )
 
-// turn is the turn-taking of one acquisition, used by one goroutine: whom
-// it waits behind in this process, what each attempt is, where it listens
-// for wake-ups and how long it sleeps. The wait loop (Client.waitLoop) calls
-// enter; then attempt, each after a sleep but the first (unless enter
-// queued the acquisition), and after a failed one listen, if the turn has
-// not listened yet, else pause; until an attempt succeeds or the
-// acquisition gives up; then done, always once enter was called.
+// turn is the turn-taking of one acquisition, used by one goroutine: what
+// each attempt is, and where the acquisition waits before it. A turn does
+// no waiting: it says where to wait (a wait), and the wait loop
+// (Client.waitLoop) waits there, in this order:
+//
+//	w := t.enter(single)          // before the first attempt
+//	for {
+//		wait where w says        // the loop: a slot, a channel, a sleep
+//		out := t.attempt(ctx)    // ends the loop once out.ok
+//		w = t.next(out)          // after each failed attempt
+//	}
+//	t.done(ctx, ok)               // always, once enter was called
 //
 // A lock's turns are clientTurn and fairTurn (see turns); a counting
 // object's, countTurn, embedded in the turn of each kind, which adds its
-// attempt.
+// attempt (semaphoreTurn, permitTurn, latchTurn): a new kind of counting
+// object is such a turn and its script.
 type turn interface {
 	// waiter is whom the acquisition is for, as the Client's events and
 	// its list of waiters (Activity) name it.
 	waiter() WaiterInfo
-	// enter is called first, with the deadline of the wait (zero: none),
-	// and single for a single attempt (wait 0). It reports whether the
-	// acquisition is queued behind others of this Client, and how long to
-	// sleep then before its first attempt: it is a waiter from then on. An
-	// error ends the acquisition: errWaitElapsed when it may not wait
-	// (single) behind others.
-	enter(ctx context.Context, deadline time.Time, single bool) (time.Duration, bool, error)
+	// enter is where the acquisition waits before its first attempt:
+	// behind this Client's earlier acquisitions, or nowhere. single: it
+	// may not wait, and makes one attempt (its wait may only try a slot,
+	// once).
+	enter(single bool) wait
 	// attempt makes the attempt due now. It is not cut short by ctx: its
 	// outcome must be known, or a lock could be taken that nobody holds.
 	attempt(ctx context.Context) (outcome, error)
-	// listened reports whether the turn listens for wake-ups.
-	listened() bool
-	// listen starts listening for wake-ups after a failed attempt that
-	// found out; it returns how long to sleep before the next attempt, and
-	// false (with the error, nil when the wait elapsed) to give up.
-	listen(ctx context.Context, out outcome) (time.Duration, bool, error)
-	// sleep sleeps at most d, or until woken (then it reports true); it
-	// listens again by itself when the channel moved. An acquisition
-	// queued behind others sleeps until its turn comes.
-	sleep(ctx context.Context, d time.Duration) (bool, error)
-	// pause is how long to sleep, unless woken, after the failed attempt
-	// out.
-	pause(out outcome) time.Duration
-	// acquired completes e, the event of the acquisition's success.
-	acquired(e Event) Event
-	// done ends the turn-taking; ok reports that the acquisition succeeded.
+	// next is where the acquisition waits after the failed attempt out,
+	// before the next one.
+	next(out outcome) wait
+	// done ends the turn-taking: it leaves what its waits took (slots,
+	// channels, a place in a queue); ok reports that the acquisition
+	// succeeded.
 	done(ctx context.Context, ok bool)
 }
 
-// errWaitElapsed ends a wait loop whose wait elapsed, or that may not
-// wait: it is no error for the caller.
-var errWaitElapsed = errors.New("wait elapsed")
+// wait is where an acquisition waits before its next attempt, as its turn
+// says. The wait loop takes each part in order, when given and not had
+// already: the slot, then listening on the channel, then the sleep; the
+// zero wait attempts at once. The acquisition is a waiter (Activity,
+// EventWaitStarted) once it listens, or from the start of a wait that does
+// not listen (a single attempt never is).
+type wait struct {
+	// slot is a slot of a line to take first: waited for in arrival
+	// order, within the acquisition's deadline.
+	slot *slot
+	// listen is where the acquisition listens for wake-ups, subscribing
+	// first if it does not listen yet; nil: it sleeps on a timer.
+	listen *listening
+	// sleep is how long to sleep then, unless a wake-up comes first (0:
+	// attempt at once); until, when set, is when to attempt instead,
+	// however long the slot and the channel took (stepping aside until a
+	// moment). The acquisition's deadline caps either, and ends it once it
+	// has passed; an until after that deadline, or after ctx's, ends it at
+	// once, unless the wait is optional (a rate limiter's permits that come
+	// back too late).
+	sleep time.Duration
+	until time.Time
+	// optional: when the slot or the channel cannot be had (the deadline
+	// passed, ctx ended, the Client closed), the attempt is made at once
+	// without them. For the waits before a first attempt that are a
+	// courtesy to others (stepping aside, keeping a queue place).
+	optional bool
+}
 
-// listening is the part of a turn that sleeps on a channel: its sleeper,
-// replaced when the channel moves.
+// slot is a slot of a line that an acquisition waits for: the wait loop
+// takes it (waiting in the line); the turn leaves it, or, for a lock
+// handle's slot, the handle, which keeps it while it holds the lock.
+type slot struct {
+	line   *line
+	shared bool
+	held   bool
+	// first: no other slot of the line was taken when this one was (see
+	// line.enter).
+	first bool
+	// afresh, when set, is told once a slot taken first is held, before
+	// the acquisition begins (Client.waitThrough's entry): a lock handle's
+	// owner drops what is left of a hold that lapsed.
+	afresh interface{ dropLapsed(context.Context) error }
+}
+
+// try takes the slot if it is free and nobody waits for it, without
+// waiting, and reports whether it did.
+func (s *slot) try() bool {
+	s.held, s.first = s.line.tryEnter(s.shared)
+	return s.held
+}
+
+// leave frees the slot, if it is held.
+func (s *slot) leave() {
+	if s.held {
+		s.line.leave(s.shared)
+		s.held = false
+	}
+}
+
+// listening is the part of a turn that listens on a channel for
+// wake-ups: the wait loop begins it (progress.ready) and sleeps on it; the
+// turn ends it (done).
 type listening struct {
-	c        *Client
-	channel  string
-	deadline time.Time
-	s        sleeper // nil until listening
+	c       *Client
+	channel string
+	s       sleeper // nil until listening
+	// kept, when set, may hand over the subscription of its owner's last
+	// wait, kept for a moment (a fair owner's: fairTurns.takeLinger),
+	// taken before subscribing anew.
+	kept *fairTurns
+	// handoff, when set, is listed among the Client's handoffs once it
+	// listens: its owner's lock may be passed to it.
+	handoff *clientTurn
 }
 
-// listen starts listening; false when the deadline passed first.
-func (l *listening) listen(ctx context.Context) (bool, error) {
-	s, err := l.c.sleepers().listen(ctx, l.deadline, l.channel)
-	l.s = s
-	return s != nil, err
+// sub is the subscription the turn listens on: nil when it spins (a
+// spinner hears no release).
+func (l *listening) sub() *pubsub.Subscription {
+	if s, ok := l.s.(subscription); ok {
+		return s.sub
+	}
+	return nil
 }
 
-func (l *listening) sleep(ctx context.Context, d time.Duration) (bool, error) {
-	woken, err := l.s.wait(ctx, d)
-	if errors.Is(err, errMoved) {
-		// Listen on the channel's new master; the retry that follows
-		// catches a wake-up missed meanwhile.
-		l.s.close()
-		var ok bool
-		if ok, err = l.listen(ctx); !ok && err == nil {
-			return false, errWaitElapsed
+// after is the wait after a failed attempt that found the lock or object
+// busy for pause: on the channel, listening first if need be. A waiter
+// that begins to listen on a subscription attempts again at once, since a
+// release may have come before it subscribed; a spinner has nothing to
+// catch up on and sleeps pause.
+func (l *listening) after(pause time.Duration) wait {
+	if l.s == nil && l.c.hears() {
+		pause = 0
+	}
+	return wait{listen: l, sleep: pause}
+}
+
+// won tells the channel that the acquisition, woken by a release, took
+// what it waited for: the subscription keeps the Client's share of the
+// channel's releases (pubsub's share). With shared, the others asleep on
+// the channel are woken too: they may take the lock beside it (readers).
+func (l *listening) won(shared bool) {
+	if sub := l.sub(); sub != nil {
+		sub.Won()
+		if shared {
+			sub.WakeOthers()
 		}
 	}
-	return woken, err
 }
-
-// listened reports whether the turn has listened for releases: the
-// acquisition waited.
-func (l *listening) listened() bool { return l.s != nil }
 
 // turns is a lock owner's turn-taking policy: how its acquisitions take
 // their turn among the lock's waiters.
@@ -102,13 +169,16 @@ type turns interface {
 // attempt (owner.attempt) drives it.
 type ownerTurn interface {
 	turn
-	// send sends the attempt due now to rdb for an owner that holds the
-	// lock holds times already, with lease.
-	send(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (outcome, error)
+	// send sends the attempt due now to rdb for an owner whose hold count
+	// is count, with lease.
+	send(ctx context.Context, rdb redis.Scripter, lease time.Duration, count int) (outcome, error)
 	// handedOff reports that a release in this Client passed the lock to
 	// this acquisition and set up its hold (see handoffs): no attempt is
 	// due. Called with the owner's mu held.
 	handedOff() bool
+	// waited reports that the acquisition waited: it listens for
+	// releases, so others held or waited for the lock.
+	waited() bool
 }
 
 // lockTurn is what the turns of a lock owner's acquisition share.
@@ -122,15 +192,9 @@ func (t *lockTurn) waiter() WaiterInfo {
 	return WaiterInfo{Name: t.o.name, Kind: t.o.kindOf, Mode: t.o.mode, Owner: t.o.id}
 }
 
+func (t *lockTurn) waited() bool { return t.s != nil }
+
 // queues reports whether the acquisition may wait behind others before its
 // first attempt: not a single attempt, nor an owner's that holds the lock
 // (a re-entry waits behind nobody).
 func (t *lockTurn) queues(single bool) bool { return !single && !t.o.holding() }
-
-func (t *lockTurn) acquired(e Event) Event {
-	if h := t.o.currentHold(); h != nil {
-		e.Lease, e.Watchdog, e.Count = h.terms()
-		e.Reentry = e.Count > 1
-	}
-	return e
-}

@@ -70,12 +70,12 @@ func exist(t *testing.T, rdb *redis.Client, ks []string) int64 {
 	return n
 }
 
-// Each hold field keeps one unlock latch, which every release overwrites:
-// many Lock and Unlock cycles of every kind leave one latch per field that
-// released (a MultiLock's or a RedLock's per member), with a TTL, not one
-// per Unlock. The last release of a Mutex or a FencedMutex that succeeds
+// Each hold field keeps one release record (Redisson's unlock latch key),
+// which every release overwrites: many Lock and Unlock cycles of every kind
+// leave one record per field that released (a MultiLock's or a RedLock's
+// per member), with a TTL, not one per Unlock. The last release of a Mutex or a FencedMutex that succeeds
 // at its first send, sent bare, writes none.
-func TestUnlockLatchesAreOnePerHoldField(t *testing.T) {
+func TestReleaseRecordsAreOnePerHoldField(t *testing.T) {
 	fields := map[string]int{"mutex": 0, "fair": 1, "fenced": 0, "rwwrite": 1, "rwread": 1, "multi": 1, "redlock": 0}
 	for kind, mk := range kinds {
 		t.Run(kind, func(t *testing.T) {
@@ -90,16 +90,16 @@ func TestUnlockLatchesAreOnePerHoldField(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			latches, err := rdb.Keys(ctx, "redisson_unlock_latch*").Result()
+			records, err := rdb.Keys(ctx, "redisson_unlock_latch*").Result()
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(latches) != fields[kind] {
-				t.Fatalf("unlock latches after 20 cycles: %q, want %d", latches, fields[kind])
+			if len(records) != fields[kind] {
+				t.Fatalf("release records after 20 cycles: %q, want %d", records, fields[kind])
 			}
-			for _, k := range latches {
+			for _, k := range records {
 				if ttl := rdb.PTTL(ctx, k).Val(); ttl <= 0 {
-					t.Fatalf("latch %s has no TTL (%v)", k, ttl)
+					t.Fatalf("record %s has no TTL (%v)", k, ttl)
 				}
 			}
 		})

@@ -23,20 +23,20 @@ type renewal struct {
 	held  scripts.Held
 }
 
-// renewTurns is how many turns a renewal period is cut into: each hold
-// is renewed at its own turn, the holds dealt over the turns in the order
+// renewPhases is how many phases a renewal period is cut into: each hold
+// is renewed at its own phase, the holds dealt over the phases in the order
 // they were taken, so that a Client holding many locks sends a tenth of
 // their renewals at a time instead of all at once.
-const renewTurns = 10
+const renewPhases = 10
 
 // watchdog keeps the holds of a Client: one goroutine renews, every
 // lease/3 and in batches, those taken without an explicit lease, and at
-// Close every hold still kept ends. The period is cut into turns, each
+// Close every hold still kept ends. The period is cut into phases, each
 // renewing its share of the holds. It only renews: a hold keeps its own
 // state, and the watchdog tells it what a renewal found.
 //
 // It also watches every hold's lease, renewed or fixed, with one timer per
-// turn rather than one per hold: a turn's timer is set for the earliest
+// phase rather than one per hold: a phase's timer is set for the earliest
 // moment one of its holds would count as lost (hold.lossAt); when it
 // fires, the holds whose moment has passed expire and the timer is set for
 // the next. A renewal only moves moments later, so it leaves the timer
@@ -48,25 +48,25 @@ type watchdog struct {
 	lease   time.Duration
 	cluster bool
 	obs     Observer // nil when none
-	turns   int      // of a renewal period
+	phases  int      // of a renewal period
 	// periodic, when not nil, runs as the loop starts and then at the
 	// start of every renewal period (the Client's label).
 	periodic func(context.Context)
 
 	mu     sync.Mutex
-	holds  []map[*hold]struct{} // the holds of each turn
-	timers []*time.Timer        // each turn's loss timer; nil until needed
-	armed  []time.Time          // when each turn's timer fires; zero when idle
-	dealt  int                  // holds dealt to turns so far
+	holds  []map[*hold]struct{} // the holds of each phase
+	timers []*time.Timer        // each phase's loss timer; nil until needed
+	armed  []time.Time          // when each phase's timer fires; zero when idle
+	dealt  int                  // holds dealt to phases so far
 	done   chan struct{}        // closed when the renewal goroutine has exited
 }
 
 func newWatchdog(ctx context.Context, rdb redis.UniversalClient, lease time.Duration, obs Observer, periodic func(context.Context)) *watchdog {
 	_, cluster := rdb.(*redis.ClusterClient)
-	// A turn lasts at least a millisecond.
-	turns := int(min(max(lease/3/time.Millisecond, 1), renewTurns))
-	wd := &watchdog{ctx: ctx, rdb: rdb, lease: lease, cluster: cluster, obs: obs, turns: turns, periodic: periodic,
-		holds: make([]map[*hold]struct{}, turns), timers: make([]*time.Timer, turns), armed: make([]time.Time, turns), done: make(chan struct{})}
+	// A phase lasts at least a millisecond.
+	phases := int(min(max(lease/3/time.Millisecond, 1), renewPhases))
+	wd := &watchdog{ctx: ctx, rdb: rdb, lease: lease, cluster: cluster, obs: obs, phases: phases, periodic: periodic,
+		holds: make([]map[*hold]struct{}, phases), timers: make([]*time.Timer, phases), armed: make([]time.Time, phases), done: make(chan struct{})}
 	for i := range wd.holds {
 		wd.holds[i] = make(map[*hold]struct{})
 	}
@@ -83,11 +83,11 @@ func (wd *watchdog) keep(h *hold) {
 		h.closed()
 		return
 	}
-	h.turn = wd.dealt % wd.turns
+	h.phase = wd.dealt % wd.phases
 	wd.dealt++
-	wd.holds[h.turn][h] = struct{}{}
+	wd.holds[h.phase][h] = struct{}{}
 	at, _ := h.lossAt()
-	wd.watchLocked(h.turn, at)
+	wd.watchLocked(h.phase, at)
 	wd.mu.Unlock()
 }
 
@@ -95,38 +95,38 @@ func (wd *watchdog) keep(h *hold) {
 func (wd *watchdog) forget(h *hold) {
 	wd.mu.Lock()
 	defer wd.mu.Unlock()
-	delete(wd.holds[h.turn], h)
+	delete(wd.holds[h.phase], h)
 }
 
-// watch makes sure that turn's timer fires by at.
-func (wd *watchdog) watch(turn int, at time.Time) {
+// watch makes sure that phase's timer fires by at.
+func (wd *watchdog) watch(phase int, at time.Time) {
 	wd.mu.Lock()
 	defer wd.mu.Unlock()
-	wd.watchLocked(turn, at)
+	wd.watchLocked(phase, at)
 }
 
 // watchLocked is watch with mu held.
-func (wd *watchdog) watchLocked(turn int, at time.Time) {
-	if wd.ctx.Err() != nil || (!wd.armed[turn].IsZero() && !at.Before(wd.armed[turn])) {
+func (wd *watchdog) watchLocked(phase int, at time.Time) {
+	if wd.ctx.Err() != nil || (!wd.armed[phase].IsZero() && !at.Before(wd.armed[phase])) {
 		return
 	}
-	wd.armed[turn] = at
-	if t := wd.timers[turn]; t != nil {
+	wd.armed[phase] = at
+	if t := wd.timers[phase]; t != nil {
 		t.Reset(time.Until(at))
 		return
 	}
-	wd.timers[turn] = time.AfterFunc(time.Until(at), func() { wd.expire(turn) })
+	wd.timers[phase] = time.AfterFunc(time.Until(at), func() { wd.expire(phase) })
 }
 
-// expire runs when turn's timer fires: it ends the holds of the turn whose
+// expire runs when phase's timer fires: it ends the holds of the phase whose
 // loss moment has passed, and sets the timer for the next.
-func (wd *watchdog) expire(turn int) {
+func (wd *watchdog) expire(phase int) {
 	now := time.Now()
 	var due []*hold
 	wd.mu.Lock()
-	wd.armed[turn] = time.Time{}
+	wd.armed[phase] = time.Time{}
 	var next time.Time
-	for h := range wd.holds[turn] {
+	for h := range wd.holds[phase] {
 		at, on := h.lossAt()
 		switch {
 		case !on:
@@ -137,7 +137,7 @@ func (wd *watchdog) expire(turn int) {
 		}
 	}
 	if !next.IsZero() {
-		wd.watchLocked(turn, next)
+		wd.watchLocked(phase, next)
 	}
 	wd.mu.Unlock()
 	for _, h := range due {
@@ -166,17 +166,17 @@ func (wd *watchdog) kept() []*hold {
 	wd.mu.Lock()
 	defer wd.mu.Unlock()
 	var hs []*hold
-	for _, turn := range wd.holds {
-		hs = slices.AppendSeq(hs, maps.Keys(turn))
+	for _, phase := range wd.holds {
+		hs = slices.AppendSeq(hs, maps.Keys(phase))
 	}
 	return hs
 }
 
-// keptFor returns the holds kept now that turn renews.
-func (wd *watchdog) keptFor(turn int) []*hold {
+// keptFor returns the holds kept now that phase renews.
+func (wd *watchdog) keptFor(phase int) []*hold {
 	wd.mu.Lock()
 	defer wd.mu.Unlock()
-	return slices.Collect(maps.Keys(wd.holds[turn]))
+	return slices.Collect(maps.Keys(wd.holds[phase]))
 }
 
 func (wd *watchdog) run() {
@@ -184,27 +184,27 @@ func (wd *watchdog) run() {
 	if wd.periodic != nil {
 		wd.periodic(wd.ctx)
 	}
-	tick := wd.lease / 3 / time.Duration(wd.turns)
+	tick := wd.lease / 3 / time.Duration(wd.phases)
 	start := time.Now()
 	t := time.NewTicker(tick)
 	defer t.Stop()
 	// Turns are counted by the clock, not by ticks received: a ticker
 	// drops the ticks of a goroutine the scheduler kept waiting, and
 	// counting ticks would then stretch the renewal period past the
-	// lease. The turns a late tick finds due are renewed together.
-	next := 0 // the next turn to renew, counted from start
+	// lease. The phases a late tick finds due are renewed together.
+	next := 0 // the next phase to renew, counted from start
 	for {
 		select {
 		case now := <-t.C:
 			due := int(now.Sub(start) / tick)
-			next = max(next, due-wd.turns)
+			next = max(next, due-wd.phases)
 			var hs []*hold
 			for ; next < due; next++ {
-				turn := next % wd.turns
-				if turn == 0 && wd.periodic != nil {
+				phase := next % wd.phases
+				if phase == 0 && wd.periodic != nil {
 					wd.periodic(wd.ctx)
 				}
-				hs = append(hs, wd.keptFor(turn)...)
+				hs = append(hs, wd.keptFor(phase)...)
 			}
 			wd.renew(hs)
 		case <-wd.ctx.Done():
@@ -214,19 +214,19 @@ func (wd *watchdog) run() {
 }
 
 // batch is one script call of a renewal: holds of one kind of renewal
-// and, on Redis Cluster, one slot.
+// and, on Redis Cluster, one hash slot.
 type batch struct {
 	renew scripts.Renewer
 	held  []scripts.Held
 	holds []*hold
 }
 
-// renew renews the renewable holds of hs, batched by kind and slot, each
-// kind's batches in one pipeline.
+// renew renews the renewable holds of hs, batched by kind and hash slot,
+// each kind's batches in one pipeline.
 func (wd *watchdog) renew(hs []*hold) {
 	type group struct {
-		renew scripts.Renewer
-		slot  int
+		renew    scripts.Renewer
+		hashSlot int
 	}
 	open := make(map[group]*batch)
 	var batches []*batch
@@ -236,7 +236,7 @@ func (wd *watchdog) renew(hs []*hold) {
 		}
 		g := group{renew: h.renewal.renew}
 		if wd.cluster {
-			g.slot = keys.Slot(h.key)
+			g.hashSlot = keys.Slot(h.key)
 		}
 		b := open[g]
 		if b == nil || len(b.held) == renewBatch {

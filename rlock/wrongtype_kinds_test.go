@@ -269,7 +269,7 @@ func TestForeignAuxiliaryKeyIsErrWrongType(t *testing.T) {
 	}
 	req, end := sem.request()
 	end()
-	records := keys.UnlockLatch("sem", req.Client)
+	records := keys.Records("sem", req.Client)
 	if err := rdb.Set(ctx, records, "hello", 0).Err(); err != nil {
 		t.Fatal(err)
 	}

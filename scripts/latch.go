@@ -27,23 +27,17 @@ var (
 // redisson_countdownlatch__channel__{NAME}, which hears "1" when a count
 // is set and "0" when it reaches zero. It holds no state and is safe for
 // concurrent use.
-type CountDownLatch struct {
-	name, channel string
-}
+type CountDownLatch struct{ count }
 
 // NewCountDownLatch returns the latch called name.
 func NewCountDownLatch(name string) *CountDownLatch {
-	return &CountDownLatch{name: name, channel: keys.LatchChannel(name)}
+	return &CountDownLatch{count{name: name, channel: keys.LatchChannel(name)}}
 }
-
-// Channel is where the latch's news is announced.
-func (l *CountDownLatch) Channel() string { return l.channel }
 
 // TrySet sets the count to n if the latch has none, and reports whether
 // it did.
 func (l *CountDownLatch) TrySet(ctx context.Context, rdb redis.Scripter, n int64, publish string) (bool, error) {
-	v, err := latchSet.Run(ctx, rdb, []string{l.name, l.channel}, keys.LatchNewCountMessage, n, publish).Int64()
-	return v == 1, err
+	return l.done(ctx, rdb, latchSet, keys.LatchNewCountMessage, n, publish)
 }
 
 // CountDown counts down by one as request r (see Request), and returns
@@ -55,6 +49,5 @@ func (l *CountDownLatch) CountDown(ctx context.Context, rdb redis.Scripter, publ
 // Delete deletes the latch, waking its waiters, and reports whether it
 // had a count.
 func (l *CountDownLatch) Delete(ctx context.Context, rdb redis.Scripter, publish string) (bool, error) {
-	v, err := latchDelete.Run(ctx, rdb, []string{l.name, l.channel}, keys.LatchZeroMessage, publish).Int64()
-	return v == 1, err
+	return l.done(ctx, rdb, latchDelete, keys.LatchZeroMessage, publish)
 }

@@ -41,7 +41,7 @@ func TestReleaseCountsListeners(t *testing.T) {
 	}
 	take()
 	u := unlock("a:1", 1, time.Second)
-	u.Holds, u.Bare, u.Count = 1, true, true
+	u.HoldCount, u.Bare, u.Count = 1, true, true
 	if r, err := l.Release(ctx, rdb, u); r != (Reply{Outcome: Released}) || err != nil {
 		t.Fatalf("bare release nobody hears = %+v, %v; want Released, counting nobody", r, err)
 	}
@@ -88,7 +88,7 @@ func TestSemaphoreReleaseCountsListeners(t *testing.T) {
 	_, rdb := testkit.Miniredis(t)
 	ctx := context.Background()
 	s := NewSemaphore("s")
-	req := Request{Client: "c", Slot: 1, Seq: 1, TTL: time.Minute}
+	req := Request{Client: "c", Field: 1, Seq: 1, TTL: time.Minute}
 	if n, ls, err := s.Release(ctx, rdb, 1, Publish, req, true); n != 1 || ls != (Listeners{}) || err != nil {
 		t.Fatalf("release nobody hears = %d, %+v, %v; want 1, counting nobody", n, ls, err)
 	}

@@ -17,7 +17,7 @@ import (
 type Lock struct {
 	lock    []string // lock hash
 	fenced  []string // lock hash, token counter
-	release []string // lock hash, unlock channel (the latch is added per call)
+	release []string // lock hash, unlock channel (the record is added per call)
 	// releaseKeys is release as command arguments, made once: a bare
 	// release builds its command without copying them.
 	releaseKeys []any
@@ -45,10 +45,10 @@ type Acquired struct {
 }
 
 // Acquire takes or re-enters the lock for owner, with the given lease;
-// holds is how many holds owner had before, as it knows them, so that a
-// retried request is not counted twice.
-func (l *Lock) Acquire(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, holds int) (Acquired, error) {
-	n, err := acquire.Run(ctx, rdb, l.lock, Millis(lease), owner, holds).Int64()
+// count is owner's hold count before, as it knows it, so that a retried
+// request is not counted twice.
+func (l *Lock) Acquire(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, count int) (Acquired, error) {
+	n, err := acquire.Run(ctx, rdb, l.lock, Millis(lease), owner, count).Int64()
 	switch {
 	case err != nil:
 		return Acquired{}, err
@@ -60,8 +60,8 @@ func (l *Lock) Acquire(ctx context.Context, rdb redis.Scripter, owner string, le
 
 // AcquireFenced is Acquire for a fenced lock: each acquisition also takes
 // the next token from the lock's counter, which it returns.
-func (l *Lock) AcquireFenced(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, holds int) (Acquired, error) {
-	vals, err := acquireFenced.Run(ctx, rdb, l.fenced, Millis(lease), owner, holds).Int64Slice()
+func (l *Lock) AcquireFenced(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, count int) (Acquired, error) {
+	vals, err := acquireFenced.Run(ctx, rdb, l.fenced, Millis(lease), owner, count).Int64Slice()
 	a, err := acquired(vals, err)
 	if a.OK {
 		a.Token = vals[1]
@@ -85,49 +85,50 @@ func acquired(vals []int64, err error) (Acquired, error) {
 // Unlock is one release request.
 type Unlock struct {
 	Owner string
-	Lease time.Duration // re-armed while holds remain
-	// Latch is the owner's unlock latch, the key that records the outcome
-	// of its latest request, so that a retry is applied once; it is kept
-	// LatchTTL after each request, longer than a retry can come.
-	Latch    string
-	LatchTTL time.Duration
-	// Seq numbers the request among its owner's (its latch's) release
+	Lease time.Duration // re-armed while acquisitions remain
+	// Record is the key that records the outcome of the owner's latest
+	// request (keys.Records: Redisson's unlock latch), so that a retry is
+	// applied once; it is kept RecordTTL after each request, longer than a
+	// retry can come.
+	Record    string
+	RecordTTL time.Duration
+	// Seq numbers the request among its owner's (its record's) release
 	// requests; a retry has the same.
 	Seq uint64
-	// Holds is the owner's hold count before the release, as it knows it
-	// (0: it knows none): while Redis has that count, no run of the
-	// request has applied it.
-	Holds   int
-	Publish string // Publish, or SPublish for sharded pub/sub
+	// HoldCount is the owner's hold count before the release, as it
+	// knows it (0: it knows none): while Redis has that count, no run of
+	// the request has applied it.
+	HoldCount int
+	Publish   string // Publish, or SPublish for sharded pub/sub
 	// Next, when set, is the owner the lock passes to if this request
-	// releases the last hold (Release reports HandedOff then), with the
-	// lease NextLease. Only Lock.Release honours it.
+	// releases the last acquisition (Release reports HandedOff then),
+	// with the lease NextLease. Only Lock.Release honours it.
 	Next      string
 	NextLease time.Duration
 	// Count asks the script to count the channel's listeners if the
 	// release is heard or passes the lock on (Reply.Listeners).
 	Count bool
-	// Bare, honoured by Lock.Release for the last of one hold (Holds 1,
-	// no Next), first sends a small script (release_bare.lua) that go-redis
-	// is told not to resend (Cmder.NoRetry) and that writes no latch,
-	// saving a key write and most of the arguments; when it finds other
-	// than the one hold, the full request follows at once. Only the first
-	// send of a request may be bare: a resend of it must not be, and a
-	// resend that finds NotHeld may follow a bare send that released the
-	// lock.
+	// Bare, honoured by Lock.Release for the last acquisition (HoldCount
+	// 1, no Next), first sends a small script (release_bare.lua) that
+	// go-redis is told not to resend (Cmder.NoRetry) and that writes no
+	// record, saving a key write and most of the arguments; when it finds
+	// other than the one acquisition, the full request follows at once.
+	// Only the first send of a request may be bare: a resend of it must
+	// not be, and a resend that finds NotHeld may follow a bare send that
+	// released the lock.
 	Bare bool
 }
 
-// Release releases one hold of u.Owner. While holds remain the lease is
-// re-armed; the last release deletes the lock and publishes the unlock
-// message on its channel, or, when u.Next is set, passes the lock to that
-// owner. The outcome is kept at u.Latch, so a retry of this request (same
-// latch and number) is not applied twice.
+// Release releases one acquisition of u.Owner. While others remain the
+// lease is re-armed; the last release deletes the lock and publishes the
+// unlock message on its channel, or, when u.Next is set, passes the lock to that
+// owner. The outcome is kept at u.Record, so a retry of this request (same
+// record and number) is not applied twice.
 //
 // Asked to (u.Count), a release heard by a subscriber of the channel, or
 // passed on, replies who listened on the channel then (Reply.Listeners).
 func (l *Lock) Release(ctx context.Context, rdb Runner, u Unlock) (Reply, error) {
-	if u.Bare && u.Holds == 1 && u.Next == "" {
+	if u.Bare && u.HoldCount == 1 && u.Next == "" {
 		scripts := releaseBare
 		if u.Publish == SPublish {
 			scripts = releaseBareSPub
@@ -144,9 +145,9 @@ func (l *Lock) Release(ctx context.Context, rdb Runner, u Unlock) (Reply, error)
 		if err != nil || n != -1 {
 			return reply(n, ls, err)
 		}
-		// Not the one hold it knew of: the full request tells why.
+		// Not the one acquisition it knew of: the full request tells why.
 	}
-	return reply(counted(release.Run(ctx, rdb, append(l.release[:2:2], u.Latch), keys.UnlockMessage, Millis(u.Lease), u.Owner, u.Publish, Millis(u.LatchTTL), u.Next, Millis(u.NextLease), u.Seq, u.Holds, flag(u.Count))))
+	return reply(counted(release.Run(ctx, rdb, append(l.release[:2:2], u.Record), keys.UnlockMessage, Millis(u.Lease), u.Owner, u.Publish, Millis(u.RecordTTL), u.Next, Millis(u.NextLease), u.Seq, u.HoldCount, flag(u.Count))))
 }
 
 // Outcome reads a release script's reply: nil, 0, 1, 2 or 3.

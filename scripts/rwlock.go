@@ -42,7 +42,7 @@ var ReadRenewer Renewer = &renewer{script: rwReadRenew, keys: func(h Held) []str
 // ErrUpgrade is the reply of a write acquisition by an owner that holds the
 // read lock: granting it would need every reader to leave, itself
 // included, so it would wait forever.
-var ErrUpgrade = errors.New("the owner holds the read lock, which cannot be upgraded to the write lock")
+var ErrUpgrade = errors.New("the owner count the read lock, which cannot be upgraded to the write lock")
 
 // RWLock is one read-write lock, Redisson's RReadWriteLock: its keys,
 // computed once, and the scripts that change it. It holds no state and is
@@ -62,41 +62,41 @@ func NewRWLock(name string) *RWLock {
 // Name is the lock's name, its hash's key.
 func (l *RWLock) Name() string { return l.name }
 
-// AcquireRead takes or re-enters a read lock for owner, with lease; holds
-// is how many read holds owner had before, as it knows them.
-func (l *RWLock) AcquireRead(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, holds int) (Acquired, error) {
+// AcquireRead takes or re-enters a read lock for owner, with lease; count
+// is owner's read hold count before, as it knows it.
+func (l *RWLock) AcquireRead(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, count int) (Acquired, error) {
 	vals, err := rwReadAcquire.Run(ctx, rdb, []string{l.name, keys.ReadTimeouts(l.name, owner)},
-		Millis(lease), owner, keys.WriteField(owner), holds).Int64Slice()
+		Millis(lease), owner, keys.WriteField(owner), count).Int64Slice()
 	return acquired(vals, err)
 }
 
 // AcquireWrite takes or re-enters the write lock for owner, with lease;
-// holds is how many write holds owner had before, as it knows them. It
-// fails with ErrUpgrade when owner holds the read lock and not the write
+// count is owner's write hold count before, as it knows it. It fails with
+// ErrUpgrade when owner holds the read lock and not the write
 // lock.
-func (l *RWLock) AcquireWrite(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, holds int) (Acquired, error) {
-	vals, err := rwWriteAcquire.Run(ctx, rdb, l.lock, Millis(lease), keys.WriteField(owner), owner, holds).Int64Slice()
+func (l *RWLock) AcquireWrite(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, count int) (Acquired, error) {
+	vals, err := rwWriteAcquire.Run(ctx, rdb, l.lock, Millis(lease), keys.WriteField(owner), owner, count).Int64Slice()
 	if err == nil && len(vals) == 2 && vals[0] == 2 {
 		return Acquired{TTL: time.Duration(vals[1]) * time.Millisecond}, ErrUpgrade
 	}
 	return acquired(vals, err)
 }
 
-// ReleaseRead releases one read hold of u.Owner; its remaining holds get
-// u.Lease again. The last reader's release deletes the lock and publishes
+// ReleaseRead releases one read acquisition of u.Owner; its remaining ones
+// get u.Lease again. The last reader's release deletes the lock and publishes
 // the unlock message, as Redisson does.
 func (l *RWLock) ReleaseRead(ctx context.Context, rdb redis.Scripter, u Unlock) (Release, error) {
 	return Outcome(rwReadRelease.Run(ctx, rdb,
-		[]string{l.name, l.channel, keys.ReadTimeouts(l.name, u.Owner), l.base, u.Latch},
-		keys.UnlockMessage, u.Owner, u.Publish, Millis(u.LatchTTL), Millis(u.Lease), u.Seq).Int64())
+		[]string{l.name, l.channel, keys.ReadTimeouts(l.name, u.Owner), l.base, u.Record},
+		keys.UnlockMessage, u.Owner, u.Publish, Millis(u.RecordTTL), Millis(u.Lease), u.Seq).Int64())
 }
 
 // ReleaseWrite releases one write hold of u.Owner. The last one deletes
 // the lock, or leaves it to the read locks the owner took while writing,
 // and publishes the read-unlock message, which wakes every waiter.
 func (l *RWLock) ReleaseWrite(ctx context.Context, rdb redis.Scripter, u Unlock) (Release, error) {
-	return Outcome(rwWriteRelease.Run(ctx, rdb, []string{l.name, l.channel, u.Latch},
-		keys.ReadUnlockMessage, Millis(u.Lease), keys.WriteField(u.Owner), u.Publish, Millis(u.LatchTTL), u.Seq).Int64())
+	return Outcome(rwWriteRelease.Run(ctx, rdb, []string{l.name, l.channel, u.Record},
+		keys.ReadUnlockMessage, Millis(u.Lease), keys.WriteField(u.Owner), u.Publish, Millis(u.RecordTTL), u.Seq).Int64())
 }
 
 // ForceRelease deletes the lock whatever its mode and holders and wakes

@@ -12,7 +12,7 @@ import (
 
 // rwUnlock is release request seq of owner's side whose latch is latch.
 func rwUnlock(owner, latch string, seq uint64) Unlock {
-	return Unlock{Owner: owner, Lease: 5 * time.Second, Latch: latch, Seq: seq, LatchTTL: time.Minute, Publish: Publish}
+	return Unlock{Owner: owner, Lease: 5 * time.Second, Record: latch, Seq: seq, RecordTTL: time.Minute, Publish: Publish}
 }
 
 func TestReadersShareWritersExclude(t *testing.T) {

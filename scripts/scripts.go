@@ -77,7 +77,8 @@ func newBare(publish string, count bool) bareScript {
 
 // New returns the script src preceded by the helpers every lock script
 // shares (hold.lua: taking a hold, the re-entry rule for retried
-// acquisitions; release_once.lua: dropping a hold, the unlock latch). The text is fixed at
+// acquisitions; release_once.lua: dropping a hold, the release record,
+// which the Lua calls the latch, as Redisson does). The text is fixed at
 // build time, never built from input.
 func New(src string) *redis.Script { return redis.NewScript(holdSrc + src) }
 
@@ -100,23 +101,25 @@ func Millis(d time.Duration) int64 {
 	return int64((d + time.Millisecond - 1) / time.Millisecond)
 }
 
-// Release is the outcome of releasing one hold.
+// Release is the outcome of releasing one acquisition.
 type Release int
 
 const (
 	// NotHeld: the owner did not hold the lock; nothing changed.
 	NotHeld Release = iota
-	// StillHeld: one hold was released, others remain; the lease was re-armed.
+	// StillHeld: one acquisition was released, others remain; the lease
+	// was re-armed.
 	StillHeld
-	// Released: the last hold was released and the unlock message published.
+	// Released: the last acquisition was released and the unlock message
+	// published.
 	Released
 	// Heard: as Released, and the unlock message reached a subscriber (as
 	// the publish command counts them: on a Redis Cluster, classic PUBLISH
 	// counts those of one node only).
 	Heard
-	// HandedOff: the last hold was released and the lock passed at once to
-	// the owner the request named (Unlock.Next), holding it once with its
-	// lease; nothing was published.
+	// HandedOff: the last acquisition was released and the lock passed at
+	// once to the owner the request named (Unlock.Next), holding it once
+	// with its lease; nothing was published.
 	HandedOff
 )
 

@@ -14,7 +14,7 @@ var l = NewLock("l")
 
 // unlock is release request seq of owner, whose latch is "latch:" + owner.
 func unlock(owner string, seq uint64, lease time.Duration) Unlock {
-	return Unlock{Owner: owner, Lease: lease, Latch: "latch:" + owner, Seq: seq, LatchTTL: time.Minute, Publish: Publish}
+	return Unlock{Owner: owner, Lease: lease, Record: "latch:" + owner, Seq: seq, RecordTTL: time.Minute, Publish: Publish}
 }
 
 func TestAcquireCreatesReentersOrReportsTTL(t *testing.T) {
@@ -176,7 +176,7 @@ func TestRetriedRequestsAreAppliedOnce(t *testing.T) {
 	// the count records a release that leaves holds, and the latch is read
 	// only when the count has changed) or not.
 	inner := unlock("a:1", 1, time.Second)
-	inner.Holds = 2
+	inner.HoldCount = 2
 	for range 2 {
 		r, err := l.Release(ctx, rdb, inner)
 		if r.Outcome != StillHeld || err != nil {
@@ -210,10 +210,10 @@ func TestRetriedRequestsAreAppliedOnce(t *testing.T) {
 	}
 }
 
-// An owner's release requests share one latch key, which each request
+// An owner's release requests share one record key, which each request
 // overwrites: many Lock and Unlock cycles leave one key, not one per
 // Unlock, and a request's record does not answer for a later one's.
-func TestReleasesOfOneOwnerShareALatch(t *testing.T) {
+func TestReleasesOfOneOwnerShareARecord(t *testing.T) {
 	mr, rdb := testkit.Miniredis(t)
 	ctx := context.Background()
 	for seq := uint64(1); seq <= 100; seq++ {

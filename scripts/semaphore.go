@@ -33,17 +33,12 @@ var (
 // that announces releases. The same count serves a permit-expirable
 // semaphore (PermitSemaphore). It holds no state and is safe for
 // concurrent use.
-type Semaphore struct {
-	name, channel string
-}
+type Semaphore struct{ count }
 
 // NewSemaphore returns the semaphore called name.
 func NewSemaphore(name string) *Semaphore {
-	return &Semaphore{name: name, channel: keys.SemaphoreChannel(name)}
+	return &Semaphore{count{name: name, channel: keys.SemaphoreChannel(name)}}
 }
-
-// Channel is where the semaphore's releases are announced.
-func (s *Semaphore) Channel() string { return s.channel }
 
 // Acquire takes n permits if available, as request r (see Request). It
 // returns the permits left, or -1 when there were fewer than n (nothing
@@ -63,8 +58,7 @@ func (s *Semaphore) Release(ctx context.Context, rdb redis.Scripter, n int, publ
 // TrySet sets the permits to n if the semaphore has no count yet, and
 // reports whether it did.
 func (s *Semaphore) TrySet(ctx context.Context, rdb redis.Scripter, n int, publish string) (bool, error) {
-	v, err := semSet.Run(ctx, rdb, []string{s.name, s.channel}, n, publish).Int64()
-	return v == 1, err
+	return s.done(ctx, rdb, semSet, n, publish)
 }
 
 // Drain takes every available permit, as request r, and returns how many

@@ -200,14 +200,14 @@ func (s *session) inspect(ctx context.Context, name string) (rlock.LockInfo, tim
 
 // view is inspect's lock as relock prints it. A semaphore's or a latch's
 // view says whether its count is set: a semaphore nobody gave permits to
-// has none.
+// has none. (A rate limiter's says its rate, or none.)
 func (s *session) view(ctx context.Context, name string) (lockView, error) {
 	info, now, err := s.inspect(ctx, name)
 	if err != nil {
 		return lockView{}, err
 	}
 	v := newLockView(info, now)
-	if info.Kind.Counting() {
+	if info.Kind.Counting() && info.Kind != rlock.KindRateLimiter {
 		ctx, cancel := s.request(ctx)
 		defer cancel()
 		n, err := s.rdb.Exists(ctx, name).Result()

@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/relock-go/relock/rlock"
 )
 
 // documented are the files whose code blocks show relock command lines,
@@ -49,7 +52,8 @@ func TestDocumentedCommandLines(t *testing.T) {
 }
 
 // documentedState makes the locks and counting objects the documented
-// command lines name: held locks, and a semaphore with permits.
+// command lines name: held locks, semaphores with permits, a rate
+// limiter.
 func documentedState(t *testing.T, s server) {
 	c := s.client()
 	for _, name := range []string{"orders:42", "jobs"} {
@@ -59,6 +63,9 @@ func documentedState(t *testing.T, s server) {
 		if _, err := c.NewSemaphore(name).TrySetPermits(context.Background(), 3); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := c.NewRateLimiter("payments:calls").SetRate(context.Background(), rlock.Rate{Limit: 100, Interval: time.Second}); err != nil {
+		t.Fatal(err)
 	}
 }
 

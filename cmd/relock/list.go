@@ -15,9 +15,10 @@ import (
 	"github.com/relock-go/relock/rlock"
 )
 
-// runList prints one line per lock, semaphore and latch whose name
-// matches the pattern args[0] (default "*"): its kind, number of holders,
-// TTL, queue length and count, each inspected in turn. A key gone, or
+// runList prints one line per lock, semaphore, latch and rate limiter
+// whose name matches the pattern args[0] (default "*"): its kind, number
+// of holders, TTL, queue length and count (a limiter's available
+// permits), each inspected in turn. A key gone, or
 // replaced by one of another kind, between the listing and its inspection
 // is left out.
 func runList(ctx context.Context, s *session, args []string) error {
@@ -27,6 +28,11 @@ func runList(ctx context.Context, s *session, args []string) error {
 	}
 	rctx, cancel := s.request(ctx)
 	names, err := s.locks.Locks(rctx, pattern)
+	if err == nil {
+		var more []string
+		more, err = s.locks.RateLimiters(rctx, pattern)
+		names = append(names, more...)
+	}
 	if err == nil {
 		var counts []string
 		counts, err = countNames(rctx, s.rdb, pattern)

@@ -115,14 +115,14 @@ type command struct {
 var commands = []*command{
 	{
 		name: "inspect", synopsis: "[flags] NAME", minArgs: 1, maxArgs: 1,
-		summary: "Inspect prints what Redis holds of the lock NAME: its kind, holders and\nTTL, its fair queue in order, its subscribers and fencing token; of a\nsemaphore or a count-down latch, its count, leased permits and subscribers.\nRedis keeps a semaphore's and a latch's count alike: --kind tells which.",
+		summary: "Inspect prints what Redis holds of the lock NAME: its kind, holders and\nTTL, its fair queue in order, its subscribers and fencing token; of a\nsemaphore or a count-down latch, its count, leased permits and subscribers;\nof a rate limiter, its rate and available permits. Redis keeps a\nsemaphore's and a latch's count alike: --kind tells which.",
 		flags:   kindFlag,
 		check:   checkKind,
 		run:     runInspect,
 	},
 	{
 		name: "list", synopsis: "[flags] [PATTERN]", minArgs: 0, maxArgs: 1,
-		summary: "List prints one line per lock, semaphore and latch whose name matches\nPATTERN (SCAN's glob, default *), sorted: its kind, number of holders, TTL,\nqueue length and count. A string of an integer is listed as a count: a\nsemaphore's permits, a latch's count or any counter, which Redis keeps\nalike (inspect --kind reads it as one); as a permit-semaphore with leased\npermits beside it, and as a semaphore or a count-down-latch while waiters\nlisten on that kind's channel. Other keys are left out.",
+		summary: "List prints one line per lock, semaphore, latch and rate limiter whose\nname matches PATTERN (SCAN's glob, default *), sorted: its kind, number of\nholders, TTL, queue length and count (a rate limiter's available\npermits). A string of an integer is listed as a count: a semaphore's\npermits, a latch's count or any counter, which Redis keeps alike (inspect\n--kind reads it as one); as a permit-semaphore with leased permits beside\nit, and as a semaphore or a count-down-latch while waiters listen on that\nkind's channel. Other keys are left out.",
 		run:     runList,
 	},
 	{

@@ -31,10 +31,13 @@ type lockView struct {
 	Token       int64        `json:"token"` // the last fencing token handed out
 	// Leader is a leader election's leader, absent when none (leader.go).
 	Leader *leaderView `json:"leader,omitempty"`
-	// Count is a semaphore's available permits or a latch's count: absent
-	// for a lock; Permits a permit-expirable semaphore's leases.
+	// Count is a semaphore's or a rate limiter's available permits or a
+	// latch's count: absent for a lock; Permits a permit-expirable
+	// semaphore's leases; Rate a rate limiter's rate, absent when it has
+	// none.
 	Count   *int64       `json:"count,omitempty"`
 	Permits []permitView `json:"permits,omitempty"`
+	Rate    *rateView    `json:"rate,omitempty"`
 	// CountSet says whether a semaphore's or a latch's count is in Redis
 	// at all: false for a semaphore nobody gave permits to (its count
 	// reads 0, and Acquire waits until TrySetPermits or AddPermits gives

@@ -23,10 +23,37 @@ type permitView struct {
 // tell apart by itself.
 var countingKinds = []rlock.Kind{rlock.KindSemaphore, rlock.KindPermitSemaphore, rlock.KindCountDownLatch}
 
-// countOf sets v's count and leased permits from info, at now.
+// rateView is rlock.Rate as relock prints it.
+type rateView struct {
+	Limit          int   `json:"limit"`
+	IntervalMillis int64 `json:"interval_ms"`
+	PerClient      bool  `json:"per_client"`
+	// KeepAliveMillis is how long the limiter is kept without an
+	// acquisition; 0: for ever.
+	KeepAliveMillis int64 `json:"keep_alive_ms"`
+}
+
+// String is the rate as inspect says it: "100 per 1s, overall".
+func (r rateView) String() string {
+	s := fmt.Sprintf("%d per %s", r.Limit, duration(r.IntervalMillis))
+	if r.PerClient {
+		s += ", per client"
+	} else {
+		s += ", overall"
+	}
+	if r.KeepAliveMillis > 0 {
+		s += ", kept " + duration(r.KeepAliveMillis) + " idle"
+	}
+	return s
+}
+
+// countOf sets v's count, leased permits and rate from info, at now.
 func (v *lockView) countOf(info rlock.LockInfo, now time.Time) {
 	if !info.Kind.Counting() {
 		return
+	}
+	if r := info.Rate; r != nil {
+		v.Rate = &rateView{Limit: r.Limit, IntervalMillis: r.Interval.Milliseconds(), PerClient: r.PerClient, KeepAliveMillis: r.KeepAlive.Milliseconds()}
 	}
 	v.Count = &info.Count
 	v.Permits = make([]permitView, len(info.Permits))
@@ -40,8 +67,17 @@ func (v *lockView) countOf(info rlock.LockInfo, now time.Time) {
 }
 
 // writeCount writes a semaphore or a latch as inspect shows it: its kind,
-// count and subscribers, then a permit-expirable semaphore's leases.
+// count and subscribers, then a permit-expirable semaphore's leases; a
+// rate limiter its rate and permits available.
 func writeCount(w io.Writer, v lockView) {
+	if v.Kind == string(rlock.KindRateLimiter) {
+		rate := "none set (TrySetRate or SetRate sets one; every acquisition needs one)"
+		if v.Rate != nil {
+			rate = v.Rate.String()
+		}
+		writeTable(w, "", [][]string{{"name", v.Name}, {"kind", v.Kind}, {"rate", rate}, {"available", strconv.FormatInt(*v.Count, 10)}})
+		return
+	}
 	kind, count := v.Kind, "count"
 	switch rlock.Kind(v.Kind) {
 	case rlock.KindCount:

@@ -164,7 +164,7 @@ func TestWatchKeepsNoDeadWaiterAlive(t *testing.T) {
 	ctx := testkit.Ctx(t, 10*time.Second)
 	holder := s.client().NewFairMutex("dead")
 	lock(t, holder)
-	dead := queue.New(s.rdb, "dead", rlock.DefaultFairWaitTimeout, func() string { return "publish" }).Waiter("dead:1")
+	dead := queue.New(s.rdb, "dead", rlock.DefaultFairWaitTimeout, func() string { return "publish" }).Place("dead:1")
 	if a, err := dead.Attempt(ctx, s.rdb, time.Minute, 0); err != nil || a.Position != 0 {
 		t.Fatalf("dead waiter's attempt: %+v, %v", a, err)
 	}

@@ -1,14 +1,17 @@
 // Command scheduler is a job scheduler on a PermitExpirableSemaphore:
 // workers take jobs, at most K run at once across every process that
 // shares the semaphore, and the permit of a worker that dies mid-job comes
-// back when its lease ends. Then one runner for the nightly job, with an
-// Election: one instance leads and runs it, fencing its writes with its
-// term's token, and when it shuts down (Client.Close ends its term) the
-// next instance leads (nightly.go).
+// back when its lease ends. Each job calls a rendering API that allows 100
+// calls a second, which a RateLimiter shared by every worker keeps to.
+// Then one runner for the nightly job, with an Election: one instance
+// leads and runs it, fencing its writes with its term's token, and when it
+// shuts down (Client.Close ends its term) the next instance leads
+// (nightly.go).
 //
 // It runs on an embedded miniredis, or on the Redis at REDIS_ADDR if set;
-// a Java service using Redisson's RPermitExpirableSemaphore of the same
-// name would share the K slots.
+// a Java service using Redisson's RPermitExpirableSemaphore and
+// RRateLimiter of the same names would share the K slots and the API's
+// calls.
 //
 //	make scheduler
 package main
@@ -18,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,7 +43,7 @@ func main() {
 		defer m.Close()
 		addr = m.Addr()
 	}
-	if _, err := run(context.Background(), os.Stdout, addr, 6, 2); err != nil {
+	if _, _, err := run(context.Background(), os.Stdout, addr, 6, 2); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -50,25 +54,37 @@ func main() {
 	}
 }
 
+// apiRate is what the rendering API allows: 100 calls a second, at most
+// 10 in any 100 ms.
+var apiRate = rlock.Rate{Limit: 10, Interval: 100 * time.Millisecond}
+
 // run starts workers workers, each a Client of its own as a process would
 // be, that run three jobs each with at most k at once; worker 0 dies in
-// its first job. It returns the most jobs seen running at once.
-func run(ctx context.Context, out io.Writer, addr string, workers, k int) (int64, error) {
+// its first job. Each job calls the rendering API three times, within
+// apiRate. It returns the most jobs seen running at once and the calls to
+// the API.
+func run(ctx context.Context, out io.Writer, addr string, workers, k int) (int64, []time.Time, error) {
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
 	defer rdb.Close()
 	const name, lease = "jobs:render", 500 * time.Millisecond
 	var running, most atomic.Int64
+	var mu sync.Mutex
+	var calls []time.Time
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
 	for w := range workers {
 		c, err := rlock.New(rdb)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		defer c.Close()
 		slots := c.NewPermitExpirableSemaphore(name)
 		if _, err := slots.TrySetPermits(ctx, k); err != nil {
-			return 0, err
+			return 0, nil, err
+		}
+		api := c.NewRateLimiter("api:render")
+		if _, err := api.TrySetRate(ctx, apiRate); err != nil {
+			return 0, nil, err
 		}
 		wg.Add(1)
 		go func() {
@@ -83,7 +99,16 @@ func run(ctx context.Context, out io.Writer, addr string, workers, k int) (int64
 				for m := most.Load(); now > m && !most.CompareAndSwap(m, now); m = most.Load() {
 				}
 				fmt.Fprintf(out, "worker %d: job %d starts (%d running)\n", w, job, now)
-				time.Sleep(50 * time.Millisecond) // the job
+				for range 3 { // the job: three calls to the rendering API
+					if err := api.Wait(ctx); err != nil {
+						errs <- err
+						return
+					}
+					mu.Lock()
+					calls = append(calls, time.Now())
+					mu.Unlock()
+					time.Sleep(2 * time.Millisecond)
+				}
 				running.Add(-1)
 				if w == 0 {
 					fmt.Fprintf(out, "worker %d dies holding its slot; it comes back within %v\n", w, lease)
@@ -99,8 +124,11 @@ func run(ctx context.Context, out io.Writer, addr string, workers, k int) (int64
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		return 0, err
+		return 0, nil, err
 	}
-	fmt.Fprintf(out, "done: at most %d of %d jobs ran at once\n", most.Load(), k)
-	return most.Load(), nil
+	slices.SortFunc(calls, func(a, b time.Time) int { return a.Compare(b) })
+	took := calls[len(calls)-1].Sub(calls[0])
+	fmt.Fprintf(out, "done: at most %d of %d jobs ran at once; %d API calls in %v, %.0f a second (the API allows %d)\n",
+		most.Load(), k, len(calls), took.Round(time.Millisecond), float64(len(calls)-1)/took.Seconds(), apiRate.Limit*int(time.Second/apiRate.Interval))
+	return most.Load(), calls, nil
 }

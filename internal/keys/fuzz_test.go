@@ -47,6 +47,9 @@ func FuzzAuxiliaryNames(f *testing.F) {
 			{WaiterChannel(name, owner), "redisson_lock__channel:", ":" + owner},
 			{TurnChannel(name), "relock_turns:", ""},
 			{Presence(Channel(name)), "redisson_lock__channel:", ":relock"},
+			{RateValue(name), "", ":value"},
+			{RatePermits(name), "", ":permits"},
+			{RateClient(RatePermits(name), owner), "", ":permits:" + owner},
 		} {
 			if want := aux.prefix + braced + aux.suffix; aux.got != want {
 				t.Fatalf("name %q: got %q, want %q", name, aux.got, want)

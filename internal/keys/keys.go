@@ -78,13 +78,14 @@ func FairWaiters(name string) string { return prefixName("relock_lock_waiters", 
 // Token is the fenced lock's token counter.
 func Token(name string) string { return prefixName("redisson_lock_token", name) }
 
-// UnlockLatch is the key that records the outcome of the latest release
+// Records is the key that records the outcome of the latest release
 // request of the hold field field of lock name, so that a retried request
-// is not applied twice. Redisson names it after the request; one key per
-// field keeps the keyspace as small as the set of recent owners.
-// With a Client id for field, it is the hash of that Client's request
-// records of the semaphore or latch name (scripts.Request).
-func UnlockLatch(name, field string) string {
+// is not applied twice: Redisson's unlock latch, which Redisson names
+// after the request; one key per field keeps the keyspace as small as the
+// set of recent owners. With a Client id for field, it is the hash of
+// that Client's request records of the semaphore or latch name
+// (scripts.Request).
+func Records(name, field string) string {
 	return prefixName("redisson_unlock_latch", name) + ":" + field
 }
 

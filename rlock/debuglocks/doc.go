@@ -29,7 +29,8 @@
 // its kind, mode, TTL, holders, fair queue (head first), subscribers and
 // fencing token; of a semaphore or a count-down latch, its count (a
 // semaphore's available permits) and subscribers, and a permit-expirable
-// semaphore's leased permits with their expiries. Redis keeps a
+// semaphore's leased permits with their expiries; of a rate limiter, its
+// rate and the permits available now. Redis keeps a
 // semaphore's and a latch's count alike, so Inspect calls one a "count"
 // until the form's kind (?kind=semaphore, permit-semaphore or
 // count-down-latch: rlock.Client.InspectKind) says which. An Inspect error (a key of that name that is not a lock,
@@ -64,10 +65,11 @@
 //	table#holders  tr.holder   td.owner, td.label, td.count, td.mode, td.ttl
 //	table#queue    tr.queued   td.position, td.owner, td.label, td.mode,
 //	                           td.deadline-in, td.library (relock or redisson)
-//	dl#count-of                a semaphore or latch, instead of dl#lock and
-//	                           the tables above: dd#kind, #count,
-//	                           #subscribers, #local; p#count-kind when the
-//	                           kind is a bare count
+//	dl#count-of                a semaphore, latch or rate limiter, instead
+//	                           of dl#lock and the tables above: dd#kind,
+//	                           #count, #subscribers (a rate limiter's
+//	                           #rate instead), #local; p#count-kind when
+//	                           the kind is a bare count
 //	table#permits  tr.permit   a permit-expirable semaphore's: td.id,
 //	                           td.expires-in ("never" for no expiry)
 //
@@ -109,8 +111,9 @@
 //	                         "deadline", "deadline_in_ms", "relock", "local"}],
 //	              "subscribers", "token",
 //	              "leader": LEADER,           // a leader election's
-//	              "count",                    // a semaphore's or latch's
+//	              "count",                    // a semaphore's, latch's or rate limiter's
 //	              "permits": [{"id", "expiry", "expires_in_ms"}],
+//	              "rate": {"limit", "interval_ms", "per_client", "keep_alive_ms"},
 //	              "local": {"holds": [...], "waiters": [...]}}
 //	}
 //
@@ -136,6 +139,7 @@
 // Client's holds and waiters of the lock. A queue deadline is Redis's
 // clock, and deadline_in_ms compares it with this process's: the two
 // differ by the clocks' skew. "count" is left out for a lock, "permits"
-// when there are none, a permit's "expiry" and "expires_in_ms" when it
-// never expires, and a waiter's "permits" but for a semaphore's.
+// when there are none, "rate" but for a rate limiter that has one, a
+// permit's "expiry" and "expires_in_ms" when it never expires, and a
+// waiter's "permits" but for a semaphore's or a rate limiter's.
 package debuglocks

@@ -193,8 +193,12 @@ section#inspect { border-left: 3px solid #4a78c2; padding-left: 1em; }
 {{define "count"}}
 <dl id="count-of">
 <dt>kind</dt><dd id="kind">{{.Kind}}</dd>
-<dt>{{if eq (print .Kind) "semaphore" "permit-semaphore"}}available permits{{else}}count{{end}}</dt><dd id="count">{{.Count}}</dd>
+<dt>{{if eq (print .Kind) "semaphore" "permit-semaphore" "rate-limiter"}}available permits{{else}}count{{end}}</dt><dd id="count">{{.Count}}</dd>
+{{- if eq (print .Kind) "rate-limiter"}}
+<dt>rate</dt><dd id="rate">{{with .Rate}}{{.}}{{else}}none set{{end}}</dd>
+{{- else}}
 <dt>subscribers</dt><dd id="subscribers">{{.Subscribers}}</dd>
+{{- end}}
 <dt>this client</dt><dd id="local">{{len .Local.Waiters}} waiter(s)</dd>
 </dl>
 {{- if eq (print .Kind) "count"}}

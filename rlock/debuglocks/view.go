@@ -86,11 +86,35 @@ type lockView struct {
 	Subscribers int        `json:"subscribers"`
 	Token       int64      `json:"token"`
 	Leader      *leader    `json:"leader,omitempty"` // an election's
-	// Count is a semaphore's available permits or a latch's count, absent
-	// for a lock; Permits a permit-expirable semaphore's leases.
+	// Count is a semaphore's or a rate limiter's available permits or a
+	// latch's count, absent for a lock; Permits a permit-expirable
+	// semaphore's leases; Rate a rate limiter's rate.
 	Count   *int64   `json:"count,omitempty"`
 	Permits []permit `json:"permits,omitempty"`
+	Rate    *rate    `json:"rate,omitempty"`
 	Local   activity `json:"local"`
+}
+
+// rate is rlock.Rate as shown.
+type rate struct {
+	Limit     int    `json:"limit"`
+	Interval  millis `json:"interval_ms"`
+	PerClient bool   `json:"per_client"`
+	KeepAlive millis `json:"keep_alive_ms"` // 0: none
+}
+
+// String is the rate as the page says it: "100 per 1s, overall".
+func (r rate) String() string {
+	s := strconv.Itoa(r.Limit) + " per " + r.Interval.String()
+	if r.PerClient {
+		s += ", per client"
+	} else {
+		s += ", overall"
+	}
+	if r.KeepAlive > 0 {
+		s += ", kept " + r.KeepAlive.String() + " idle"
+	}
+	return s
 }
 
 type permit struct {
@@ -163,6 +187,9 @@ func lockOf(info rlock.LockInfo, client string, now time.Time) *lockView {
 			Deadline: q.Deadline, DeadlineIn: millis(q.Deadline.Sub(now)), Relock: q.Relock,
 			Local: q.Client == client,
 		})
+	}
+	if r := info.Rate; r != nil {
+		v.Rate = &rate{Limit: r.Limit, Interval: millis(r.Interval), PerClient: r.PerClient, KeepAlive: millis(r.KeepAlive)}
 	}
 	if info.Kind.Counting() {
 		v.Count = &info.Count

@@ -24,7 +24,7 @@ const (
 // The attributes of the Observer's metrics and spans.
 const (
 	AttrLockName      attribute.Key = "relock.lock.name"      // the lock's name: on spans; on metrics with WithLockNameAttribute
-	AttrLockKind      attribute.Key = "relock.lock.kind"      // rlock.Kind: mutex, fenced, fair, read-write, fair-read-write, semaphore, ...
+	AttrLockKind      attribute.Key = "relock.lock.kind"      // rlock.Kind: mutex, fenced, fair, read-write, fair-read-write, semaphore, rate-limiter, ...
 	AttrLockMode      attribute.Key = "relock.lock.mode"      // read or write, for read-write locks only
 	AttrOutcome       attribute.Key = "relock.outcome"        // how a hold ended: OutcomeReleased or OutcomeLost (hold duration)
 	AttrOwner         attribute.Key = "relock.owner"          // the owner id: spans only

@@ -2,6 +2,9 @@ package relockotel
 
 import (
 	"testing"
+	"time"
+
+	semconv "go.opentelemetry.io/otel/semconv/v1.39.0"
 
 	"github.com/relock-go/relock/rlock"
 	"github.com/relock-go/relock/test/testkit"
@@ -93,5 +96,41 @@ func TestLatchCountDownAndAwait(t *testing.T) {
 	h.wantSum(t, "relock.lock.acquisitions", 1, AttrLockKind.String(string(rlock.KindCountDownLatch)), acquired)
 	if n := len(h.ended(SpanAcquire)); n != 1 {
 		t.Errorf("%d %s spans, want 1", n, SpanAcquire)
+	}
+}
+
+// A rate limiter's Allow is an acquisition, a refused one timing out, and
+// its Release a span with the permits given back; none is a hold.
+func TestRateLimiterAcquisitionsAndReleases(t *testing.T) {
+	h := newHarness(t, nil)
+	ctx := testkit.Ctx(t, within)
+	rateKind := AttrLockKind.String(string(rlock.KindRateLimiter))
+	l := h.client.NewRateLimiter("otel:rate")
+	if err := l.SetRate(ctx, rlock.Rate{Limit: 2, Interval: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := l.AllowN(ctx, 2); !ok || err != nil {
+		t.Fatalf("AllowN(2) = %v, %v", ok, err)
+	}
+	if ok, err := l.Allow(ctx); ok || err != nil {
+		t.Fatalf("Allow over the limit = %v, %v", ok, err)
+	}
+	if err := l.Release(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	h.wantSum(t, "relock.lock.acquisitions", 1, rateKind, acquired)
+	h.wantSum(t, "relock.lock.acquisitions", 1, rateKind, semconv.ErrorTypeKey.String(ErrorTimeout))
+	if n, found := h.sum(t, "relock.lock.holds.active", rateKind); n != 0 || found {
+		t.Errorf("a rate limiter counted %d holds", n)
+	}
+	if spans := h.ended(SpanAcquire); len(spans) != 2 {
+		t.Fatalf("%d %s spans, want 2", len(spans), SpanAcquire)
+	} else if v, ok := attr(spans[0], AttrPermits); !ok || v.AsInt64() != 2 {
+		t.Errorf("the granted acquisition's %s = %v, want 2", AttrPermits, v.Emit())
+	}
+	if spans := h.ended(SpanRelease); len(spans) != 1 {
+		t.Fatalf("%d %s spans, want 1", len(spans), SpanRelease)
+	} else if v, ok := attr(spans[0], AttrPermits); !ok || v.AsInt64() != 2 {
+		t.Errorf("the release's %s = %v, want 2", AttrPermits, v.Emit())
 	}
 }

@@ -29,8 +29,8 @@
 // Durations are in seconds, as OpenTelemetry's semantic conventions
 // recommend, in histograms with explicit buckets from 0.5 ms to 60 s.
 // Lock metrics have the attributes relock.lock.kind (mutex, fenced, fair,
-// read-write, fair-read-write, election, and the kinds of semaphores and
-// latches) and, for read-write locks, relock.lock.mode
+// read-write, fair-read-write, election, and the kinds of semaphores,
+// latches and rate limiters) and, for read-write locks, relock.lock.mode
 // (read, write). They do not have the lock's name, whose values are
 // unbounded in many applications; WithLockNameAttribute adds it as
 // relock.lock.name, for applications with a few fixed names.
@@ -116,17 +116,20 @@
 // Watchdog renewals and replaced subscriptions make no spans: they are
 // background work, which the metrics above count.
 //
-// # Semaphores and count-down latches
+// # Semaphores, count-down latches and rate limiters
 //
-// Their events have the kinds semaphore, permit-semaphore and
-// count-down-latch. An acquisition of permits (Acquire, TryAcquire) and a
-// latch's Await are recorded as a lock's acquisition is, in
+// Their events have the kinds semaphore, permit-semaphore,
+// count-down-latch and rate-limiter. An acquisition of permits (Acquire,
+// TryAcquire; a rate limiter's Allow, Wait, TryWait: a refused Allow
+// ends with error.type timeout) and a latch's Await are recorded as a
+// lock's acquisition is, in
 // relock.lock.wait.duration, relock.lock.acquisitions,
 // relock.lock.handoffs, relock.lock.wakeups and relock.lock.waiters.active,
 // and as a relock.Acquire span (relock.permits: the permits taken;
 // relock.attempts, relock.wakeups, error.type as for relock.Lock). A
-// Release or CountDown is a relock.Release span, with relock.permits
-// released or relock.latch.count left. Permits and counts belong to no
+// Release (a semaphore's or a rate limiter's) or CountDown is a
+// relock.Release span, with relock.permits released or relock.latch.count
+// left. Permits and counts belong to no
 // owner, so these spans have no relock.owner, and neither starts or ends a
 // hold: the hold metrics and relock.Lost are the locks' alone.
 package relockotel

@@ -203,7 +203,7 @@ func (o *Observer) released(e rlock.Event) {
 	if !o.metrics && o.tracer == nil {
 		return
 	}
-	// A release that leaves holds (Count > 1) does not end the hold.
+	// A release that leaves acquisitions (Count > 1) does not end the hold.
 	var ended bool
 	var acquiredBy trace.SpanContext
 	if e.Count == 0 {

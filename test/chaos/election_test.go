@@ -3,8 +3,6 @@ package chaos
 import (
 	"context"
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,17 +14,13 @@ import (
 	"github.com/relock-go/relock/test/testkit/lockkit"
 )
 
-// startCandidate builds the candidate command (package ./candidate) and
-// runs it in the election name with lease, until it prints its term: it
-// returns the process and the term's owner and token. The process is
-// killed when the test ends, if the test did not kill it.
+// startCandidate runs the holder command as a candidate in the election
+// name with lease, until it prints its term: it returns the process and
+// the term's owner and token. The process is killed when the test ends, if
+// the test did not kill it.
 func startCandidate(t *testing.T, name string, lease time.Duration) (p *process, owner string, token int64) {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "candidate")
-	if out, err := exec.Command("go", "build", "-o", bin, "./candidate").CombinedOutput(); err != nil {
-		t.Fatalf("go build ./candidate: %v\n%s", err, out)
-	}
-	p = startProcess(t, bin, "-addr", srv.Addr, "-name", name, "-lease", lease.String(), "-value", "process")
+	p = startProcess(t, holderPath(t), "-addr", srv.Addr, "-mode", "campaign", "-name", name, "-lease", lease.String(), "-value", "process")
 	f := strings.Fields(p.next(t))
 	if len(f) != 3 || f[0] != "owner" {
 		t.Fatalf("candidate printed %q, want its owner and token", f)

@@ -53,7 +53,7 @@ func removeHolder() {
 	}
 }
 
-// process is a running holder (or candidate).
+// process is a running holder command.
 type process struct {
 	cmd   *exec.Cmd
 	owner string

@@ -24,18 +24,7 @@ const within = 30 * time.Second
 // stopped when the test ends.
 func startGroup(t *testing.T, replicas int) *redistest.Sentinel {
 	t.Helper()
-	begin := time.Now()
-	s, err := redistest.StartSentinel(replicas, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Errorf("close sentinel group: %v", err)
-		}
-	})
-	t.Logf("master, %d replica(s) and 3 sentinels started in %v", replicas, time.Since(begin).Round(time.Millisecond))
-	return s
+	return redistest.SentinelFor(t, replicas, 3)
 }
 
 // direct returns a plain go-redis client of the server at addr, closed when

@@ -153,7 +153,7 @@ func TestFairJavaWaiterBehindDeadGoWaiter(t *testing.T) {
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	dead := queue.New(rdb, name, rlock.DefaultFairWaitTimeout, func() string { return "publish" }).Waiter("dead-go:1")
+	dead := queue.New(rdb, name, rlock.DefaultFairWaitTimeout, func() string { return "publish" }).Place("dead-go:1")
 	if _, err := dead.Attempt(ctx, rdb, time.Minute, 0); err != nil {
 		t.Fatal(err)
 	}

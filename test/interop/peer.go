@@ -57,10 +57,10 @@ func JarPath(tb testing.TB) string {
 		unavailable(tb, "Redisson peer not found at "+jar+"; set RELOCK_REDISSON_PEER")
 	}
 	if _, err := exec.LookPath("java"); err != nil {
-		unavailable(tb, "no java on the PATH (Debian: apt-get install -y openjdk-17-jre-headless)")
+		unavailable(tb, "no java on the PATH (Debian: apt-get install -y openjdk-17-jdk-headless)")
 	}
 	if v, ok := javaMajor(); !ok || v < 17 {
-		unavailable(tb, "java on the PATH is not Java 17 or later (Debian: apt-get install -y openjdk-17-jre-headless)")
+		unavailable(tb, "java on the PATH is not Java 17 or later (Debian: apt-get install -y openjdk-17-jdk-headless)")
 	}
 	return jar
 }
@@ -112,7 +112,14 @@ func repoRoot() (string, error) {
 func Start(tb testing.TB, args ...string) *Peer {
 	tb.Helper()
 	jar := JarPath(tb)
-	cmd := exec.Command("java", slices.Concat(archiveFlags(jar), jitFlags(args), []string{"-jar", jar}, args)...)
+	return startJava(tb, slices.Concat(archiveFlags(jar), jitFlags(args), []string{"-jar", jar}), args)
+}
+
+// startJava runs `java jvm... args...` until the test ends, reading its
+// JSON lines.
+func startJava(tb testing.TB, jvm, args []string) *Peer {
+	tb.Helper()
+	cmd := exec.Command("java", slices.Concat(jvm, args)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()

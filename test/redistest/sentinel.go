@@ -72,6 +72,25 @@ func StartSentinel(replicas, sentinels int) (*Sentinel, error) {
 	return s, nil
 }
 
+// SentinelFor starts a Sentinel group as StartSentinel does, for the test
+// tb: it fails tb when the group cannot start, and closes the group when
+// tb ends.
+func SentinelFor(tb testing.TB, replicas, sentinels int) *Sentinel {
+	tb.Helper()
+	begin := time.Now()
+	s, err := StartSentinel(replicas, sentinels)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Logf("master, %d replica(s) and %d sentinel(s) started in %v", replicas, sentinels, time.Since(begin).Round(time.Millisecond))
+	tb.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			tb.Errorf("close sentinel group: %v", err)
+		}
+	})
+	return s
+}
+
 func (s *Sentinel) start(ctx context.Context) error {
 	master, err := Start(replicationArgs...)
 	if err != nil {

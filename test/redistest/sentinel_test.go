@@ -8,22 +8,6 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-func startSentinel(t *testing.T, replicas, sentinels int) *Sentinel {
-	t.Helper()
-	begin := time.Now()
-	s, err := StartSentinel(replicas, sentinels)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("master with %d replicas and %d sentinels started in %v", replicas, sentinels, time.Since(begin).Round(time.Millisecond))
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Errorf("close sentinel: %v", err)
-		}
-	})
-	return s
-}
-
 // getOn reads key directly from the server at addr.
 func getOn(ctx context.Context, addr, key string) (string, error) {
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
@@ -50,7 +34,7 @@ func setUntilOn(ctx context.Context, t *testing.T, rdb *redis.Client, addr, key 
 
 func TestSentinelFailoverMovesMasterAndClientFollows(t *testing.T) {
 	t.Parallel()
-	s := startSentinel(t, 2, 3)
+	s := SentinelFor(t, 2, 3)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	rdb := s.FailoverClient(t)
@@ -91,7 +75,7 @@ func TestSentinelFailoverMovesMasterAndClientFollows(t *testing.T) {
 
 func TestSentinelFailsOverKilledMaster(t *testing.T) {
 	t.Parallel()
-	s := startSentinel(t, 1, 3)
+	s := SentinelFor(t, 1, 3)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	rdb := s.FailoverClient(t)

@@ -139,3 +139,42 @@ func infoFields(info string) map[string]string {
 	}
 	return out
 }
+
+// Time is what the server spent running one command: its calls and the
+// microseconds they took, a script's including the commands it ran.
+type Time struct {
+	Calls, Usec int64
+}
+
+// CommandTimes reads INFO commandstats: each command's calls and time, by
+// lower-case name.
+func CommandTimes(ctx context.Context, rdb redis.UniversalClient) (map[string]Time, error) {
+	info, err := rdb.Info(ctx, "commandstats").Result()
+	if err != nil {
+		return nil, err
+	}
+	times := make(map[string]Time)
+	for name, rest := range infoFields(info) {
+		name, ok := strings.CutPrefix(name, "cmdstat_")
+		if !ok {
+			continue
+		}
+		var t Time
+		for _, field := range strings.Split(rest, ",") {
+			k, v, _ := strings.Cut(field, "=")
+			n, err := strconv.ParseInt(v, 10, 64)
+			switch {
+			case k != "calls" && k != "usec":
+				continue
+			case err != nil:
+				return nil, fmt.Errorf("commandstats %s: %w", name, err)
+			case k == "calls":
+				t.Calls = n
+			default:
+				t.Usec = n
+			}
+		}
+		times[name] = t
+	}
+	return times, nil
+}

@@ -1,12 +1,15 @@
-// Command holder takes a lock on a Redis server and keeps it, or waits for
-// it, until it is killed: the process that the chaos tests kill with
-// SIGKILL to check that a dead client's lock, or its place in a fair
-// lock's queue, does not outlive it by more than its lease or wait timeout.
+// Command holder takes a lock on a Redis server and keeps it, waits for
+// it, or campaigns in a leader election and leads, until it is killed: the
+// process that the chaos tests kill with SIGKILL to check that a dead
+// client's lock, its place in a fair lock's queue, or its term, does not
+// outlive it by more than its lease or wait timeout.
 //
 //	holder -addr 127.0.0.1:6379 -name orders -mode hold -lease 1s
 //	holder -addr 127.0.0.1:6379 -name orders -mode queue -fair-wait 600ms
+//	holder -addr 127.0.0.1:6379 -name jobs -mode campaign -lease 1s -value host-a
 //
-// It prints "owner <id>" first, then "held" once it holds the lock.
+// It prints "owner <id>" first, then "held" once it holds the lock; a
+// candidate prints "owner <term owner id> <token>" once elected.
 package main
 
 import (
@@ -23,24 +26,25 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:6379", "redis-server host:port")
-	name := flag.String("name", "holder", "lock name")
-	mode := flag.String("mode", "hold", "hold: take a Mutex and keep it; queue: wait in line for a FairMutex")
+	name := flag.String("name", "holder", "lock or election name")
+	mode := flag.String("mode", "hold", "hold: take a Mutex and keep it; queue: wait in line for a FairMutex; campaign: campaign in an election and lead")
 	lease := flag.Duration("lease", 30*time.Second, "watchdog timeout: the lease the watchdog renews")
 	fairWait := flag.Duration("fair-wait", rlock.DefaultFairWaitTimeout, "fair wait timeout")
+	value := flag.String("value", "candidate", "the leader's value (campaign)")
 	flag.Parse()
-	if err := run(*addr, *name, *mode, *lease, *fairWait); err != nil {
-		fmt.Fprintln(os.Stderr, "holder:", err)
-		os.Exit(1)
+	rdb := redis.NewClient(&redis.Options{Addr: *addr})
+	c, err := rlock.New(rdb, rlock.WithWatchdogTimeout(*lease), rlock.WithFairWaitTimeout(*fairWait))
+	if err == nil {
+		err = run(c, *name, *mode, *value)
 	}
+	fmt.Fprintln(os.Stderr, "holder:", err)
+	os.Exit(1)
 }
 
-// run takes or waits for the lock, then blocks until the process is killed.
-func run(addr, name, mode string, lease, fairWait time.Duration) error {
-	rdb := redis.NewClient(&redis.Options{Addr: addr})
-	c, err := rlock.New(rdb, rlock.WithWatchdogTimeout(lease), rlock.WithFairWaitTimeout(fairWait))
-	if err != nil {
-		return err
-	}
+// run takes, waits for or campaigns for the lock, then blocks until the
+// process is killed; it returns why it could not.
+func run(c *rlock.Client, name, mode, value string) error {
+	ctx := context.Background()
 	var lock func(context.Context) error
 	var owner string
 	switch mode {
@@ -50,11 +54,19 @@ func run(addr, name, mode string, lease, fairWait time.Duration) error {
 	case "queue":
 		m := c.NewFairMutex(name)
 		lock, owner = m.Lock, m.Owner()
+	case "campaign":
+		term, err := c.NewElection(name).Campaign(ctx, value)
+		if err != nil {
+			return err
+		}
+		fmt.Println("owner", term.Owner(), term.Token())
+		<-term.Lost()
+		return fmt.Errorf("term %d lost", term.Token())
 	default:
 		return fmt.Errorf("unknown mode %q", mode)
 	}
 	fmt.Println("owner", owner)
-	if err := lock(context.Background()); err != nil {
+	if err := lock(ctx); err != nil {
 		return err
 	}
 	fmt.Println("held")

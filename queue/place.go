@@ -9,19 +9,19 @@ import (
 	"github.com/relock-go/relock/internal/keys"
 )
 
-// waitQueue is a queue in Redis as a Waiter uses it: the fair lock's, or
+// waitQueue is a queue in Redis as a Place uses it: the fair lock's, or
 // the fair read-write lock's.
 type waitQueue interface {
-	attempt(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, holds int, m mode, wait string) (Attempt, error)
+	attempt(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, count int, m mode, wait string) (Attempt, error)
 	leave(ctx context.Context, owner string) error
 	Heartbeat() time.Duration
 }
 
-// Waiter is one owner's turn at a lock, from its first queueing attempt
+// Place is one owner's place in the queue, from its first queueing attempt
 // until it holds the lock or leaves. The owner must be listening on its
 // channel (subscription confirmed) before the first Attempt, or the
-// wake-up for its turn could be missed. A Waiter is used by one goroutine.
-type Waiter struct {
+// wake-up for its turn could be missed. A Place is used by one goroutine.
+type Place struct {
 	q      waitQueue
 	owner  string
 	id     string // this wait's id in grant messages; "" when the queue grants nothing
@@ -32,14 +32,14 @@ type Waiter struct {
 // queues the owner at the tail, or keeps the owner's place, refreshing its
 // deadline. An owner that was queued and found itself evicted goes back to
 // the head (see the package doc).
-func (w *Waiter) Attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, holds int) (Attempt, error) {
+func (p *Place) Attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, count int) (Attempt, error) {
 	m := join
-	if w.queued {
+	if p.queued {
 		m = stay
 	}
-	a, err := w.q.attempt(ctx, rdb, w.owner, lease, holds, m, w.id)
+	a, err := p.q.attempt(ctx, rdb, p.owner, lease, count, m, p.id)
 	// After an error the owner may or may not be queued: Leave finds out.
-	w.queued = err != nil || !a.Acquired
+	p.queued = err != nil || !a.Acquired
 	return a, err
 }
 
@@ -49,18 +49,18 @@ func (w *Waiter) Attempt(ctx context.Context, rdb redis.Scripter, lease time.Dur
 // clears the grant's mark in any case). It is "" for a queue
 // that grants nothing (the fair read-write lock's). A grant message of an
 // earlier wait of the owner is another message.
-func (w *Waiter) Grant() string {
-	if w.id == "" {
+func (p *Place) Grant() string {
+	if p.id == "" {
 		return ""
 	}
-	return keys.GrantPrefix + w.id
+	return keys.GrantPrefix + p.id
 }
 
 // Claim confirms a grant that the owner heard of (Grant) and re-arms the
 // lease: Acquired is false when the lock is no longer the owner's (it
 // expired first). It never queues the owner nor takes a free lock.
-func (w *Waiter) Claim(ctx context.Context, rdb redis.Scripter, lease time.Duration) (Attempt, error) {
-	return w.q.attempt(ctx, rdb, w.owner, lease, 1, claim, w.id)
+func (p *Place) Claim(ctx context.Context, rdb redis.Scripter, lease time.Duration) (Attempt, error) {
+	return p.q.attempt(ctx, rdb, p.owner, lease, 1, claim, p.id)
 }
 
 // Pause is how long the waiter may sleep after the attempt a, unless woken:
@@ -71,8 +71,8 @@ func (w *Waiter) Claim(ctx context.Context, rdb redis.Scripter, lease time.Durat
 // queues has not taken it yet, the attempt tells a relock head's lease as
 // the TTL (the head may take the lock and die unannounced); behind any
 // other head the waiter sleeps at most freeRecheck.
-func (w *Waiter) Pause(a Attempt) time.Duration {
-	d := w.q.Heartbeat()
+func (p *Place) Pause(a Attempt) time.Duration {
+	d := p.q.Heartbeat()
 	switch {
 	case a.TTL > 0 || (a.TTL == 0 && a.Position == 0):
 		d = min(d, max(a.TTL, time.Millisecond))
@@ -90,13 +90,13 @@ const freeRecheck = time.Second
 // Leave takes the owner out of the queue, if an attempt put it there: the
 // deadlines behind it move up, and if its leaving gives the next waiter
 // its turn, that one is woken. It is safe to call more than once.
-func (w *Waiter) Leave(ctx context.Context) error {
-	if !w.queued {
+func (p *Place) Leave(ctx context.Context) error {
+	if !p.queued {
 		return nil
 	}
-	if err := w.q.leave(ctx, w.owner); err != nil {
+	if err := p.q.leave(ctx, p.owner); err != nil {
 		return err
 	}
-	w.queued = false
+	p.queued = false
 	return nil
 }

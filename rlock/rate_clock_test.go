@@ -1,0 +1,239 @@
+//go:build go1.25
+
+package rlock
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+)
+
+// These tests run in a synctest bubble (clock_test.go's inBubble), where
+// the Client's clock, miniredis's TIME and its TTLs are one fake clock:
+// every wait is exact.
+
+// attemptCounter counts the acquisition scripts of rate limiters a
+// go-redis client sends (EVALSHA or EVAL of five keys and four
+// arguments), and the most in flight at once.
+type attemptCounter struct {
+	sent, inFlight, most atomic.Int64
+}
+
+func (a *attemptCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (a *attemptCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+func (a *attemptCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		args := cmd.Args()
+		if name := cmd.Name(); (name != "evalsha" && name != "eval") || len(args) != 12 {
+			return next(ctx, cmd)
+		}
+		a.sent.Add(1)
+		n := a.inFlight.Add(1)
+		for m := a.most.Load(); n > m && !a.most.CompareAndSwap(m, n); m = a.most.Load() {
+		}
+		defer a.inFlight.Add(-1)
+		return next(ctx, cmd)
+	}
+}
+
+// A waiter sleeps exactly until the script says its permits come back,
+// then takes them: two attempts, no polling.
+func TestClockRateLimiterWaitSleepsUntilThePermitsComeBack(t *testing.T) {
+	inBubble(t, func(t *testing.T, mr *miniredis.Miniredis, rdb *redis.Client) {
+		ctx := context.Background()
+		var count attemptCounter
+		rdb.AddHook(&count)
+		c, _ := New(rdb)
+		defer c.Close()
+		l := c.NewRateLimiter("rl")
+		setRate(t, l, Rate{Limit: 2, Interval: time.Second})
+		start := time.Now()
+		l.AllowN(ctx, 2)
+		time.Sleep(300 * time.Millisecond)
+		count.sent.Store(0)
+		if err := l.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(start); took != time.Second {
+			t.Fatalf("Wait returned %v after the permits were taken, want the interval, 1s", took)
+		}
+		if n := count.sent.Load(); n != 2 {
+			t.Fatalf("Wait sent %d attempts, want 2: one refused, one when the permits came back", n)
+		}
+		// WaitN waits for as many as it needs: both come back a second
+		// after the first was taken.
+		time.Sleep(500 * time.Millisecond)
+		l.Allow(ctx)
+		mid := time.Now()
+		if err := l.WaitN(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(mid); took != time.Second {
+			t.Fatalf("WaitN(2) took %v, want 1s, until the second permit's return", took)
+		}
+	})
+}
+
+// A burst of a thousand waiters of one Client sends one attempt at a
+// time: the attempts are the grants plus one refused attempt per
+// interval (the head's, before the permits come back), not one per
+// waiter per return.
+func TestClockRateLimiterBurstAttemptsOneAtATime(t *testing.T) {
+	inBubble(t, func(t *testing.T, mr *miniredis.Miniredis, rdb *redis.Client) {
+		const limit, waiters = 100, 1000
+		l, count := burstLimiter(t, rdb, limit)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		start := time.Now()
+		var wg sync.WaitGroup
+		for range waiters {
+			wg.Go(func() {
+				if err := l.Wait(ctx); err != nil && ctx.Err() == nil {
+					t.Error(err)
+				}
+			})
+		}
+		synctest.Wait()
+		// Until the first permits come back, one attempt was made: the
+		// head's, refused.
+		if sent, n := count.sent.Load(), len(l.c.Activity().Waiters); sent != 1 || n != waiters {
+			cancel()
+			wg.Wait()
+			t.Fatalf("%d attempts before the first permit came back, %d waiters listed; want 1, %d", sent, n, waiters)
+		}
+		wg.Wait()
+		if took := time.Since(start); took != waiters/limit*time.Second {
+			t.Fatalf("%d waiters took %v at %d a second", waiters, took, limit)
+		}
+		if most := count.most.Load(); most != 1 {
+			t.Fatalf("%d attempts in flight at once, want 1", most)
+		}
+		if sent := count.sent.Load(); sent != waiters+waiters/limit {
+			t.Fatalf("%d attempts for %d grants, want %d", sent, waiters, waiters+waiters/limit)
+		}
+	})
+}
+
+// The waiters of one Client are granted in arrival order.
+func TestClockRateLimiterWaitersInArrivalOrder(t *testing.T) {
+	inBubble(t, func(t *testing.T, mr *miniredis.Miniredis, rdb *redis.Client) {
+		const limit, waiters = 20, 100
+		l, _ := burstLimiter(t, rdb, limit)
+		start := time.Now()
+		granted := make([]time.Duration, waiters) // when, by arrival
+		var wg sync.WaitGroup
+		for i := range waiters {
+			wg.Go(func() {
+				if err := l.Wait(context.Background()); err != nil {
+					t.Error(err)
+				}
+				granted[i] = time.Since(start)
+			})
+			synctest.Wait() // queued before the next one comes
+		}
+		wg.Wait()
+		// The fake clock moves only when every goroutine waits: the k-th
+		// twenty to arrive are granted at the k-th second, when the
+		// permits of the twenty before come back.
+		for i, at := range granted {
+			if want := time.Duration(i/limit+1) * time.Second; at != want {
+				t.Fatalf("waiter %d granted at %v, want %v: in arrival order, %d a second", i, at, want, limit)
+			}
+		}
+	})
+}
+
+// burstLimiter is a limiter of limit a second on a Client of rdb, closed
+// with the test, its permits all taken, and the counter of the attempts
+// sent from then on.
+func burstLimiter(t *testing.T, rdb *redis.Client, limit int) (*RateLimiter, *attemptCounter) {
+	t.Helper()
+	count := &attemptCounter{}
+	rdb.AddHook(count)
+	c, _ := New(rdb)
+	t.Cleanup(func() { c.Close() })
+	l := c.NewRateLimiter("rl")
+	setRate(t, l, Rate{Limit: limit, Interval: time.Second})
+	l.AllowN(context.Background(), limit)
+	count.sent.Store(0)
+	return l, count
+}
+
+// A TryWait whose permits come back after its wait gives up at once, and
+// an Allow while others of its Client wait refuses without an attempt.
+func TestClockRateLimiterGivesUpAtOnce(t *testing.T) {
+	inBubble(t, func(t *testing.T, mr *miniredis.Miniredis, rdb *redis.Client) {
+		ctx := context.Background()
+		var count attemptCounter
+		rdb.AddHook(&count)
+		c, _ := New(rdb)
+		defer c.Close()
+		l := c.NewRateLimiter("rl")
+		setRate(t, l, Rate{Limit: 1, Interval: time.Second})
+		l.Allow(ctx)
+		start := time.Now()
+		if ok, err := l.TryWait(ctx, 1, 900*time.Millisecond); ok || err != nil {
+			t.Fatalf("TryWait(900ms) = %v, %v; want false", ok, err)
+		}
+		if took := time.Since(start); took != 0 {
+			t.Fatalf("TryWait gave up after %v, want at once", took)
+		}
+		done := make(chan error)
+		go func() { done <- l.Wait(ctx) }()
+		synctest.Wait()
+		count.sent.Store(0)
+		if ok, err := l.Allow(ctx); ok || err != nil || count.sent.Load() != 0 {
+			t.Fatalf("Allow while a Wait waits = %v, %v, %d attempts; want false, none", ok, err, count.sent.Load())
+		}
+		// The Wait takes the permit back at 1s; the next one is at 2s.
+		if ok, err := l.TryWait(ctx, 1, 1500*time.Millisecond); ok || err != nil || time.Since(start) != time.Second {
+			t.Fatalf("TryWait(1.5s) behind the Wait = %v, %v after %v; want false once the Wait was granted, at 1s", ok, err, time.Since(start))
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := l.TryWait(ctx, 1, 1500*time.Millisecond); !ok || err != nil || time.Since(start) != 2*time.Second {
+			t.Fatalf("TryWait(1.5s) = %v, %v after %v; want true at 2s", ok, err, time.Since(start))
+		}
+	})
+}
+
+// Deleting a limiter ends its waiters with ErrNoRate at their next
+// attempt; its KeepAlive deletes it when idle.
+func TestClockRateLimiterDeletedUnderItsWaiters(t *testing.T) {
+	inBubble(t, func(t *testing.T, mr *miniredis.Miniredis, rdb *redis.Client) {
+		ctx := context.Background()
+		c, _ := New(rdb)
+		defer c.Close()
+		l := c.NewRateLimiter("rl")
+		setRate(t, l, Rate{Limit: 1, Interval: time.Second, KeepAlive: time.Minute})
+		l.Allow(ctx)
+		done := make(chan error)
+		go func() { done <- l.Wait(ctx) }()
+		synctest.Wait()
+		l.Delete(ctx)
+		if err := <-done; !errors.Is(err, ErrNoRate) {
+			t.Fatalf("Wait on a deleted limiter: %v; want ErrNoRate", err)
+		}
+		setRate(t, l, Rate{Limit: 1, Interval: time.Second, KeepAlive: time.Minute})
+		time.Sleep(59 * time.Second)
+		if ok, err := l.Allow(ctx); !ok || err != nil {
+			t.Fatalf("Allow within the keep-alive = %v, %v", ok, err)
+		}
+		time.Sleep(time.Minute)
+		if _, err := l.Allow(ctx); !errors.Is(err, ErrNoRate) {
+			t.Fatalf("Allow a keep-alive after the last acquisition: %v; want ErrNoRate", err)
+		}
+	})
+}

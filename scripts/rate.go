@@ -1,0 +1,195 @@
+package scripts
+
+import (
+	"context"
+	_ "embed"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/keys"
+)
+
+var (
+	//go:embed rate_common.lua
+	rateCommonSrc string
+	//go:embed rate_acquire.lua
+	rateAcquireSrc string
+	//go:embed rate_available.lua
+	rateAvailableSrc string
+	//go:embed rate_set.lua
+	rateSetSrc string
+	//go:embed rate_release.lua
+	rateReleaseSrc string
+	//go:embed rate_delete.lua
+	rateDeleteSrc string
+
+	rateAcquire   = redis.NewScript(rateCommonSrc + rateAcquireSrc)
+	rateAvailable = redis.NewScript(rateCommonSrc + rateAvailableSrc)
+	rateSet       = redis.NewScript(countingSrc + rateCommonSrc + rateSetSrc)
+	rateRelease   = redis.NewScript(countingSrc + rateCommonSrc + rateReleaseSrc)
+	rateDelete    = redis.NewScript(rateCommonSrc + rateDeleteSrc)
+)
+
+// RateLimiter is one rate limiter as one client sees it, Redisson's
+// RRateLimiter: the config hash NAME, the available permits
+// {NAME}:value, the permits taken within the last interval in the sorted
+// set {NAME}:permits, and, for a limiter whose rate is per client, the
+// client's own pair of them, {NAME}:value:<client id> and
+// {NAME}:permits:<client id> (rate_common.lua). Times are epoch
+// milliseconds of the caller's clock, as Redisson's are, kept by the
+// scripts within 1% of the interval (at least a millisecond, at most a
+// second) of the server's. It holds no state and is safe for concurrent use.
+type RateLimiter struct {
+	name string
+	keys []string // Redisson's KEYS, in its order
+}
+
+// NewRateLimiter returns the rate limiter called name, as the client
+// with id client sees it.
+func NewRateLimiter(name, client string) *RateLimiter {
+	value, permits := keys.RateValue(name), keys.RatePermits(name)
+	return &RateLimiter{name: name, keys: []string{name, value, keys.RateClient(value, client), permits, keys.RateClient(permits, client)}}
+}
+
+// RateConfig is a rate limiter's config, its hash's fields.
+type RateConfig struct {
+	Rate      int64         // permits per interval
+	Interval  time.Duration // sent in milliseconds, rounded up
+	PerClient bool          // type 1: each client has the rate
+	KeepAlive time.Duration // keepAliveTime (0: none), as Interval
+}
+
+// MaxRate is the largest rate and the most permits of one acquisition:
+// a member of the set holds its permits in 4 bytes.
+const MaxRate = 1<<32 - 1
+
+// ErrNoRate is the outcome of an operation on a rate limiter that has no
+// rate set: nothing was changed.
+var ErrNoRate = errors.New("no rate set")
+
+// ErrOverRate is the cause of an acquisition of more permits than the
+// limiter's rate, which it could never grant. Nothing was changed.
+var ErrOverRate = errors.New("more permits than the rate")
+
+// Acquire takes n permits (1 to MaxRate) at now if they are available,
+// and reports whether it did; when not, and if told, wait is how long
+// after now until enough come back, unless others take them first. Each
+// call is a new acquisition, whose resends by go-redis find it taken
+// rather than take more. It returns ErrNoRate, or an error wrapping
+// ErrOverRate that says the rate.
+func (r *RateLimiter) Acquire(ctx context.Context, rdb redis.Scripter, n int64, now time.Time, tell bool) (ok bool, wait time.Duration, err error) {
+	v, err := rateAcquire.Run(ctx, rdb, r.keys, n, now.UnixMilli(), Member(n), flag(tell)).Int64Slice()
+	if err != nil {
+		return false, 0, err
+	}
+	if len(v) != 2 {
+		return false, 0, fmt.Errorf("rate limiter script replied %v", v)
+	}
+	switch v[0] {
+	case 1:
+		return true, 0, nil
+	case 0:
+		return false, time.Duration(v[1]) * time.Millisecond, nil
+	case -1:
+		return false, 0, ErrNoRate
+	}
+	return false, 0, fmt.Errorf("%w: %d permits, the rate is %d", ErrOverRate, n, v[1])
+}
+
+// Member is a new member of the set of permits for an acquisition of n:
+// the length of its id (16), 16 random bytes, and n in 4 bytes,
+// little-endian, as Redisson writes them.
+func Member(n int64) string {
+	b := make([]byte, 0, 21)
+	b = append(b, 16)
+	b = binary.LittleEndian.AppendUint64(b, rand.Uint64())
+	b = binary.LittleEndian.AppendUint64(b, rand.Uint64())
+	b = binary.LittleEndian.AppendUint32(b, uint32(n))
+	return string(b)
+}
+
+// Available is the number of permits available at now, or ErrNoRate.
+func (r *RateLimiter) Available(ctx context.Context, rdb redis.Scripter, now time.Time) (int64, error) {
+	v, err := rateAvailable.Run(ctx, rdb, r.keys, now.UnixMilli()).Int64Slice()
+	switch {
+	case err != nil:
+		return 0, err
+	case len(v) != 2:
+		return 0, fmt.Errorf("rate limiter script replied %v", v)
+	case v[0] == -1:
+		return 0, ErrNoRate
+	}
+	return v[1], nil
+}
+
+// Set sets the rate to c, or, if only, only when the limiter has no rate,
+// as request req, and reports whether it did. Setting it resets the
+// limiter: all its permits are available, overall and this client's.
+func (r *RateLimiter) Set(ctx context.Context, rdb redis.Scripter, c RateConfig, only bool, req Request) (bool, error) {
+	typ := 0
+	if c.PerClient {
+		typ = 1
+	}
+	args := []any{c.Rate, Millis(c.Interval), typ, Millis(c.KeepAlive), flag(only)}
+	v, err := rateSet.Run(ctx, rdb, append(r.keys, req.records(r.name)), append(args, req.args()...)...).Int64()
+	return v == 1, err
+}
+
+// Release gives back up to n permits taken within the interval at now,
+// the latest taken first, as request req, and returns how many it gave
+// back; or ErrNoRate.
+func (r *RateLimiter) Release(ctx context.Context, rdb redis.Scripter, n int64, now time.Time, req Request) (int64, error) {
+	v, err := rateRelease.Run(ctx, rdb, append(r.keys, req.records(r.name)), append([]any{n, now.UnixMilli()}, req.args()...)...).Int64()
+	if err == nil && v < 0 {
+		return 0, ErrNoRate
+	}
+	return v, err
+}
+
+// Delete deletes the limiter's config and state (this client's own too)
+// and reports whether it had a rate.
+func (r *RateLimiter) Delete(ctx context.Context, rdb redis.Scripter) (bool, error) {
+	v, err := rateDelete.Run(ctx, rdb, r.keys).Int64()
+	return v == 1, err
+}
+
+// ParseRateConfig reads a rate limiter's config from the fields of its
+// hash, as HGETALL returns them; false when they are not one's (a
+// missing or malformed field).
+func ParseRateConfig(h map[string]string) (RateConfig, bool) {
+	rate, err1 := strconv.ParseInt(h["rate"], 10, 64)
+	interval, err2 := strconv.ParseInt(h["interval"], 10, 64)
+	keep := int64(0)
+	var err3 error
+	if v, ok := h["keepAliveTime"]; ok {
+		keep, err3 = strconv.ParseInt(v, 10, 64)
+	}
+	typ := h["type"]
+	if err1 != nil || err2 != nil || err3 != nil || (typ != "0" && typ != "1") {
+		return RateConfig{}, false
+	}
+	return RateConfig{Rate: rate, Interval: time.Duration(interval) * time.Millisecond, PerClient: typ == "1", KeepAlive: time.Duration(keep) * time.Millisecond}, true
+}
+
+// Config reads the limiter's config: ErrNoRate when it has none; an
+// error whose text holds WRONGTYPE when its name holds something else.
+func (r *RateLimiter) Config(ctx context.Context, rdb redis.Cmdable) (RateConfig, error) {
+	h, err := rdb.HGetAll(ctx, r.name).Result()
+	switch {
+	case err != nil:
+		return RateConfig{}, err
+	case len(h) == 0:
+		return RateConfig{}, ErrNoRate
+	}
+	c, ok := ParseRateConfig(h)
+	if !ok {
+		return RateConfig{}, errors.New("WRONGTYPE it is a hash that is not a rate limiter's config")
+	}
+	return c, nil
+}

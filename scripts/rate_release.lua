@@ -1,0 +1,60 @@
+-- rate_release.lua: give back up to ARGV[1] permits of a rate limiter
+-- that were taken within the interval, as a request applied once
+-- (counting.lua). They count as never taken: the members taken last
+-- leave the set (the last one given back in part keeps the rest of its
+-- permits), and the count grows by as many. Unlike Redisson's release,
+-- which raises the count alone, so that the same permits come back again
+-- when their members leave the interval, this keeps rate_common.lua's
+-- sum: a window of one interval never holds more than the rate.
+--
+-- KEYS[1..5] rate_common.lua's
+-- KEYS[6]    the client's request records (counting.lua)
+-- ARGV[1] permits (1 to 2^32-1)
+-- ARGV[2] now: the caller's clock, epoch ms
+-- ARGV[3], ARGV[4], ARGV[5] the request's slot, seq and the records' TTL
+--
+-- Reply: the permits given back (fewer than ARGV[1] when fewer were
+-- taken within the interval); -1 when the limiter has no rate. A key of
+-- another kind is a WRONGTYPE error reply, before anything is changed.
+local cfg, bad = limiter(KEYS)
+bad = bad or other_type(KEYS[6], 'hash')
+if bad then
+  return redis.error_reply(bad)
+elseif not cfg then
+  return -1
+end
+local done = replied(KEYS[6], ARGV[3], ARGV[4])
+if done == true then
+  return 0
+elseif done then
+  return done
+end
+local value, changed = refill(cfg, stamp(ARGV[2], cfg.interval), true, 0)
+if not value then
+  return redis.error_reply(changed)
+end
+local left = tonumber(ARGV[1])
+local latest = redis.call('zrange', cfg.permits, -left, -1, 'withscores')
+for i = #latest - 1, 1, -2 do
+  local member = latest[i]
+  local p = permits_of(member)
+  if not p then
+    return redis.error_reply('WRONGTYPE ' .. cfg.permits .. ' holds a member that is not a permit')
+  end
+  redis.call('zrem', cfg.permits, member)
+  if p > left then
+    local rest = p - left
+    local id = string.sub(member, 1, #member - 4)
+    redis.call('zadd', cfg.permits, latest[i + 1], id .. string.char(rest % 256, math.floor(rest / 256) % 256,
+      math.floor(rest / 65536) % 256, math.floor(rest / 16777216)))
+    p = left
+  end
+  left = left - p
+  value = value + p
+  if left == 0 then
+    break
+  end
+end
+redis.call('set', cfg.value, value)
+keep_alive(KEYS[1], cfg, true)
+return record(KEYS[6], ARGV[3], ARGV[4], tonumber(ARGV[1]) - left, ARGV[5])
