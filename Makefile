@@ -6,10 +6,10 @@ SHELL := /bin/bash
 .PHONY: demo test interop browser stress vet staticcheck bench bench-micro redis-server release-check help
 
 # The modules of the repository: the library, and beside it the demo, the
-# benchmarks and the OpenTelemetry bridge, each with its own go.mod so that
-# the library's users carry none of their dependencies in their module
-# graph.
-MODULES := . examples/demo examples/scheduler bench rlock/relockotel
+# benchmarks, the OpenTelemetry bridge and the proof (test/proof), each
+# with its own go.mod so that the library's users carry none of their
+# dependencies in their module graph.
+MODULES := . examples/demo examples/scheduler bench rlock/relockotel test/proof
 
 # staticcheck, at a release that builds with the go.mod's Go (1.24).
 STATICCHECK_VERSION := 0.6.1
@@ -120,6 +120,23 @@ redis-server: ## install redis-server when missing (Debian/Ubuntu, as root)
 	  else \
 	    echo "redis-server is missing: install it (Debian/Ubuntu: sudo apt-get install -y redis-server) and run make test again"; exit 1; \
 	  fi; }
+
+# The proof of the guarantees (docs/guarantees.md): Go processes (relock)
+# and Java processes (Redisson 3.52) contend for the same locks while a
+# nemesis injects every kind of fault, every operation is recorded, and the
+# checker judges the histories; a violation of what must hold fails it.
+# DURATION is how long faults are injected (the first round of every kind
+# is finished even if it takes longer: about 90 s); the run directory
+# (histories, manifest, report) is PROOF_DIR, by default
+# test/proof/runs/<UTC time>. PROOFFLAGS adds cmd/proof's flags (-seed N).
+# Needs Java 17 with javac and the Redisson peer's jar (RELOCK_REDISSON_PEER).
+DURATION ?= 2m
+.PHONY: proof
+proof: redis-server ## Go and Java fleets under faults, histories checked (DURATION=60m for the long run)
+	@dir="$${PROOF_DIR:-$(CURDIR)/test/proof/runs/$$(date -u +%Y%m%dT%H%M%SZ)}"; \
+	  cd test/proof && \
+	  RELOCK_REDISSON_PEER=$(RELOCK_REDISSON_PEER) $(GO) run ./cmd/proof -dir "$$dir" -duration $(DURATION) $(PROOFFLAGS) && \
+	  $(GO) run ./cmd/check "$$dir"
 
 # Many Clients with faults switching on and off, every critical section
 # checked; bounded in time (SOAKFLAGS="-duration 10m -clients 16").

@@ -122,7 +122,11 @@ if mode == 'join' and pttl ~= -2 and not mine then
 end
 
 local now = now_ms()
-local _, head = evict_stale(queue, timeouts, now, waiters)
+local held
+if pttl ~= -2 then
+  held = wait
+end
+local _, head = evict_stale(queue, timeouts, now, waiters, held)
 if mode == 'stay' and not redis.call('lpos', queue, owner) and redis.call('hget', waiters, owner) ~= 'granted'
     and not mine then
   -- (An owner that holds the lock, taken by another of its goroutines,

@@ -53,7 +53,19 @@ end
 -- from waiters, the relock waiters' hash, when given). The deadlines of
 -- the others are left alone. Returns whether it removed any, and the head
 -- left (nil when the queue is empty).
-local function evict_stale(queue, timeouts, now, waiters)
+--
+-- Unless held, with wait, the wait timeout, given: the lock is held (or
+-- granted and not yet claimed), so the head waits for a live holder and
+-- holds up nobody. Its deadline is then kept at least a wait timeout away
+-- (every deadline behind it moves as much, so the order holds, and the
+-- relock waiters' hash lives as much longer), and nobody is evicted.
+-- Redisson's deadlines never move with time, only one wait timeout earlier
+-- at each grant: through a long hold, or a long run of grants, a live
+-- waiter's deadline would pass and a script would purge it, a Redisson
+-- waiter without a word. A head is evicted only once its turn has come
+-- and it does not take it (its deadline, GRACE, or a relock waiter's
+-- silence).
+local function evict_stale(queue, timeouts, now, waiters, held)
   local evicted = false
   while true do
     local head = redis.call('lindex', queue, 0)
@@ -61,7 +73,18 @@ local function evict_stale(queue, timeouts, now, waiters)
       return evicted, nil
     end
     local deadline = tonumber(redis.call('zscore', timeouts, head))
-    if deadline and deadline > now then
+    if held and deadline and deadline < now + held then
+      local delta = now + held - deadline
+      for _, waiter in ipairs(redis.call('zrange', timeouts, 0, -1)) do
+        redis.call('zincrby', timeouts, delta, waiter)
+      end
+      local ttl = waiters and redis.call('pttl', waiters) or -2
+      if ttl > 0 then
+        redis.call('pexpire', waiters, ttl + delta)
+      end
+      return evicted, head
+    end
+    if held or (deadline and deadline > now) then
       return evicted, head
     end
     redis.call('zrem', timeouts, head)

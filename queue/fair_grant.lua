@@ -100,12 +100,8 @@ end
 --     (remember_evicted), and the next one gets the turn.
 --
 -- Every turn given tells the Redisson waiters evicted unheard before
--- (wake_evicted). With stale, a head that is not a relock waiter and
--- whose deadline passed is first evicted, Redisson's rule (a release
--- applies it here, where it reads the head anyway, instead of before: a
--- relock waiter's silence tells whether it is dead, its deadline does not
--- matter). Returns the owner granted the lock, if any.
-local function grant_next(lock, queue, timeouts, waiters, channel, message, publish, wait, head, stale)
+-- (wake_evicted). Returns the owner granted the lock, if any.
+local function grant_next(lock, queue, timeouts, waiters, channel, message, publish, wait, head)
   local now, evicted
   while true do
     head = head or redis.call('lindex', queue, 0)
@@ -120,67 +116,52 @@ local function grant_next(lock, queue, timeouts, waiters, channel, message, publ
     if mark and mark ~= 'granted' then
       lease, id = string.match(mark, '^(%d+):(.+)$')
     end
-    local deadline
-    if stale and not lease then
-      now = now or now_ms()
-      deadline = tonumber(redis.call('zscore', timeouts, head))
+    local tell_head = message
+    if id then
+      tell_head = '-' .. id
     end
-    if stale and not lease and (not deadline or deadline <= now) then
-      redis.call('lpop', queue)
-      redis.call('zrem', timeouts, head)
-      if mark then
-        redis.call('hdel', waiters, head)
+    local heard = announce(publish, channel, head, tell_head)
+    if heard and not lease then
+      redis.call('hdel', waiters, UNHEARD)
+      wake_evicted(waiters, channel, message, publish, evicted)
+      return nil
+    end
+    if not heard and not mark then
+      now = now or now_ms()
+      local keeps, first = keeps_turn(waiters, timeouts, head, now, wait)
+      local next = redis.call('lindex', queue, 1)
+      if first and next then
+        tell(publish, channel .. ':' .. next, message)
       end
-      head_left(waiters)
-      head = nil
-    else
-      local tell_head = message
-      if id then
-        tell_head = '-' .. id
-      end
-      local heard = announce(publish, channel, head, tell_head)
-      if heard and not lease then
-        redis.call('hdel', waiters, UNHEARD)
-        wake_evicted(waiters, channel, message, publish, evicted)
+      if keeps or not next then
         return nil
       end
-      if not heard and not mark then
-        now = now or now_ms()
-        local keeps, first = keeps_turn(waiters, timeouts, head, now, wait)
-        local next = redis.call('lindex', queue, 1)
-        if first and next then
-          tell(publish, channel .. ':' .. next, message)
-        end
-        if keeps or not next then
-          return nil
-        end
-        redis.call('hdel', waiters, UNHEARD)
-        remember_evicted(waiters, head, wait)
-      end
-      redis.call('lpop', queue)
-      redis.call('zrem', timeouts, head)
-      if heard then
-        local left = shift_all(timeouts, wait, queue, waiters, math.max(clean - 1, 0))
-        redis.call('hset', lock, head, 1)
-        redis.call('pexpire', lock, lease)
-        -- The mark and the count of relock waiters at the head, in one write
-        -- (the hash exists: it holds the mark).
-        if left > 0 then
-          redis.call('hset', waiters, head, 'granted', CLEAN, left)
-        else
-          redis.call('hset', waiters, head, 'granted')
-          if clean > 0 then
-            redis.call('hdel', waiters, CLEAN)
-          end
-        end
-        wake_evicted(waiters, channel, message, publish, evicted)
-        return head
-      end
-      redis.call('hdel', waiters, head)
-      head_left(waiters)
-      head = nil
-      -- (EVICTED may have changed: the next turn reads it again.)
-      evicted = nil
+      redis.call('hdel', waiters, UNHEARD)
+      remember_evicted(waiters, head, wait)
     end
+    redis.call('lpop', queue)
+    redis.call('zrem', timeouts, head)
+    if heard then
+      local left = shift_all(timeouts, wait, queue, waiters, math.max(clean - 1, 0))
+      redis.call('hset', lock, head, 1)
+      redis.call('pexpire', lock, lease)
+      -- The mark and the count of relock waiters at the head, in one write
+      -- (the hash exists: it holds the mark).
+      if left > 0 then
+        redis.call('hset', waiters, head, 'granted', CLEAN, left)
+      else
+        redis.call('hset', waiters, head, 'granted')
+        if clean > 0 then
+          redis.call('hdel', waiters, CLEAN)
+        end
+      end
+      wake_evicted(waiters, channel, message, publish, evicted)
+      return head
+    end
+    redis.call('hdel', waiters, head)
+    head_left(waiters)
+    head = nil
+    -- (EVICTED may have changed: the next turn reads it again.)
+    evicted = nil
   end
 end

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/relock-go/relock/scripts"
 )
 
@@ -188,7 +190,15 @@ func (e *Election) elect(ctx context.Context, m *FairMutex, value string, start 
 		return nil, ErrClosed
 	}
 	defer e.c.elections.begun()
-	rec, ok, err := e.el.Elect(ctx, e.c.rdb, m.Owner(), value, e.writes())
+	rdb, ack, err := e.scripter(ctx)
+	if err != nil {
+		e.giveBack(ctx, m)
+		return nil, err
+	}
+	rec, ok, err := e.el.Elect(ctx, rdb, m.Owner(), value, e.writes())
+	if err == nil && ok && ack != nil {
+		err = ack.check()
+	}
 	if err != nil || !ok {
 		e.giveBack(ctx, m)
 		return nil, err
@@ -200,6 +210,23 @@ func (e *Election) elect(ctx context.Context, m *FairMutex, value string, start 
 		obs.ObserveLock(ev)
 	}
 	return t, nil
+}
+
+// scripter returns where a term begins: the Client's connection, or, with
+// WithReplicaAck, its master's with a WAIT after the script, so that the
+// term's token is acknowledged as its lock was (ack, to check afterwards).
+// Without that, a failover could lose the token after the lock's
+// acquisition was acknowledged, and the next term take the same one.
+func (e *Election) scripter(ctx context.Context) (redis.Scripter, *replicated, error) {
+	if e.c.opts.replicas == 0 {
+		return e.c.rdb, nil, nil
+	}
+	master, err := e.c.master(ctx, e.name)
+	if err != nil {
+		return nil, nil, err
+	}
+	ack := &replicated{Scripter: master, master: master, replicas: e.c.opts.replicas, timeout: e.c.opts.replicaTimeout}
+	return ack, ack, nil
 }
 
 // giveBack releases the lock of a campaign that did not become a term.

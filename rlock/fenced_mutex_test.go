@@ -118,3 +118,32 @@ func TestFencedLockErrors(t *testing.T) {
 		t.Fatalf("IsLocked after Locker.Unlock = %v, %v; want false", ok, err)
 	}
 }
+
+// A failover can lose a release and leave the owner's field on the new
+// master; the owner's next acquisition then finds its own field, as the
+// retry of a lost reply would, and must still take a new token.
+func TestFencedMutexTokenIsNewOverItsOwnLeftoverField(t *testing.T) {
+	rdb := newRedis(t)
+	ctx := ctxT(t)
+	f := newClient(t, rdb).NewFencedMutex("fenced")
+	t1, err := f.LockWithLease(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.HSet(ctx, "fenced", f.Owner(), 1).Err(); err != nil { // the release lost
+		t.Fatal(err)
+	}
+	t2, err := f.LockWithLease(ctx, time.Minute)
+	if err != nil || t2 <= t1 {
+		t.Fatalf("Lock over the owner's leftover field = %d, %v; want a token above %d", t2, err, t1)
+	}
+	if err := f.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := rdb.Exists(ctx, "fenced").Result(); n != 0 || err != nil {
+		t.Fatalf("the lock after the unlock: %d keys, %v; want it gone", n, err)
+	}
+}

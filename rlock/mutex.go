@@ -2,6 +2,7 @@ package rlock
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -45,6 +46,7 @@ type reentrant struct {
 	lock   *scripts.Lock
 	held   scripts.Held
 	fenced bool
+	last   atomic.Int64 // the token of the owner's latest acquisition (fenced)
 }
 
 func newReentrant(c *Client, name, id string, fenced bool) *reentrant {
@@ -52,11 +54,16 @@ func newReentrant(c *Client, name, id string, fenced bool) *reentrant {
 }
 
 func (k *reentrant) attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, count int) (outcome, error) {
-	take := k.lock.Acquire
+	var a scripts.Acquired
+	var err error
 	if k.fenced {
-		take = k.lock.AcquireFenced
+		a, err = k.lock.AcquireFenced(ctx, rdb, k.held.Owner, lease, count, k.last.Load())
+		if a.OK {
+			k.last.Store(a.Token)
+		}
+	} else {
+		a, err = k.lock.Acquire(ctx, rdb, k.held.Owner, lease, count)
 	}
-	a, err := take(ctx, rdb, k.held.Owner, lease, count)
 	return outcome{ok: a.OK, ttl: a.TTL, pos: -1, token: a.Token}, err
 }
 

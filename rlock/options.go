@@ -165,7 +165,8 @@ func WithFairWaitTimeout(d time.Duration) Option {
 // ErrInvalidDuration, since WAIT counts milliseconds). An acquisition that
 // too few replicas acknowledged is undone and reported as ErrNotReplicated,
 // so a failover to a replica cannot lose a lock that its owner believes
-// held (unless the acknowledging replicas are not the one promoted). It
+// held (unless the acknowledging replicas are not the one promoted); an
+// Election's term waits for its token's acknowledgement as well. It
 // costs a round trip and the replication delay on every acquisition. It
 // needs a single-node or failover client (*redis.Client) or a
 // *redis.ClusterClient.

@@ -175,13 +175,7 @@ func burstLimiter(t *testing.T, rdb *redis.Client, limit int) (*RateLimiter, *at
 func TestClockRateLimiterGivesUpAtOnce(t *testing.T) {
 	inBubble(t, func(t *testing.T, mr *miniredis.Miniredis, rdb *redis.Client) {
 		ctx := context.Background()
-		var count attemptCounter
-		rdb.AddHook(&count)
-		c, _ := New(rdb)
-		defer c.Close()
-		l := c.NewRateLimiter("rl")
-		setRate(t, l, Rate{Limit: 1, Interval: time.Second})
-		l.Allow(ctx)
+		l, count := burstLimiter(t, rdb, 1)
 		start := time.Now()
 		if ok, err := l.TryWait(ctx, 1, 900*time.Millisecond); ok || err != nil {
 			t.Fatalf("TryWait(900ms) = %v, %v; want false", ok, err)

@@ -25,17 +25,15 @@ func (o *owner) attemptReplicated(ctx context.Context, lease time.Duration, coun
 	if !out.ok || err != nil {
 		return out, err
 	}
-	if r.waitErr == nil && r.acked >= int64(want) {
+	ackErr := r.check()
+	if ackErr == nil {
 		return out, nil
 	}
 	// Undo this acquisition, once, as an Unlock would.
 	if _, uerr := o.kind.release(ctx, o.unlockRequest(lease, o.nextSeq(), count+1)); uerr != nil {
 		return outcome{}, errors.Join(ErrNotReplicated, fmt.Errorf("undoing the acquisition: %w", uerr))
 	}
-	if r.waitErr != nil {
-		return outcome{}, fmt.Errorf("WAIT: %w", r.waitErr)
-	}
-	return outcome{}, fmt.Errorf("%d of %d replicas acknowledged within %v: %w", r.acked, want, timeout, ErrNotReplicated)
+	return outcome{}, ackErr
 }
 
 // replicated is a redis.Scripter that sends each script call in one
@@ -56,6 +54,19 @@ func (r *replicated) EvalSha(ctx context.Context, sha string, keys []string, arg
 
 func (r *replicated) Eval(ctx context.Context, script string, keys []string, args ...any) *redis.Cmd {
 	return r.withWait(ctx, func(p redis.Pipeliner) *redis.Cmd { return p.Eval(ctx, script, keys, args...) })
+}
+
+// check reports whether the last call's writes were acknowledged by
+// enough replicas: nil, or an error (WAIT's, or one wrapping
+// ErrNotReplicated).
+func (r *replicated) check() error {
+	switch {
+	case r.waitErr != nil:
+		return fmt.Errorf("WAIT: %w", r.waitErr)
+	case r.acked < int64(r.replicas):
+		return fmt.Errorf("%d of %d replicas acknowledged within %v: %w", r.acked, r.replicas, r.timeout, ErrNotReplicated)
+	}
+	return nil
 }
 
 func (r *replicated) withWait(ctx context.Context, call func(redis.Pipeliner) *redis.Cmd) *redis.Cmd {

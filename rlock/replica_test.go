@@ -75,3 +75,33 @@ func TestReplicaAckNeedsAClientWithConnections(t *testing.T) {
 		t.Fatal("WithReplicaAck accepted zero replicas")
 	}
 }
+
+// A term's token is taken after its lock was acquired, by a script of its
+// own: with WithReplicaAck it waits for the replicas too. Here the replica
+// goes away between the two (the observer of the lock's acquisition
+// detaches it), so the token is acknowledged by nobody: the campaign fails
+// with ErrNotReplicated and gives the lock back, rather than begin a term
+// whose token a failover could hand out again.
+func TestReplicaAckCoversATermsToken(t *testing.T) {
+	rdb := newRedis(t)
+	ctx := ctxT(t)
+	replica := startReplica(t)
+	detach := func(e Event) {
+		if e.Type != EventAcquired || e.Kind != KindElection {
+			return
+		}
+		r := redis.NewClient(&redis.Options{Addr: replica.Addr})
+		defer r.Close()
+		if err := r.ReplicaOf(ctx, "NO", "ONE").Err(); err != nil {
+			t.Error(err)
+		}
+	}
+	c := newClient(t, rdb, WithReplicaAck(1, 200*time.Millisecond), WithObserver(ObserverFunc(detach)))
+	term, err := c.NewElection("acked-term").Campaign(ctx, "a")
+	if !errors.Is(err, ErrNotReplicated) {
+		t.Fatalf("Campaign whose token no replica acknowledged = %v, %v; want ErrNotReplicated", term, err)
+	}
+	if n := rdb.Exists(ctx, "acked-term").Val(); n != 0 {
+		t.Fatal("a campaign whose token was not acknowledged kept the lock")
+	}
+}

@@ -4,9 +4,9 @@
 -- A request that changes a count (an acquisition, a release, a drain, a
 -- count-down) is recorded so that a run of it resent after a lost reply
 -- changes nothing. A Client keeps one record hash per object, in the
--- object's slot: a field per slot of its own (a small number that one
--- request in flight uses at a time), valued "<seq>:<reply>" of the latest
--- request made in that slot. A Client numbers its requests in increasing
+-- object's hash slot: a field of its own per request in flight (a small
+-- number that one request uses at a time), valued "<seq>:<reply>" of the
+-- latest request made in that field. A Client numbers its requests in increasing
 -- order, so in one field a greater seq is a later request: one made after
 -- the request of a smaller seq had ended.
 
@@ -46,12 +46,12 @@ local function foreign(count, records, leases)
   return other_type(records, 'hash') or other_type(leases, 'zset')
 end
 
--- replied returns the reply recorded for request seq in slot of records:
+-- replied returns the reply recorded for request seq in field of records:
 -- the number, when the request ran already; true when a later request of
--- the slot was recorded (this run is a late copy of a request that ended:
+-- the field was recorded (this run is a late copy of a request that ended:
 -- it must change nothing); nil when the request may run.
-local function replied(records, slot, seq)
-  local rec = redis.call('hget', records, slot)
+local function replied(records, field, seq)
+  local rec = redis.call('hget', records, field)
   if rec then
     local s, reply = string.match(rec, '^(%d+):(-?%d+)$')
     if s then
@@ -66,10 +66,10 @@ local function replied(records, slot, seq)
   return nil
 end
 
--- record keeps reply as that of request seq in slot of records, the hash
+-- record keeps reply as that of request seq in field of records, the hash
 -- kept ttl milliseconds after its latest record, and returns reply.
-local function record(records, slot, seq, reply, ttl)
-  redis.call('hset', records, slot, seq .. ':' .. reply)
+local function record(records, field, seq, reply, ttl)
+  redis.call('hset', records, field, seq .. ':' .. reply)
   redis.call('pexpire', records, ttl)
   return reply
 end

@@ -7,7 +7,7 @@
 -- KEYS[3] the Client's request records (counting.lua)
 -- ARGV[1] the zero message, "0"
 -- ARGV[2] the publish command
--- ARGV[3], ARGV[4], ARGV[5] the request's slot, seq and the records' TTL
+-- ARGV[3], ARGV[4], ARGV[5] the request's field, seq and the records' TTL
 --
 -- Reply: the count after the request, the one the request made even when
 -- resent; a late copy of a request that ended changes nothing and replies

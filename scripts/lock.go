@@ -59,9 +59,12 @@ func (l *Lock) Acquire(ctx context.Context, rdb redis.Scripter, owner string, le
 }
 
 // AcquireFenced is Acquire for a fenced lock: each acquisition also takes
-// the next token from the lock's counter, which it returns.
-func (l *Lock) AcquireFenced(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, count int) (Acquired, error) {
-	vals, err := acquireFenced.Run(ctx, rdb, l.fenced, Millis(lease), owner, count).Int64Slice()
+// the next token from the lock's counter, which it returns. last is the
+// token of owner's latest acquisition (0: none), so that a field of
+// owner's that a failover left behind (its release lost) is not taken for
+// a retry: the acquisition gets a new token, never last again.
+func (l *Lock) AcquireFenced(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, count int, last int64) (Acquired, error) {
+	vals, err := acquireFenced.Run(ctx, rdb, l.fenced, Millis(lease), owner, count, last).Int64Slice()
 	a, err := acquired(vals, err)
 	if a.OK {
 		a.Token = vals[1]

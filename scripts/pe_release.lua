@@ -9,7 +9,7 @@
 -- KEYS[4] the Client's request records (counting.lua)
 -- ARGV[1] now, epoch ms
 -- ARGV[2] the publish command
--- ARGV[3], ARGV[4], ARGV[5] the request's slot, seq and the records' TTL
+-- ARGV[3], ARGV[4], ARGV[5] the request's field, seq and the records' TTL
 -- ARGV[6] '1' to count the channel's listeners when a subscriber hears the
 --         announcement, '0' not to
 -- ARGV[7...] the permit ids

@@ -11,7 +11,7 @@
 -- KEYS[6]    the client's request records (counting.lua)
 -- ARGV[1] permits (1 to 2^32-1)
 -- ARGV[2] now: the caller's clock, epoch ms
--- ARGV[3], ARGV[4], ARGV[5] the request's slot, seq and the records' TTL
+-- ARGV[3], ARGV[4], ARGV[5] the request's field, seq and the records' TTL
 --
 -- Reply: the permits given back (fewer than ARGV[1] when fewer were
 -- taken within the interval); -1 when the limiter has no rate. A key of

@@ -11,7 +11,7 @@
 -- ARGV[4] keepAliveTime, ms: the limiter is deleted after that long
 --         without an acquisition; 0: never
 -- ARGV[5] 1 to set it only if it has no rate, 0 to replace it
--- ARGV[6], ARGV[7], ARGV[8] the request's slot, seq and the records' TTL
+-- ARGV[6], ARGV[7], ARGV[8] the request's field, seq and the records' TTL
 --
 -- Reply: 1 when set, 0 when ARGV[5] is 1 and the limiter had a rate. A
 -- key of another kind is a WRONGTYPE error reply, before anything is

@@ -239,27 +239,42 @@ func TestReleasesOfOneOwnerShareARecord(t *testing.T) {
 func TestFencedTokensGrowAndRetriesKeepThem(t *testing.T) {
 	_, rdb := testkit.Miniredis(t)
 	ctx := context.Background()
-	first, err := l.AcquireFenced(ctx, rdb, "a:1", time.Second, 0)
+	first, err := l.AcquireFenced(ctx, rdb, "a:1", time.Second, 0, 0)
 	if !first.OK || err != nil || first.Token <= 0 {
 		t.Fatalf("AcquireFenced = %+v, %v; want a token", first, err)
 	}
+	// A retry of the acquisition, its reply lost, keeps the token.
+	if a, err := l.AcquireFenced(ctx, rdb, "a:1", time.Second, 0, 0); !a.OK || err != nil || a.Token != first.Token {
+		t.Fatalf("retried acquisition = %+v, %v; want the token %d", a, err, first.Token)
+	}
 	// Re-entries keep the hold's token, and so does a retry.
 	for holds := 1; holds <= 2; holds++ {
-		if a, err := l.AcquireFenced(ctx, rdb, "a:1", time.Second, holds); !a.OK || err != nil || a.Token != first.Token {
+		if a, err := l.AcquireFenced(ctx, rdb, "a:1", time.Second, holds, first.Token); !a.OK || err != nil || a.Token != first.Token {
 			t.Fatalf("re-entry = %+v, %v; want the token %d", a, err, first.Token)
 		}
 	}
-	if a, _ := l.AcquireFenced(ctx, rdb, "a:1", time.Second, 2); a.Token != first.Token {
-		t.Fatalf("retried acquisition token = %d, want %d", a.Token, first.Token)
+	if a, _ := l.AcquireFenced(ctx, rdb, "a:1", time.Second, 2, first.Token); a.Token != first.Token {
+		t.Fatalf("retried re-entry token = %d, want %d", a.Token, first.Token)
 	}
 	// A new hold takes a new token.
 	if _, err := rdb.Del(ctx, "l").Result(); err != nil {
 		t.Fatal(err)
 	}
-	if a, err := l.AcquireFenced(ctx, rdb, "a:1", time.Second, 0); !a.OK || err != nil || a.Token <= first.Token {
-		t.Fatalf("new hold = %+v, %v; want a token above %d", a, err, first.Token)
+	second, err := l.AcquireFenced(ctx, rdb, "a:1", time.Second, 0, first.Token)
+	if !second.OK || err != nil || second.Token <= first.Token {
+		t.Fatalf("new hold = %+v, %v; want a token above %d", second, err, first.Token)
 	}
-	a, err := l.AcquireFenced(ctx, rdb, "b:1", time.Second, 0)
+	// So does one that finds the owner's field left by a hold whose
+	// release a failover lost: the field is at the known count + 1, as
+	// after a lost reply, but the counter is at the owner's latest token.
+	third, err := l.AcquireFenced(ctx, rdb, "a:1", time.Second, 0, second.Token)
+	if !third.OK || err != nil || third.Token <= second.Token {
+		t.Fatalf("acquisition over a leftover field = %+v, %v; want a token above %d", third, err, second.Token)
+	}
+	if holds, err := rdb.HGet(ctx, "l", "a:1").Int(); holds != 1 || err != nil {
+		t.Fatalf("hold count after it = %d, %v; want 1", holds, err)
+	}
+	a, err := l.AcquireFenced(ctx, rdb, "b:1", time.Second, 0, 0)
 	if a.OK || err != nil || a.TTL <= 0 {
 		t.Fatalf("AcquireFenced by another owner = %+v, %v; want false and the TTL", a, err)
 	}

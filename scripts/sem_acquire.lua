@@ -4,7 +4,7 @@
 -- KEYS[1] the semaphore's count (a string, Redisson's layout)
 -- KEYS[2] the Client's request records (counting.lua)
 -- ARGV[1] permits (>= 1)
--- ARGV[2], ARGV[3], ARGV[4] the request's slot, seq and the records' TTL
+-- ARGV[2], ARGV[3], ARGV[4] the request's field, seq and the records' TTL
 -- (milliseconds)
 --
 -- Reply: the permits left after taking them, or -1 when there were too

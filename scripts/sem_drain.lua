@@ -3,7 +3,7 @@
 --
 -- KEYS[1] the semaphore's count
 -- KEYS[2] the Client's request records (counting.lua)
--- ARGV[1], ARGV[2], ARGV[3] the request's slot, seq and the records' TTL
+-- ARGV[1], ARGV[2], ARGV[3] the request's field, seq and the records' TTL
 --
 -- Reply: the permits taken (0 for a late copy of a request that ended).
 -- A key of another kind (counting.lua's foreign) is a WRONGTYPE error

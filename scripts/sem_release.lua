@@ -7,7 +7,7 @@
 -- KEYS[3] the Client's request records (counting.lua)
 -- ARGV[1] permits
 -- ARGV[2] the publish command (publish or spublish)
--- ARGV[3], ARGV[4], ARGV[5] the request's slot, seq and the records' TTL
+-- ARGV[3], ARGV[4], ARGV[5] the request's field, seq and the records' TTL
 -- ARGV[6] '1' to count the channel's listeners when a subscriber hears the
 --         announcement, '0' not to
 --

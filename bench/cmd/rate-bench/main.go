@@ -45,16 +45,7 @@ func main() {
 	flag.DurationVar(&c.duration, "duration", 3*time.Second, "each run's measured time")
 	flag.DurationVar(&c.pace, "pace", 32*time.Millisecond, "each goroutine's time between two calls (64 every 32 ms: twice L=1000)")
 	flag.Parse()
-	addr, stop, err := harness.Redis()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	defer stop()
-	if err := run(context.Background(), os.Stdout, addr, c); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	harness.Main(func(ctx context.Context, addr string) error { return run(ctx, os.Stdout, addr, c) })
 }
 
 // result is one limiter's run.

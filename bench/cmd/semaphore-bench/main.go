@@ -52,16 +52,7 @@ func main() {
 	flag.DurationVar(&c.duration, "duration", 2*time.Second, "each mode's run per round")
 	flag.DurationVar(&c.hold, "hold", time.Millisecond, "time a permit is held")
 	flag.Parse()
-	addr, stop, err := harness.Redis()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	defer stop()
-	if err := run(context.Background(), os.Stdout, addr, c); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	harness.Main(func(ctx context.Context, addr string) error { return run(ctx, os.Stdout, addr, c) })
 }
 
 // result is one mode's run.

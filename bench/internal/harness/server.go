@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"strings"
 
@@ -43,4 +45,19 @@ func RedisCluster(masters int) (addrs []string, stop func() error, err error) {
 		return nil, nil, err
 	}
 	return c.Addrs(), c.Close, nil
+}
+
+// Main runs run against the benchmarks' Redis (Redis) and stops the
+// server when run returns; an error, Redis's or run's, is printed and the
+// program exits with status 1.
+func Main(run func(ctx context.Context, addr string) error) {
+	addr, stop, err := Redis()
+	if err == nil {
+		err = run(context.Background(), addr)
+		_ = stop()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 }

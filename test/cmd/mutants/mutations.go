@@ -121,6 +121,22 @@ var mutations = []mutation{
 		Timeout: 3 * time.Minute,
 	},
 	{
+		Name:    "fair-purges-live-waiters",
+		What:    "a fair lock's scripts purge a head whose deadline passed while the lock is held, as Redisson's do: a live Redisson waiter is lost",
+		Edits:   []edit{{File: "queue/fair_common.lua", Old: "local function evict_stale(queue, timeouts, now, waiters, held)\n  local evicted = false", New: "local function evict_stale(queue, timeouts, now, waiters, held)\n  held = nil\n  local evicted = false"}},
+		Pkgs:    []string{"./queue/"},
+		Run:     "^TestWaitersOutliveTheirDeadlinesWhileTheLockIsHeld$",
+		Timeout: 2 * time.Minute,
+	},
+	{
+		Name:    "fenced-leftover-repeats-token",
+		What:    "a fenced acquisition that finds its owner's field left by a release a failover lost takes it for a retry and repeats the owner's last token",
+		Edits:   []edit{{File: "scripts/acquire_fenced.lua", Old: "if holds == 1 and token <= tonumber(ARGV[4]) then", New: "if false then"}},
+		Pkgs:    []string{"./scripts/", "./rlock/"},
+		Run:     "^(TestFencedTokensGrowAndRetriesKeepThem|TestFencedMutexTokenIsNewOverItsOwnLeftoverField)$",
+		Timeout: 2 * time.Minute,
+	},
+	{
 		Name:    "read-release-publishes-nothing",
 		What:    "a reader's last release of a read-write lock publishes no message",
 		Edits:   []edit{{File: "scripts/rw_read_release.lua", Old: "if gone then\n  redis.call(ARGV[3], KEYS[2], ARGV[1])\nend", New: "if false then\n  redis.call(ARGV[3], KEYS[2], ARGV[1])\nend"}},

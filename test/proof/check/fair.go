@@ -1,0 +1,85 @@
+package check
+
+import (
+	"github.com/relock-go/relock/test/proof/history"
+)
+
+// fairOrder checks a fair lock's grants against arrival order: a waiter A
+// is overtaken by B when B arrived more than Config.FairMargin after A
+// (so it queued after A) and was granted before A. No waiter may be
+// overtaken by more than the name's FairBound. A waiter is not judged if it
+// waited during a fault, or within one lease and Config.Slack after one: a
+// fault can evict a live waiter from the queue (a dropped subscription, a
+// deadline passed while it was deaf, a process paused), after which it
+// queues again, and its connections take that long to come back.
+func (c *nameCheck) fairOrder() {
+	margin := int64(c.cfg.FairMargin)
+	after := int64(c.spec.Lease() + c.cfg.Slack)
+	arrived := c.arrivals()
+	var acq []*history.Operation
+	for _, o := range c.ops {
+		if o.Kind == history.OpAcquire && o.Outcome == history.OutcomeOK {
+			acq = append(acq, o)
+		}
+	}
+	for i, a := range acq {
+		since := arrived[a]
+		if c.fi.any(since-after, a.Return, func(f *history.Fault) bool { return f.End+after >= since }) != "" {
+			continue
+		}
+		c.res.FairWaiters++
+		over := 0
+		var first *history.Operation
+		overtakes := func(b *history.Operation) {
+			if arrived[b] > since+margin && b.Return < a.Return {
+				over++
+				if first == nil || arrived[b] < arrived[first] {
+					first = b
+				}
+			}
+		}
+		// Those invoked before a arrived no later, unless a arrived
+		// before its invocation.
+		for j := i - 1; j >= 0 && acq[j].Call > since+margin; j-- {
+			overtakes(acq[j])
+		}
+		for _, b := range acq[i+1:] {
+			if b.Call >= a.Return {
+				break
+			}
+			overtakes(b)
+		}
+		c.res.MaxOvertaken = max(c.res.MaxOvertaken, over)
+		if over > c.spec.FairBound {
+			c.finding("", CheckFairOrder, a.Return, "%s, arrived at %s, was overtaken by %d later arrivals (bound %d), the first %s, arrived %s later",
+				c.procName(a.Proc), c.clock(since), over, c.spec.FairBound, c.procName(first.Proc), dur(arrived[first]-since))
+		}
+	}
+}
+
+// arrivals gives each acquisition the time its waiter joined the queue:
+// its invocation, or, when the same process's acquisitions of the name
+// just before it ended in doubt (a timeout), the first of those's: a
+// waiter whose attempt timed out keeps its place in the queue, and its
+// process's next acquisition (the same owner) finds it there.
+func (c *nameCheck) arrivals() map[*history.Operation]int64 {
+	arrived := make(map[*history.Operation]int64)
+	pending := make(map[int32]int64) // by process: the arrival of its acquisitions in doubt
+	for _, o := range c.ops {
+		if o.Kind != history.OpAcquire {
+			delete(pending, o.Proc)
+			continue
+		}
+		at, ok := pending[o.Proc]
+		if !ok {
+			at = o.Call
+		}
+		arrived[o] = at
+		if o.Outcome == history.OutcomeInfo {
+			pending[o.Proc] = at
+		} else {
+			delete(pending, o.Proc)
+		}
+	}
+	return arrived
+}

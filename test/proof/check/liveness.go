@@ -1,0 +1,50 @@
+package check
+
+import (
+	"time"
+
+	"github.com/relock-go/relock/test/proof/history"
+)
+
+// liveness checks that every acquire returns (ok, fail or info: served or
+// told) within its wait, its wait for a replica and Config.Slack, or, when faults overlap that
+// span, within one lease and Config.Slack after the last of them healed.
+// An acquire without a completion is judged only if its process was not
+// killed before that bound and the run lasted past it.
+func (c *nameCheck) liveness() {
+	wait, bounded := c.spec.Wait()
+	if !bounded {
+		return
+	}
+	lease, slack := int64(c.spec.Lease()), int64(c.cfg.Slack)
+	for _, o := range c.ops {
+		if o.Kind != history.OpAcquire {
+			continue
+		}
+		bound := o.Call + int64(wait+c.spec.Ack()) + slack
+		for grown := true; grown; {
+			grown = false
+			c.fi.each(o.Call, bound, func(f *history.Fault) bool {
+				if e := f.End + lease + slack; e > bound {
+					bound, grown = e, true
+				}
+				return true
+			})
+		}
+		if o.Done() {
+			c.res.Waiters++
+			c.res.LongestWait = max(c.res.LongestWait, time.Duration(o.Return-o.Call))
+			if o.Return > bound {
+				c.finding("", CheckLiveness, o.Return, "%s's acquire, invoked at %s, returned after %s, past its bound of %s",
+					c.procName(o.Proc), c.clock(o.Call), dur(o.Return-o.Call), dur(bound-o.Call))
+			}
+			continue
+		}
+		if k, killed := c.fi.killedAt(c.run.Procs[o.Proc].Name, o.Call); (killed && k <= bound) || bound >= c.run.End {
+			continue
+		}
+		c.res.Waiters++
+		c.finding("", CheckLiveness, bound, "%s's acquire, invoked at %s, was never served nor told (bound %s)",
+			c.procName(o.Proc), c.clock(o.Call), dur(bound-o.Call))
+	}
+}

@@ -1,0 +1,225 @@
+package check
+
+import (
+	"fmt"
+	"time"
+)
+
+// Severity is what a Finding means for the run.
+type Severity int
+
+const (
+	// Measured: what cannot hold, counted and reported (overlapping
+	// holders while one was paused past its lease, writes a restart
+	// without persistence lost). It never fails a run.
+	Measured Severity = iota + 1
+	// Unchecked: the checker could not decide (porcupine timed out). The
+	// part is not proven: a run with one is not a pass.
+	Unchecked
+	// Violation: what must hold did not. It fails the run.
+	Violation
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Measured:
+		return "measured"
+	case Unchecked:
+		return "unchecked"
+	case Violation:
+		return "VIOLATION"
+	}
+	return fmt.Sprintf("Severity(%d)", int(s))
+}
+
+// The checks, as Finding.Check names them (the package doc says what each
+// proves).
+const (
+	CheckRegister    = "register"     // the register is linearizable (porcupine)
+	CheckLostUpdates = "lost-updates" // the counter's final value counts every accepted write
+	CheckStoreTokens = "store-tokens" // the fenced store never accepted a token below one it accepted
+	CheckGrantTokens = "grant-tokens" // tokens granted are distinct and grow in real-time order
+	CheckExclusion   = "exclusion"    // no two holders at once (writers: not beside readers)
+	CheckPermits     = "permits"      // never more than N inside a semaphore
+	CheckFairOrder   = "fair-order"   // no waiter overtaken by more than the bound
+	CheckLiveness    = "liveness"     // every waiter served or told in time
+)
+
+// Finding is one thing the checker found.
+type Finding struct {
+	Severity Severity
+	Check    string
+	Name     string
+	Workload string
+	At       int64         // ns since the Unix epoch: when it happened
+	Since    time.Duration // At, from the run's start
+	Cause    string        // Measured: what explains it (a fault, a lease run out)
+	Text     string
+}
+
+func (f Finding) String() string {
+	s := fmt.Sprintf("%s %s %s (%s) at +%s: %s", f.Severity, f.Check, f.Name, f.Workload, f.Since.Round(time.Millisecond), f.Text)
+	if f.Cause != "" {
+		s += " [" + f.Cause + "]"
+	}
+	return s
+}
+
+// Counts is how many findings of each severity.
+type Counts struct {
+	Violations, Measured, Unchecked int
+}
+
+func (c *Counts) merge(o Counts) {
+	c.Violations += o.Violations
+	c.Measured += o.Measured
+	c.Unchecked += o.Unchecked
+}
+
+func (c *Counts) add(s Severity) {
+	switch s {
+	case Violation:
+		c.Violations++
+	case Measured:
+		c.Measured++
+	case Unchecked:
+		c.Unchecked++
+	}
+}
+
+// NameResult is what was checked on one name, and what was found.
+type NameResult struct {
+	Name, Workload string
+	Operations     int // operations of the name (invocations)
+	Acquisitions   int // acquires that returned ok
+	// Register is porcupine's verdict on the name's register: "ok",
+	// "illegal" (some chunk is not linearizable), "unknown" (some chunk
+	// timed out and none is illegal), or "" when the workload has none.
+	Register string
+	Chunks   int // pieces the register's history was checked in
+	// Overlaps counts pairs of sections that overlapped (explained or not).
+	Overlaps int
+	// LostUpdates is how many accepted writes the counter's final value
+	// does not count (at least); -1 when the final value is not known.
+	LostUpdates int64
+	// MaxInside is a semaphore's most holders at once, by sections.
+	MaxInside int
+	// MaxOvertaken is a fair lock's most later arrivals granted before one
+	// waiter; FairWaiters how many waiters were judged.
+	MaxOvertaken, FairWaiters int
+	// Waiters is how many acquires liveness judged; LongestWait the
+	// longest any of them waited.
+	Waiters     int
+	LongestWait time.Duration
+	ByCheck     map[string]*Counts
+	Counts
+}
+
+// Cell is the table's cell for one fault kind and workload: acquisitions
+// made while the fault was on or its effects could last (its span, then
+// one lease and a second), and findings in that span. Kind "none" holds
+// what happened out of every fault's span.
+type Cell struct {
+	Fault, Workload string
+	Acquisitions    int
+	Counts
+}
+
+// NoFault is the Cell.Fault of what happened out of every fault's span.
+const NoFault = "none"
+
+// Result is the checker's verdict on a run.
+type Result struct {
+	Names []NameResult
+	// Findings holds every violation and unchecked part, and up to
+	// Config.MaxExamples measured findings per name and check (the counts
+	// in Names count them all).
+	Findings []Finding
+	Cells    []Cell
+	// Visualizations are the porcupine visualizations written (HTML), one
+	// per register chunk found illegal, up to Config.MaxVisualizations.
+	Visualizations []string
+	Counts
+}
+
+// Failed reports whether anything that must hold did not.
+func (r *Result) Failed() bool { return r.Violations > 0 }
+
+// Proven reports whether the run passed: no violation, and nothing left
+// unchecked.
+func (r *Result) Proven() bool { return r.Violations == 0 && r.Unchecked == 0 }
+
+// Config tunes the checker; a zero field takes its default, a negative one
+// is an error.
+type Config struct {
+	// ChunkTimeout bounds porcupine on one chunk of a register's history
+	// (default 10 s); a chunk that takes longer is Unchecked.
+	ChunkTimeout time.Duration
+	// ChunkOps is how many operations a chunk aims at (default 1000).
+	ChunkOps int
+	// Horizon bounds how long after its invocation an operation of
+	// unknown outcome on a register without fencing may still take effect
+	// (default 5 s, counted from the end of any fault it overlaps). A
+	// fenced register needs none: a higher token ends the window.
+	Horizon time.Duration
+	// FairMargin is how much earlier a waiter must have been invoked than
+	// another to count as the earlier arrival (default 250 ms: the time to
+	// subscribe and queue, and a JVM's pause or a busy host's between the
+	// invocation's record and the queueing).
+	FairMargin time.Duration
+	// Slack is liveness's "+ 1 s" (default 1 s).
+	Slack time.Duration
+	// RedissonTimeout is the Java workers' Redisson response timeout
+	// (default 1 s): Redisson sends a command again when no reply came
+	// within it, so a semaphore's release that took longer, or failed
+	// without an answer, may have been applied twice.
+	RedissonTimeout time.Duration
+	// VisualDir is where porcupine's visualizations are written (default:
+	// the run's directory; none if the run has none); MaxVisualizations
+	// how many (default 3).
+	VisualDir         string
+	MaxVisualizations int
+	// MaxExamples is how many measured findings Result keeps per name and
+	// check (default 20).
+	MaxExamples int
+}
+
+func (c Config) validate() error {
+	for name, d := range map[string]time.Duration{"ChunkTimeout": c.ChunkTimeout, "Horizon": c.Horizon, "FairMargin": c.FairMargin, "Slack": c.Slack, "RedissonTimeout": c.RedissonTimeout} {
+		if d < 0 {
+			return fmt.Errorf("check: Config.%s is negative (%v)", name, d)
+		}
+	}
+	for name, n := range map[string]int{"ChunkOps": c.ChunkOps, "MaxVisualizations": c.MaxVisualizations, "MaxExamples": c.MaxExamples} {
+		if n < 0 {
+			return fmt.Errorf("check: Config.%s is negative (%d)", name, n)
+		}
+	}
+	return nil
+}
+
+// DefaultConfig returns the Config the zero Config stands for.
+func DefaultConfig() Config { return Config{}.withDefaults() }
+
+func (c Config) withDefaults() Config {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.ChunkTimeout, 10*time.Second)
+	def(&c.Horizon, 5*time.Second)
+	def(&c.FairMargin, 250*time.Millisecond)
+	def(&c.Slack, time.Second)
+	def(&c.RedissonTimeout, time.Second)
+	if c.ChunkOps <= 0 {
+		c.ChunkOps = 1000
+	}
+	if c.MaxVisualizations <= 0 {
+		c.MaxVisualizations = 3
+	}
+	if c.MaxExamples <= 0 {
+		c.MaxExamples = 20
+	}
+	return c
+}
