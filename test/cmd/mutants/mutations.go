@@ -106,7 +106,7 @@ var mutations = []mutation{
 		What: "a fair lock's release grants the last waiter of the queue, not the first",
 		Edits: []edit{
 			{File: "queue/fair_grant.lua", Old: "head = head or redis.call('lindex', queue, 0)", New: "head = redis.call('lindex', queue, -1)"},
-			{File: "queue/fair_grant.lua", Old: "      redis.call('lpop', queue)\n      redis.call('zrem', timeouts, head)\n      if heard then", New: "      redis.call('lrem', queue, 1, head)\n      redis.call('zrem', timeouts, head)\n      if heard then"},
+			{File: "queue/fair_grant.lua", Old: "    redis.call('lpop', queue)\n    redis.call('zrem', timeouts, head)\n    if heard then", New: "    redis.call('lrem', queue, 1, head)\n    redis.call('zrem', timeouts, head)\n    if heard then"},
 		},
 		Pkgs:    []string{"./queue/", "./rlock/"},
 		Run:     "^(TestReleaseGrantsTheHead|TestFairMutexGrantsInArrivalOrder)$",
@@ -115,7 +115,7 @@ var mutations = []mutation{
 	{
 		Name:    "fair-keeps-a-dead-head",
 		What:    "a fair lock's release never evicts a relock head nobody hears: the queue waits for its deadline",
-		Edits:   []edit{{File: "queue/fair_grant.lua", Old: "      if heard and not lease then", New: "      if not heard and mark then\n        return nil\n      end\n      if heard and not lease then"}},
+		Edits:   []edit{{File: "queue/fair_grant.lua", Old: "    if heard and not lease then", New: "    if not heard and mark then\n      return nil\n    end\n    if heard and not lease then"}},
 		Pkgs:    []string{"./queue/", "./rlock/"},
 		Run:     "^(TestDeadWaiterIsPassedOver|TestFairMutexDeadWaiterEvictedOnItsTurn)$",
 		Timeout: 3 * time.Minute,
