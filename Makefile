@@ -94,8 +94,19 @@ staticcheck: ## staticcheck of every module (installed at the pinned version)
 	@for m in $(MODULES); do (cd $$m && $(STATICCHECK) ./...) || exit 1; done
 
 # The comparison run: scenarios, table, JSON and plots under bench/out.
-bench: redis-server ## the comparison with other Go lock libraries: table, JSON, plots under bench/out
-	cd bench && $(GO) run ./cmd/relock-bench $(BENCHFLAGS)
+# SCALE=100k runs the scale scenarios instead (minutes, not CI): 10 000,
+# 30 000 and 100 000 locks x 3 waiters on one redis-server, then 100 000
+# on Redis Clusters of 1 and 3 masters, sharded pub/sub, with Redisson
+# waiting beside on some locks (Java 17 and the Redisson peer's jar, as
+# make interop). docs/scale.md reads its results.
+SCALE ?=
+ifeq ($(SCALE),100k)
+SCALEFLAGS := -scenarios scale,cluster-scale -scale-locks 10000,30000,100000 -cluster-scale-locks 100000 -cluster-scale-masters 1,3 -idle 2s -out out/scale
+else ifneq ($(SCALE),)
+$(error SCALE=$(SCALE): the only scale run is SCALE=100k)
+endif
+bench: redis-server ## the comparison with other Go lock libraries: table, JSON, plots under bench/out (SCALE=100k: the scale runs)
+	cd bench && RELOCK_REDISSON_PEER=$(RELOCK_REDISSON_PEER) $(GO) run ./cmd/relock-bench $(SCALEFLAGS) $(BENCHFLAGS)
 
 # go test microbenchmarks against a real redis-server.
 bench-micro: redis-server ## go test microbenchmarks against a real redis-server

@@ -87,17 +87,21 @@
 // takes one wait timeout off all of them, and a waiter giving up takes one
 // off those behind it. Such deadlines never move with time: through a
 // long hold, or a long run of grants, a live waiter's would pass. So while
-// the lock is held (or granted and not yet claimed), relock's scripts keep
+// the lock is held (or granted and not yet claimed), relock's scripts that
+// read the clock (an attempt that does not simply join, a release) keep
 // the head's deadline at least a wait timeout away, moving every deadline
 // behind it by as much, and evict nobody: a Redisson waiter is not purged
-// while it waits for a live holder. Once the lock is free, a script first
-// evicts waiters from the head whose deadline has passed (Redisson's
-// rule). A live relock waiter at the head also refreshes its deadline on
-// each attempt, so no deadline evicts it however long it waits. Should a
-// live waiter
-// find itself evicted anyway (a pause longer than the wait timeout, or a
-// turn that came while its pub/sub connection was down), it was the head,
-// and it goes back to the head.
+// while it waits for a live holder. A join while another owner holds the
+// lock gives no turn and reads no clock: it queues at the tail. Once the
+// lock is free, the stale heads are evicted (Redisson's rule) by the
+// attempts and force-releases before anything else, and by a release
+// before it gives the turn, which passes over only the stale heads that are
+// not relock waiters (a relock head's silence tells whether it is dead).
+// A live relock waiter at the head also refreshes its deadline on each
+// attempt, so no deadline evicts it however long it waits. Should a live
+// waiter find itself evicted anyway (a pause longer than the wait timeout,
+// or a turn that came while its pub/sub connection was down), it was the
+// head, and it goes back to the head.
 //
 // What a dead waiter costs the queue: a relock waiter that died is evicted
 // as soon as a relock script gives it its turn, so it costs nothing beyond

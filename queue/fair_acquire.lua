@@ -43,10 +43,58 @@
 -- is ARGV[7] + 1: it is a retry of an acquisition whose reply was lost.
 local lock, queue, timeouts, channel, waiters = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local lease, owner, wait, mode = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
-local now = now_ms()
 local mark = lease .. ':' .. ARGV[8]
-if mode ~= 'claim' and not_a_lock(lock) then
-  return not_a(lock, 'lock')
+
+-- How often a join that finds relock waiters queued already keeps their
+-- hash long enough (mark_waiter): at the first one's, and then about every
+-- KEEP_EVERY-th join, those whose deadline is a multiple of KEEP_EVERY
+-- wait timeouts when counted in wait timeouts (successive joins' deadlines
+-- are a wait timeout apart). Between two, the hash lives at least a wait
+-- timeout past the last kept one's deadline; a hash kept too short only
+-- costs its waiters a wake-up instead of a grant (a waiter with no mark is
+-- told its turn as Redisson's are), and the next first join keeps it
+-- again.
+local KEEP_EVERY = 8
+
+-- A join while another owner holds the lock changes no turn: the owner
+-- queues at the tail behind whoever waits, with Redisson's deadline (the
+-- last waiter's plus the wait timeout), and learns its place. The stale
+-- heads are left to the script that next gives a turn (a release, or an
+-- attempt that finds the lock free), which evicts them first; so the
+-- common join reads no clock. Returns nil, having changed nothing, when
+-- the owner has a deadline already (a join resent after its reply was
+-- lost): the full path below finds its place.
+local function join_held(pttl)
+  local now
+  local last = redis.call('lindex', queue, -1)
+  local deadline = last and tonumber(redis.call('zscore', timeouts, last) or false)
+  if deadline then
+    deadline = deadline + wait
+  else
+    now = now_ms()
+    if last then
+      deadline = now + wait
+    else
+      deadline = pttl + wait + now
+    end
+  end
+  if redis.call('zadd', timeouts, 'NX', deadline, owner) == 0 then
+    return nil
+  end
+  local pos = redis.call('rpush', queue, owner) - 1
+  local known = clean_of(waiters)
+  local clean
+  if known == pos then
+    clean = pos + 1
+  end
+  if known == 0 or wait <= 0 or math.floor(deadline / wait) % KEEP_EVERY == 0 then
+    mark_waiter(waiters, timeouts, owner, mark, now or now_ms(), wait, clean, deadline)
+  elseif clean then
+    redis.call('hset', waiters, owner, mark, CLEAN, clean)
+  else
+    redis.call('hset', waiters, owner, mark)
+  end
+  return {0, pttl, pos}
 end
 
 if mode == 'claim' then
@@ -60,14 +108,27 @@ if mode == 'claim' then
   return {0, redis.call('pttl', lock), -1}
 end
 
+local kv = hash_of(lock)
+if kv == nil or no_lock_fields(kv) then
+  return not_a(lock, 'lock')
+end
+local mine = field_of(kv, owner) ~= false
 local pttl = redis.call('pttl', lock)
+if mode == 'join' and pttl ~= -2 and not mine then
+  local queued = join_held(pttl)
+  if queued then
+    return queued
+  end
+end
+
+local now = now_ms()
 local held
 if pttl ~= -2 then
   held = wait
 end
 local _, head = evict_stale(queue, timeouts, now, waiters, held)
 if mode == 'stay' and not redis.call('lpos', queue, owner) and redis.call('hget', waiters, owner) ~= 'granted'
-    and redis.call('hexists', lock, owner) == 0 then
+    and not mine then
   -- (An owner that holds the lock, taken by another of its goroutines,
   -- re-enters it below instead.)
   -- Back to the head, with a deadline no later than the next one's.
@@ -81,6 +142,7 @@ if mode == 'stay' and not redis.call('lpos', queue, owner) and redis.call('hget'
   head = owner
 end
 
+-- (Nothing above changed the lock since its PTTL and fields were read.)
 if pttl == -2 then
   if not head or head == owner then
     if head then
@@ -103,7 +165,7 @@ if pttl == -2 then
     return {1}
   end
   pttl = redis.call('pttl', lock)
-elseif redis.call('hexists', lock, owner) == 1 then
+elseif mine then
   if ARGV[7] == '0' and redis.call('hget', waiters, owner) == 'granted' then
     -- Claims the lock a release granted it. (An owner that knows it holds
     -- the lock re-enters it: a grant it took without a claim keeps its

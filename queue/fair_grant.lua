@@ -57,9 +57,12 @@ end
 -- Tells the Redisson waiters evicted unheard (EVICTED) that a turn was
 -- given, with the unlock message on each one's channel: one that listens
 -- again retries its acquisition and queues anew (at the tail: it lost its
--- place), and is forgotten; the others stay listed.
-local function wake_evicted(waiters, channel, message, publish)
-  local list = redis.call('hget', waiters, EVICTED)
+-- place), and is forgotten; the others stay listed. list is the field's
+-- value when the caller read it (false: none), nil when it did not.
+local function wake_evicted(waiters, channel, message, publish, list)
+  if list == nil then
+    list = redis.call('hget', waiters, EVICTED)
+  end
   if not list then
     return
   end
@@ -99,15 +102,16 @@ end
 -- Every turn given tells the Redisson waiters evicted unheard before
 -- (wake_evicted). Returns the owner granted the lock, if any.
 local function grant_next(lock, queue, timeouts, waiters, channel, message, publish, wait, head)
-  local now
+  local now, evicted
   while true do
     head = head or redis.call('lindex', queue, 0)
     if not head then
-      wake_evicted(waiters, channel, message, publish)
+      wake_evicted(waiters, channel, message, publish, evicted)
       return nil
     end
-    local found = redis.call('hmget', waiters, head, CLEAN)
+    local found = redis.call('hmget', waiters, head, CLEAN, EVICTED)
     local mark, clean = found[1], tonumber(found[2] or '0')
+    evicted = found[3]
     local lease, id
     if mark and mark ~= 'granted' then
       lease, id = string.match(mark, '^(%d+):(.+)$')
@@ -119,7 +123,7 @@ local function grant_next(lock, queue, timeouts, waiters, channel, message, publ
     local heard = announce(publish, channel, head, tell_head)
     if heard and not lease then
       redis.call('hdel', waiters, UNHEARD)
-      wake_evicted(waiters, channel, message, publish)
+      wake_evicted(waiters, channel, message, publish, evicted)
       return nil
     end
     if not heard and not mark then
@@ -151,11 +155,13 @@ local function grant_next(lock, queue, timeouts, waiters, channel, message, publ
           redis.call('hdel', waiters, CLEAN)
         end
       end
-      wake_evicted(waiters, channel, message, publish)
+      wake_evicted(waiters, channel, message, publish, evicted)
       return head
     end
     redis.call('hdel', waiters, head)
     head_left(waiters)
     head = nil
+    -- (EVICTED may have changed: the next turn reads it again.)
+    evicted = nil
   end
 end

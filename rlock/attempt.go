@@ -41,7 +41,7 @@ func (o *owner) attempt(ctx context.Context, lease time.Duration, t ownerTurn) (
 	if o.c.opts.replicas > 0 {
 		out, err = o.attemptReplicated(ctx, lease, count, t)
 	} else {
-		out, err = t.send(ctx, o.c.rdb, lease, count)
+		out, err = t.send(ctx, o.c.sender, lease, count)
 	}
 	if out.granted {
 		// No attempt was sent: the grant was made after the last one.

@@ -41,8 +41,9 @@ type Client struct {
 	// (MaxRetries above 0), so a bare release that fails is sent again,
 	// recorded (see owner.unlock).
 	resends bool
-	// attempts bounds the acquisition attempts in flight.
-	attempts attemptGate
+	// sender sends the acquisition attempts and the releases, batching
+	// them when many are in flight.
+	sender *sender
 	// elections are the Client's terms (which Close ends) and elections.
 	elections elections
 
@@ -97,7 +98,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 		return nil, opError("new client", "", fmt.Errorf("sharded pub/sub needs a *redis.ClusterClient, not %T", rdb))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Client{rdb: rdb, opts: o, obs: o.observer(), ids: ownerid.NewSource(), recordTTL: retryWindow(rdb), resends: resends(rdb), attempts: newAttemptGate(rdb), ctx: ctx, cancel: cancel}
+	c := &Client{rdb: rdb, opts: o, obs: o.observer(), ids: ownerid.NewSource(), recordTTL: retryWindow(rdb), resends: resends(rdb), sender: newSender(rdb), ctx: ctx, cancel: cancel}
 	if !cluster || (o.sharded != nil && !*o.sharded) {
 		c.setWire(false)
 	}

@@ -42,7 +42,7 @@ func (c *Client) NewMutex(name string) *Mutex {
 // reentrant is Redisson's RLock (Mutex) and, fenced, its RFencedLock
 // (FencedMutex): one field of the lock's hash per owner.
 type reentrant struct {
-	rdb    redis.UniversalClient
+	rdb    scripts.Runner // the Client's sender
 	lock   *scripts.Lock
 	held   scripts.Held
 	fenced bool
@@ -50,7 +50,7 @@ type reentrant struct {
 }
 
 func newReentrant(c *Client, name, id string, fenced bool) *reentrant {
-	return &reentrant{rdb: c.rdb, lock: scripts.NewLock(name), held: scripts.Held{Key: name, Owner: id}, fenced: fenced}
+	return &reentrant{rdb: c.sender, lock: scripts.NewLock(name), held: scripts.Held{Key: name, Owner: id}, fenced: fenced}
 }
 
 func (k *reentrant) attempt(ctx context.Context, rdb redis.Scripter, lease time.Duration, count int) (outcome, error) {

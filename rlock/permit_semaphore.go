@@ -196,7 +196,7 @@ func (t *permitTurn) attempt(ctx context.Context) (outcome, error) {
 	if t.lease > 0 {
 		t.expiry = time.Now().Add(t.lease)
 	}
-	ok, next, err := t.s.Acquire(context.WithoutCancel(ctx), t.c.rdb, [][]byte{t.raw}, t.expiry, t.lease == 0, t.c.publishCommand())
+	ok, next, err := t.s.Acquire(context.WithoutCancel(ctx), t.c.sender, [][]byte{t.raw}, t.expiry, t.lease == 0, t.c.publishCommand())
 	pause := t.c.opts.watchdogTimeout
 	if !next.IsZero() {
 		pause = min(pause, max(time.Until(next), time.Millisecond))
@@ -241,7 +241,7 @@ func (s *PermitExpirableSemaphore) Release(ctx context.Context, id string) error
 	defer end()
 	var ls scripts.Listeners
 	n, err := persist(s.c, ctx, func(ctx context.Context) (n int64, err error) {
-		n, ls, err = s.s.Release(ctx, s.c.rdb, [][]byte{raw}, s.c.publishCommand(), req, s.c.countDue(s.channel))
+		n, ls, err = s.s.Release(ctx, s.c.sender, [][]byte{raw}, s.c.publishCommand(), req, s.c.countDue(s.channel))
 		return n, err
 	})
 	switch {

@@ -19,14 +19,10 @@ type progress struct {
 	w        *waiter // listed while the acquisition waits
 }
 
-// attempt makes one attempt of the acquisition, through the Client's
-// attempt gate. (A grant is not an attempt: no script ran.)
+// attempt makes one attempt of the acquisition. (A grant is not an
+// attempt: no script ran.)
 func (p *progress) attempt(ctx context.Context) (outcome, error) {
-	if err := p.c.attempts.pass(ctx); err != nil {
-		return outcome{}, err
-	}
 	out, err := p.t.attempt(ctx)
-	p.c.attempts.done()
 	p.granted = out.granted
 	if !out.granted {
 		p.attempts++

@@ -59,8 +59,8 @@ type rwSide struct{ handle }
 func (c *Client) NewRWMutex(name string) *RWMutex {
 	rw := &RWMutex{lock: scripts.NewRWLock(name)}
 	id, channel := c.ids.Next(), keys.RWChannel(name)
-	rw.w.init(c, name, id, channel, &rwKind{rdb: c.rdb, lock: rw.lock, owner: id}, clientTurns{})
-	rw.r.init(c, name, id, channel, &rwKind{rdb: c.rdb, lock: rw.lock, owner: id, read: true}, clientTurns{shared: true})
+	rw.w.init(c, name, id, channel, &rwKind{rdb: c.sender, lock: rw.lock, owner: id}, clientTurns{})
+	rw.r.init(c, name, id, channel, &rwKind{rdb: c.sender, lock: rw.lock, owner: id, read: true}, clientTurns{shared: true})
 	rw.shareLine()
 	return rw
 }

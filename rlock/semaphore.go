@@ -143,7 +143,7 @@ type semaphoreTurn struct {
 func (t *semaphoreTurn) attempt(ctx context.Context) (outcome, error) {
 	req, end := t.h.request()
 	defer end()
-	left, err := t.s.Acquire(context.WithoutCancel(ctx), t.c.rdb, t.permits, req)
+	left, err := t.s.Acquire(context.WithoutCancel(ctx), t.c.sender, t.permits, req)
 	return outcome{ok: left >= 0 && err == nil, ttl: t.c.opts.watchdogTimeout, count: t.permits}, err
 }
 
@@ -171,7 +171,7 @@ func (s *Semaphore) release(ctx context.Context, n int) (int64, error) {
 	defer end()
 	var ls scripts.Listeners
 	count, err := persist(s.c, ctx, func(ctx context.Context) (n64 int64, err error) {
-		n64, ls, err = s.s.Release(ctx, s.c.rdb, n, s.c.publishCommand(), req, s.c.countDue(s.channel))
+		n64, ls, err = s.s.Release(ctx, s.c.sender, n, s.c.publishCommand(), req, s.c.countDue(s.channel))
 		return n64, err
 	})
 	if err == nil {

@@ -20,11 +20,14 @@
 -- acquisition took a token above the owner's latest; a leftover field's
 -- is the owner's latest, and the acquisition is a new one.
 local ttl = redis.call('pttl', KEYS[1])
-if ttl ~= -2 and redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
-  if not_a_lock(KEYS[1]) then
-    return not_a(KEYS[1], 'lock')
+if ttl ~= -2 then
+  local kv = hash_of(KEYS[1])
+  if kv == nil or not field_of(kv, ARGV[2]) then
+    if kv == nil or no_lock_fields(kv) then
+      return not_a(KEYS[1], 'lock')
+    end
+    return {0, ttl}
   end
-  return {0, ttl}
 end
 local holds, added = take_hold(KEYS[1], ARGV[2], ARGV[3], ARGV[1], ttl == -2)
 if added and holds == 1 then

@@ -1,7 +1,9 @@
 -- The end of acquire.lua, after hold.lua's helpers: the lock is held (ttl
--- is its PTTL), by this owner or another.
-if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
-  if not_a_lock(KEYS[1]) then
+-- is its PTTL), by this owner or another. One HGETALL tells which, and
+-- whether the key is a lock at all when it is not the owner's.
+local kv = hash_of(KEYS[1])
+if kv == nil or not field_of(kv, ARGV[2]) then
+  if kv == nil or no_lock_fields(kv) then
     return not_a(KEYS[1], 'lock')
   end
   return -(ttl + 2)

@@ -20,28 +20,34 @@ local function not_a(key, want)
   return redis.error_reply('WRONGTYPE it is a ' .. t .. ', not a ' .. want)
 end
 
--- Whether lock holds a value that is not a lock in Redisson's layout:
--- a key of another type, or a hash that is not owner fields valued
--- positive hold counts, with at most a read-write lock's 'mode' field,
--- 'read' or 'write'. A missing key is no value at all. (rlock's
--- isLockHash checks the same, and the owner ids' shape too.) Run
--- where an acquisition finds the lock not its own, so that a hash that is
--- no lock fails at once instead of being waited for.
-local function not_a_lock(lock)
-  local t = redis.call('type', lock)
-  if type(t) == 'table' then
-    t = t.ok
+-- The fields and values of the hash at lock as HGETALL lists them (none
+-- when the key is missing, or gone on a server whose TTLs follow the wall
+-- clock while a script runs: miniredis's ClockTTL), or nil when the key
+-- holds another type: one command, which HEXISTS would cost too.
+local function hash_of(lock)
+  local kv = redis.pcall('hgetall', lock)
+  if kv.err then
+    return nil
   end
-  if t == 'none' then
-    return false
+  return kv
+end
+
+-- The value of field in kv (hash_of), or false.
+local function field_of(kv, field)
+  for i = 1, #kv, 2 do
+    if kv[i] == field then
+      return kv[i + 1]
+    end
   end
-  if t ~= 'hash' then
-    return true
-  end
-  local kv = redis.call('hgetall', lock)
+  return false
+end
+
+-- Whether kv, a hash's fields and values (hash_of), is not a lock in
+-- Redisson's layout: owner fields valued positive hold counts, with at
+-- most a read-write lock's 'mode' field, 'read' or 'write'. No field at
+-- all is no value at all.
+local function no_lock_fields(kv)
   if #kv == 0 then
-    -- Gone since TYPE: a server whose TTLs follow the wall clock while a
-    -- script runs (miniredis's ClockTTL, as the demo's) expired it.
     return false
   end
   local owners = 0
@@ -58,6 +64,17 @@ local function not_a_lock(lock)
     end
   end
   return owners == 0
+end
+
+-- Whether lock holds a value that is not a lock in Redisson's layout: a
+-- key of another type, or a hash that no_lock_fields refuses. A missing
+-- key is no value at all. (rlock's isLockHash checks the same, and the
+-- owner ids' shape too.) Run where an acquisition finds the lock not its
+-- own, so that a hash that is no lock fails at once instead of being
+-- waited for.
+local function not_a_lock(lock)
+  local kv = hash_of(lock)
+  return kv == nil or no_lock_fields(kv)
 end
 
 -- Takes one more hold of lock for owner, whose hold count was known to be

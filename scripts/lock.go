@@ -130,7 +130,7 @@ type Unlock struct {
 //
 // Asked to (u.Count), a release heard by a subscriber of the channel, or
 // passed on, replies who listened on the channel then (Reply.Listeners).
-func (l *Lock) Release(ctx context.Context, rdb redis.UniversalClient, u Unlock) (Reply, error) {
+func (l *Lock) Release(ctx context.Context, rdb Runner, u Unlock) (Reply, error) {
 	if u.Bare && u.HoldCount == 1 && u.Next == "" {
 		scripts := releaseBare
 		if u.Publish == SPublish {

@@ -204,6 +204,13 @@ func (r *renewer) args(leaseMs int64, batch []Held) (keys []string, args []any) 
 	return keys, args
 }
 
+// Runner is what a script that is sent at most once runs on (Lock.Release):
+// a go-redis client, or anything that sends commands as one does.
+type Runner interface {
+	redis.Scripter
+	Process(ctx context.Context, cmd redis.Cmder) error
+}
+
 // onceCmd is a command go-redis sends at most once: it never resends it
 // after a network error or a timeout (Cmder.NoRetry), so that a request
 // sent once is applied at most once without a record of it in Redis.
@@ -216,7 +223,7 @@ func (onceCmd) NoRetry() bool { return true }
 // are those of its EVALSHA (the command, the sha1, the number of keys, the
 // keys, the arguments); when the server lacks the script (NOSCRIPT: it ran
 // nothing), they are sent again as EVAL of src.
-func runOnce(ctx context.Context, rdb redis.UniversalClient, src string, args []any) *redis.Cmd {
+func runOnce(ctx context.Context, rdb Runner, src string, args []any) *redis.Cmd {
 	cmd := redis.NewCmd(ctx, args...)
 	cmd.SetFirstKeyPos(3) // for the slot, on a Redis Cluster
 	_ = rdb.Process(ctx, onceCmd{cmd})

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,6 +31,7 @@ func TestTinyRunEndToEnd(t *testing.T) {
 		"-locks", "40", "-waiters", "2", "-idle", "100ms", "-scale-locks", "50,100",
 		"-watchdog-locks", "40", "-watchdog-timeout", "600ms", "-watchdog-periods", "1",
 		"-cluster-locks", "12", "-cluster-waiters", "2",
+		"-scenarios", strings.Join(scenarioNames, ","), "-cluster-scale-locks", "30", "-cluster-scale-masters", "1", "-java-names", "0",
 		"-out", out,
 	})
 	if err != nil {
@@ -96,6 +98,16 @@ func TestTinyRunEndToEnd(t *testing.T) {
 		}
 	}
 
+	if got, want := len(rep.ClusterScale), 1; got != want {
+		t.Fatalf("%d cluster-scale results, want %d", got, want)
+	}
+	for _, x := range rep.ClusterScale {
+		if x.Errors != 0 || len(x.Masters) != 1 || x.Masters[0].Locks != x.Locks || x.Acquired != int64(x.Locks*x.Waiters) {
+			t.Errorf("cluster-scale: %d errors (%s), masters %+v, %d acquisitions; want 0 errors, one master with the %d locks, %d acquisitions",
+				x.Errors, x.FirstError, x.Masters, x.Acquired, x.Locks, x.Locks*x.Waiters)
+		}
+	}
+
 	b, err := os.ReadFile(filepath.Join(out, "results.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +119,10 @@ func TestTinyRunEndToEnd(t *testing.T) {
 	if len(back.Contention) != len(rep.Contention) || len(back.ReadWrite) != len(rep.ReadWrite) || len(back.Targets) == 0 {
 		t.Errorf("results.json holds %d contention results, %d readwrite results and %d targets", len(back.Contention), len(back.ReadWrite), len(back.Targets))
 	}
-	for _, f := range []string{"results.txt", "contention.png", "contention.svg", "cluster.png", "cluster.svg"} {
+	if err := compare("a="+filepath.Join(out, "results.json")+",b="+filepath.Join(out, "results.json"), out); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"results.txt", "contention.png", "contention.svg", "cluster.png", "cluster.svg", "scale.png", "scale-compare.png"} {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s not written: %v", f, err)
 		}

@@ -6,8 +6,13 @@
 // throughputs), many (many locks with waiters) and watchdog (renewing many
 // held locks); cluster then runs many contended locks on a Redis Cluster
 // with classic and with sharded pub/sub, and counts the release messages
-// each master handles. It prints a table and a check of the performance
-// targets, and writes results.json, the table and PNG/SVG plots into -out.
+// each master handles; scale runs many locks with waiters at several
+// counts, with default options, and tells where the settle and the drain
+// time went; cluster-scale (only when asked: minutes, and Java) runs that
+// on Clusters of 1 and 3 masters with Redisson waiting beside. It prints a
+// table and a check of the performance targets, and writes results.json,
+// the table and PNG/SVG plots into -out; -compare plots the scale runs of
+// earlier results side by side.
 //
 // It starts its own redis-server on a free loopback port unless REDIS_ADDR
 // names a server (which must be one it may write bench:* keys to), and for
@@ -18,12 +23,16 @@
 //	go run ./cmd/relock-bench -quick     # smoke run, about 25 seconds
 //	go run ./cmd/relock-bench -scenarios contention -strategies relock,redsync -goroutines 64
 //	go run ./cmd/relock-bench -scenarios readwrite -readwrite-goroutines 16,64
+//	go run ./cmd/relock-bench -scenarios scale,cluster-scale -scale-locks 10000,30000,100000 -cluster-scale-locks 100000   # make bench SCALE=100k
+//	go run ./cmd/relock-bench -compare before=old/results.json,after=out/results.json
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"net/http"
+	_ "net/http/pprof"
 	"os"
 	"os/signal"
 	"slices"
@@ -40,6 +49,19 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "relock-bench:", err)
 		os.Exit(2)
+	}
+	if cfg.compare != "" {
+		if err := compare(cfg.compare, cfg.out); err != nil {
+			fmt.Fprintln(os.Stderr, "relock-bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if cfg.debugAddr != "" {
+		// net/http/pprof's handlers, for a look inside a long run.
+		go func() {
+			fmt.Fprintln(os.Stderr, "relock-bench: debug server:", http.ListenAndServe(cfg.debugAddr, nil))
+		}()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -87,7 +109,12 @@ type config struct {
 	wdPeriods   int
 	rw          readWriteConfig
 	cluster     clusterConfig
+	clScale     clusterScaleConfig
 	out         string
+	profile     string
+	debugAddr   string
+	traceEvery  time.Duration
+	compare     string
 }
 
 // readWriteConfig is the readwrite scenario's settings; it shares -clients,
@@ -105,13 +132,24 @@ type clusterConfig struct {
 	hold    time.Duration
 }
 
-// scenarioNames lists the scenarios in the order they run.
-var scenarioNames = []string{"uncontended", "contention", "holds", "readwrite", "many", "scale", "watchdog", "cluster"}
+// clusterScaleConfig is the cluster-scale scenario's settings: the scale
+// scenario on Redis Clusters of each masters count, with sharded pub/sub,
+// and Redisson's threads among the waiters of javaNames locks.
+type clusterScaleConfig struct {
+	masters     []int
+	locks       []int
+	javaNames   int
+	javaThreads int
+}
+
+// scenarioNames lists the scenarios in the order they run; all but
+// cluster-scale (minutes, and Java) run by default.
+var scenarioNames = []string{"uncontended", "contention", "holds", "readwrite", "many", "scale", "watchdog", "cluster", "cluster-scale"}
 
 func parseFlags(args []string) (config, error) {
 	fs := flag.NewFlagSet("relock-bench", flag.ContinueOnError)
 	quick := fs.Bool("quick", false, "smoke run of about 25 s: G=8,64, readwrite G=64, short runs, 1 000 locks, 100 cluster locks (explicit flags still win)")
-	scenarios := fs.String("scenarios", strings.Join(scenarioNames, ","), "scenarios to run: "+strings.Join(scenarioNames, ","))
+	scenarios := fs.String("scenarios", strings.Join(scenarioNames[:len(scenarioNames)-1], ","), "scenarios to run: "+strings.Join(scenarioNames, ","))
 	strategies := fs.String("strategies", strings.Join(strategy.Names(strategy.All()), ","), "strategies of the uncontended and contention scenarios")
 	many := fs.String("many-strategies", "relock", "strategies of the many-locks scenario, e.g. relock,relock-fair (fair and polling ones load Redis heavily there and take minutes at 10 000 locks)")
 	goroutines := fs.String("goroutines", "1,8,64,256", "goroutine counts G of the contention scenario")
@@ -135,7 +173,15 @@ func parseFlags(args []string) (config, error) {
 	clLocks := fs.Int("cluster-locks", 300, "locks of the cluster scenario, spread over the masters")
 	clWaiters := fs.Int("cluster-waiters", 3, "goroutines contending for each lock of the cluster scenario, over the -clients Clients")
 	clHold := fs.Duration("cluster-hold", time.Millisecond, "critical section of the cluster scenario")
+	csMasters := fs.String("cluster-scale-masters", "1,3", "masters of the Redis Clusters the cluster-scale scenario starts, one after the other")
+	csLocks := fs.String("cluster-scale-locks", "1000", "lock counts of the cluster-scale scenario (the scale scenario on a Cluster, sharded pub/sub)")
+	javaNames := fs.Int("java-names", 3, "locks of the cluster-scale scenario that Redisson's threads also wait on (0: none; needs java and the Redisson peer's jar, RELOCK_REDISSON_PEER)")
+	javaThreads := fs.Int("java-threads", 2, "Redisson threads waiting on each of -java-names locks")
 	out := fs.String("out", "out", "directory for results.json, results.txt and the plots")
+	compareFlag := fs.String("compare", "", "run nothing: plot the scale runs of earlier results, LABEL=results.json,LABEL=results.json, into -out/scale-compare.png")
+	traceEvery := fs.Duration("trace", 0, "print the progress of each scale run at this interval (5s): events, server commands, CPU")
+	debugAddr := fs.String("debug-addr", "", "address to serve net/http/pprof on during the run (localhost:6060)")
+	profile := fs.String("profile", "", "directory for CPU profiles of each scale run's settle and drain (scale-N-settle.pprof, scale-N-drain.pprof)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -143,7 +189,7 @@ func parseFlags(args []string) (config, error) {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *quick {
 		for name, v := range map[string]string{"goroutines": "8,64", "readwrite-goroutines": "64", "duration": "700ms", "warmup": "150ms", "uncontended": "200ms",
-			"locks": "1000", "scale-locks": "1000", "idle": "500ms", "cluster-locks": "100", "watchdog-locks": "1000", "watchdog-timeout": "1500ms", "watchdog-periods": "2"} {
+			"locks": "1000", "scale-locks": "1000", "idle": "500ms", "cluster-locks": "100", "cluster-scale-locks": "300", "watchdog-locks": "1000", "watchdog-timeout": "1500ms", "watchdog-periods": "2"} {
 			if !set[name] {
 				if err := fs.Set(name, v); err != nil {
 					return config{}, err
@@ -155,9 +201,10 @@ func parseFlags(args []string) (config, error) {
 	c := config{
 		scenarios: map[string]bool{}, clients: *clients, hold: *hold, holdsG: *holdsG, duration: *duration, warmup: *warmup,
 		uncontended: *uncontended, locks: *locks, waiters: *waiters, idle: *idle,
-		wdLocks: *wdLocks, wdTimeout: *wdTimeout, wdPeriods: *wdPeriods, out: *out,
+		wdLocks: *wdLocks, wdTimeout: *wdTimeout, wdPeriods: *wdPeriods, out: *out, profile: *profile, debugAddr: *debugAddr, traceEvery: *traceEvery, compare: *compareFlag,
 		rw:      readWriteConfig{readShare: *rwReads},
 		cluster: clusterConfig{masters: *clMasters, locks: *clLocks, waiters: *clWaiters, hold: *clHold},
+		clScale: clusterScaleConfig{javaNames: *javaNames, javaThreads: *javaThreads},
 	}
 	for _, s := range split(*scenarios) {
 		if !slices.Contains(scenarioNames, s) {
@@ -182,6 +229,15 @@ func parseFlags(args []string) (config, error) {
 	}
 	if c.scaleLocks, err = counts("scale-locks", *scaleLocks); err != nil {
 		return c, err
+	}
+	if c.clScale.masters, err = counts("cluster-scale-masters", *csMasters); err != nil {
+		return c, err
+	}
+	if c.clScale.locks, err = counts("cluster-scale-locks", *csLocks); err != nil {
+		return c, err
+	}
+	if c.clScale.javaNames < 0 || c.clScale.javaThreads < 1 {
+		return c, fmt.Errorf("-java-names must not be negative, -java-threads must be positive")
 	}
 	for _, h := range split(*holds) {
 		d, err := time.ParseDuration(h)

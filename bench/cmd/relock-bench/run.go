@@ -10,14 +10,15 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/bench/internal/harness"
+	"github.com/relock-go/relock/bench/internal/redisson"
 	"github.com/relock-go/relock/bench/internal/report"
 	"github.com/relock-go/relock/bench/internal/strategy"
+	"github.com/relock-go/relock/rlock"
 )
 
 // bench runs the selected scenarios against the server at addr, printing a
@@ -115,10 +116,20 @@ func (c config) bench(ctx context.Context, addr string, progress io.Writer) (*re
 	}
 	if c.scenarios["scale"] {
 		rep.Config.ScaleWaiters, rep.Config.IdleSeconds = c.waiters, c.idle.Seconds()
+		if c.profile != "" {
+			if err := os.MkdirAll(c.profile, 0o755); err != nil {
+				return nil, err
+			}
+		}
 		for _, n := range c.scaleLocks {
 			show("scale        %d locks × %d waiters, default options", n, c.waiters)
-			var replaced atomic.Int64
-			x, err := harness.ManyLocks{Addr: addr, Strategy: strategy.RelockWatched(&replaced), Locks: n, Waiters: c.waiters, Clients: c.clients, Idle: c.idle, Replaced: &replaced}.Run(ctx, admin)
+			var tally strategy.Tally
+			profile := ""
+			if c.profile != "" {
+				profile = filepath.Join(c.profile, fmt.Sprintf("scale-%d", n))
+			}
+			x, err := harness.ManyLocks{Addr: addr, Strategy: strategy.RelockCounted(&tally), Locks: n, Waiters: c.waiters, Clients: c.clients, Idle: c.idle,
+				Tally: &tally, Profile: profile, Trace: progress, TraceEvery: c.traceEvery}.Run(ctx, admin)
 			if err != nil {
 				return nil, fmt.Errorf("scale %d locks: %w", n, err)
 			}
@@ -136,6 +147,11 @@ func (c config) bench(ctx context.Context, addr string, progress io.Writer) (*re
 	}
 	if c.scenarios["cluster"] {
 		if err := c.runCluster(ctx, rep, show); err != nil {
+			return nil, err
+		}
+	}
+	if c.scenarios["cluster-scale"] {
+		if err := c.runClusterScale(ctx, rep, show); err != nil {
 			return nil, err
 		}
 	}
@@ -172,6 +188,9 @@ func (c config) steps() int {
 	if c.scenarios["cluster"] {
 		n += 3
 	}
+	if c.scenarios["cluster-scale"] {
+		n += len(c.clScale.masters) * (1 + len(c.clScale.locks))
+	}
 	return n
 }
 
@@ -198,6 +217,43 @@ func (c config) runCluster(ctx context.Context, rep *report.Report, show func(st
 			return fmt.Errorf("cluster %s: %w", mode, err)
 		}
 		rep.Cluster = append(rep.Cluster, x)
+	}
+	return nil
+}
+
+// runClusterScale runs the scale scenario on a Redis Cluster of each
+// -cluster-scale-masters count (sharded pub/sub, as Redisson's default
+// there), with Redisson's threads among some locks' waiters.
+func (c config) runClusterScale(ctx context.Context, rep *report.Report, show func(string, ...any)) error {
+	cs := c.clScale
+	java := harness.JavaWaiters{Names: cs.javaNames, Threads: cs.javaThreads}
+	if java.Names > 0 {
+		jar, err := redisson.Jar()
+		if err != nil {
+			return fmt.Errorf("cluster-scale: %w (or -java-names 0)", err)
+		}
+		java.Jar = jar
+	}
+	for _, masters := range cs.masters {
+		show("cluster-scale start %d masters", masters)
+		addrs, stop, err := harness.RedisCluster(masters)
+		if err != nil {
+			return fmt.Errorf("cluster-scale: %w", err)
+		}
+		for _, n := range cs.locks {
+			show("cluster-scale %d masters, %d locks × %d waiters, sharded pub/sub, Redisson on %d", masters, n, c.waiters, java.Names)
+			var tally strategy.Tally
+			x, err := harness.ManyLocks{Cluster: addrs, Sharded: true, Strategy: strategy.RelockCounted(&tally, rlock.WithShardedPubSub(true)),
+				Locks: n, Waiters: c.waiters, Clients: c.clients, Idle: c.idle, Tally: &tally, Java: java}.Run(ctx, nil)
+			if err != nil {
+				_ = stop()
+				return fmt.Errorf("cluster-scale %d masters, %d locks: %w", masters, n, err)
+			}
+			rep.ClusterScale = append(rep.ClusterScale, x)
+		}
+		if err := stop(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

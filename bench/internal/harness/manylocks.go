@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"io"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -17,16 +18,32 @@ import (
 // ManyLocks describes a run with Locks distinct locks, each held by one
 // owner while Waiters owners on other clients wait for it.
 type ManyLocks struct {
-	Addr     string
+	Addr string
+	// Cluster, if set, is seed nodes of a Redis Cluster that the run uses
+	// instead of Addr; Sharded tells that the strategy's Clients use
+	// sharded pub/sub there.
+	Cluster  []string
+	Sharded  bool
 	Strategy strategy.Strategy
 	Locks    int
 	Waiters  int
 	Clients  int
 	// Idle is how long the waiters are watched while every lock is held.
 	Idle time.Duration
-	// Replaced, if set, counts the subscription connections the Clients
-	// replaced (RelockWatched).
-	Replaced *atomic.Int64
+	// Tally, if set, is what the strategy's Clients count
+	// (strategy.RelockCounted): the result reports its subscription
+	// connections replaced, and the wake-ups and attempts of each phase.
+	Tally *strategy.Tally
+	// Profile, if set, is the path prefix of a CPU profile of the settle
+	// and of the drain (Profile-settle.pprof, Profile-drain.pprof).
+	Profile string
+	// Trace, if set, is where a line on the run's progress goes every
+	// TraceEvery.
+	Trace      io.Writer
+	TraceEvery time.Duration
+	// Java, when its Names is above zero, puts Redisson's threads among
+	// the waiters of that many locks.
+	Java JavaWaiters
 }
 
 // ManyLocksResult is what a ManyLocks run cost while the waiters waited,
@@ -65,24 +82,61 @@ type ManyLocksResult struct {
 	DrainSeconds       float64 `json:"drain_seconds"`
 	DrainClientCmdsPer float64 `json:"drain_client_commands_per_acquisition"`
 	DrainServerCmdsPer float64 `json:"drain_server_commands_per_acquisition"`
-	Errors             int64   `json:"errors"`
-	FirstError         string  `json:"first_error,omitempty"`
+	// Settle and Drain are where each phase's time went.
+	Settle    Phase `json:"settle"`
+	Drain     Phase `json:"drain"`
+	Acquired  int64 `json:"acquired"`
+	Published int64 `json:"published"`
+	// ChannelsPerSubscribe is the channels (presence markers included) a
+	// SUBSCRIBE command carried on average at settle; WokenPerMessage the
+	// waiters a release message woke on average at drain, over every
+	// Client; AttemptsPerAcquisition the acquire scripts each waiter ran.
+	ChannelsPerSubscribe   float64 `json:"channels_per_subscribe"`
+	WokenPerMessage        float64 `json:"woken_per_message"`
+	AttemptsPerAcquisition float64 `json:"attempts_per_acquisition"`
+	Errors                 int64   `json:"errors"`
+	FirstError             string  `json:"first_error,omitempty"`
+	// FirstReplacement is why the first connection replaced was.
+	FirstReplacement string `json:"first_replacement,omitempty"`
+	// Masters are a Cluster's masters' shares of the locks and of the
+	// servers' CPU time.
+	Masters []MasterCost `json:"masters,omitempty"`
+	// JavaNames locks had JavaThreads Redisson threads each among their
+	// waiters, which made JavaAcquired acquisitions; their errors count
+	// in Errors.
+	JavaNames    int   `json:"java_names,omitempty"`
+	JavaThreads  int   `json:"java_threads,omitempty"`
+	JavaAcquired int64 `json:"java_acquired,omitempty"`
 }
 
-// Run runs the scenario; admin is a client for INFO, outside the counts.
+// Run runs the scenario; admin is a client of the server at Addr for
+// INFO, outside the counts (unused on a Cluster).
 func (m ManyLocks) Run(ctx context.Context, admin *redis.Client) (ManyLocksResult, error) {
 	r := ManyLocksResult{Strategy: m.Strategy.Name, Locks: m.Locks, Waiters: m.Waiters, Clients: m.Clients}
+	srv, closeServers, err := m.servers(ctx, admin)
+	if err != nil {
+		return r, err
+	}
+	defer closeServers()
 	counters := make([]*redisstats.Counter, m.Clients)
 	backends := make([]strategy.Backend, m.Clients)
+	meter := phaseMeter{srv: srv, tally: m.Tally, profile: m.Profile}
 	for i := range m.Clients {
-		rdb, counter := redisstats.NewClient(m.Addr)
+		rdb, counter := m.connect()
 		defer rdb.Close()
+		meter.pools = append(meter.pools, rdb.PoolStats)
 		b, err := m.Strategy.Open(rdb)
 		if err != nil {
 			return r, err
 		}
 		defer b.Close()
 		counters[i], backends[i] = counter, b
+	}
+	meter.counters = counters
+	if m.Trace != nil && m.TraceEvery > 0 {
+		tctx, stop := context.WithCancel(ctx)
+		defer stop()
+		go m.trace(tctx, m.Trace, meter, m.TraceEvery)
 	}
 	clientCmds := func() int64 {
 		var n int64
@@ -98,7 +152,7 @@ func (m ManyLocks) Run(ctx context.Context, admin *redis.Client) (ManyLocksResul
 		firstErr.CompareAndSwap(nil, &err)
 	}
 
-	mem0, heap0, err := memory(ctx, admin)
+	mem0, heap0, err := srv.memory(ctx)
 	if err != nil {
 		return r, err
 	}
@@ -112,19 +166,33 @@ func (m ManyLocks) Run(ctx context.Context, admin *redis.Client) (ManyLocksResul
 	if err := parallel(ctx, holders, func(l strategy.Locker) error { return l.Lock(ctx) }); err != nil {
 		return r, fmt.Errorf("take the locks: %w", err)
 	}
-	memHeld, heapHeld, err := memory(ctx, admin)
+	memHeld, heapHeld, err := srv.memory(ctx)
 	if err != nil {
 		return r, err
+	}
+	java, err := m.startJava(ctx, names)
+	if err != nil {
+		return r, fmt.Errorf("redisson waiters: %w", err)
+	}
+	if java != nil {
+		defer java.close()
+		r.JavaNames, r.JavaThreads = len(java.peers), java.threads
 	}
 
 	// Waiters: each lock's waiters on the clients after its holder's.
 	var done sync.WaitGroup
 	var acquired atomic.Int64
-	calls0, err := redisstats.CommandCalls(ctx, admin)
+	settle0, stopProfile, err := meter.start(ctx, "settle")
 	if err != nil {
 		return r, err
 	}
-	settleStart := time.Now()
+	calls0, settleStart := settle0.calls, settle0.at
+	if java != nil {
+		if err := java.release(); err != nil {
+			stopProfile()
+			return r, err
+		}
+	}
 	for i, name := range names {
 		for w := range m.Waiters {
 			l := backends[(i+1+w)%m.Clients].NewLocker(name)
@@ -142,14 +210,22 @@ func (m ManyLocks) Run(ctx context.Context, admin *redis.Client) (ManyLocksResul
 			}()
 		}
 	}
-	if err := m.settle(ctx, admin, calls0, clientCmds); err != nil {
+	err = srv.settle(ctx, calls0, clientCmds, func() bool { return m.attempted(backends) })
+	if err == nil && java != nil {
+		err = java.waiting(ctx, srv)
+	}
+	stopProfile()
+	if err != nil {
 		return r, err
 	}
 	r.SettleSeconds = time.Since(settleStart).Seconds()
+	if r.Settle, err = meter.since(ctx, settle0); err != nil {
+		return r, err
+	}
 
 	// Idle: every lock held, every waiter waiting.
 	cmd0 := clientCmds()
-	srv0, err := redisstats.CommandCalls(ctx, admin)
+	srv0, err := srv.calls(ctx)
 	if err != nil {
 		return r, err
 	}
@@ -157,24 +233,24 @@ func (m ManyLocks) Run(ctx context.Context, admin *redis.Client) (ManyLocksResul
 	if !sleepUntil(ctx, idleStart.Add(m.Idle)) {
 		return r, ctx.Err()
 	}
-	srv1, err := redisstats.CommandCalls(ctx, admin)
+	srv1, err := srv.calls(ctx)
 	if err != nil {
 		return r, err
 	}
 	idle := time.Since(idleStart).Seconds()
 	r.IdleClientCmdsPerSec = float64(clientCmds()-cmd0+srv1.Sub(srv0).PubSub()) / idle
 	r.IdleServerCmdsPerSec = float64(srv1.Sub(srv0).Total()) / idle
-	info, err := redisstats.Info(ctx, admin, "clients", "stats")
+	info, err := srv.info(ctx, "clients", "stats")
 	if err != nil {
 		return r, err
 	}
-	r.Channels = int64(info["pubsub_channels"])
+	r.Channels = int64(info["pubsub_channels"] + info["pubsubshard_channels"])
 	r.Connections = int64(info["connected_clients"])
-	r.Subscriptions, err = subscriptions(ctx, admin, prefix)
+	r.Subscriptions, err = srv.subscriptions(ctx, prefix)
 	if err != nil {
 		return r, err
 	}
-	mem1, heap1, err := memory(ctx, admin)
+	mem1, heap1, err := srv.memory(ctx)
 	if err != nil {
 		return r, err
 	}
@@ -188,93 +264,53 @@ func (m ManyLocks) Run(ctx context.Context, admin *redis.Client) (ManyLocksResul
 
 	// Drain: release every lock; each waiter takes and releases it once.
 	cmd0 = clientCmds()
-	srv0, err = redisstats.CommandCalls(ctx, admin)
+	drain0, stopProfile, err := meter.start(ctx, "drain")
 	if err != nil {
 		return r, err
 	}
-	drainStart := time.Now()
+	drainStart := drain0.at
 	if err := parallel(ctx, holders, func(l strategy.Locker) error { return l.Unlock(context.Background()) }); err != nil {
+		if t := m.Tally; t != nil && t.Lost.Load() > 0 {
+			err = fmt.Errorf("%w (%d holds lost, first: %v; %d renewals failed, first: %v)", err, t.Lost.Load(), *t.FirstLost.Load(), t.RenewalsFailed.Load(), errOf(t.FirstRenewalFailure.Load()))
+		}
 		return r, fmt.Errorf("release the locks: %w", err)
 	}
 	done.Wait()
+	if java != nil {
+		if r.JavaAcquired, err = java.finish(ctx); err != nil {
+			fail(err)
+		}
+	}
 	r.DrainSeconds = time.Since(drainStart).Seconds()
-	srv1, err = redisstats.CommandCalls(ctx, admin)
-	if err != nil {
+	stopProfile()
+	if r.Drain, err = meter.since(ctx, drain0); err != nil {
 		return r, err
 	}
+	srv1 = r.Drain.ServerCalls
+	r.Acquired = acquired.Load()
+	r.Published = srv1["publish"] + srv1["spublish"]
 	n := float64(acquired.Load() + int64(m.Locks))
-	r.DrainClientCmdsPer = float64(clientCmds()-cmd0+srv1.Sub(srv0).PubSub()) / n
-	r.DrainServerCmdsPer = float64(srv1.Sub(srv0).Total()) / n
+	r.DrainClientCmdsPer = float64(clientCmds()-cmd0+srv1.PubSub()) / n
+	r.DrainServerCmdsPer = float64(srv1.Total()) / n
+	r.ChannelsPerSubscribe = ratio(float64(r.Subscriptions), float64(r.Settle.ServerCalls["subscribe"]+r.Settle.ServerCalls["ssubscribe"]))
+	r.WokenPerMessage = ratio(float64(r.Drain.Woken), float64(r.Published))
+	r.AttemptsPerAcquisition = ratio(float64(r.Settle.Attempts+r.Drain.Attempts), float64(r.Acquired))
 	r.Errors = errs.Load()
-	if m.Replaced != nil {
-		r.Replacements = m.Replaced.Load()
+	if m.Tally != nil {
+		r.Replacements = m.Tally.Replaced.Load()
 	}
 	if p := firstErr.Load(); p != nil {
 		r.FirstError = (*p).Error()
 	}
+	if t := m.Tally; t != nil && t.FirstReplaced.Load() != nil {
+		r.FirstReplacement = fmt.Sprint(*t.FirstReplaced.Load())
+	}
+	if len(m.Cluster) > 0 {
+		if r.Masters, err = masterCosts(ctx, m.Cluster, srv, names, r.Settle, r.Drain); err != nil {
+			return r, err
+		}
+	}
 	return r, nil
-}
-
-// settleQuiet is the most client commands in a quarter second that count
-// as the Clients being quiet: renewals and health checks, not attempts.
-const settleQuiet = 100
-
-// settle waits until the waiters have stopped sending SUBSCRIBE commands
-// and the Clients' commands (clientCmds counts them) have fallen to
-// settleQuiet a quarter second (and at least 500 ms), so that every
-// waiter has made its attempts and is asleep or polling.
-func (m ManyLocks) settle(ctx context.Context, admin *redis.Client, calls0 redisstats.Calls, clientCmds func() int64) error {
-	last, lastCmds := int64(-1), clientCmds()
-	if !sleepUntil(ctx, time.Now().Add(500*time.Millisecond)) {
-		return ctx.Err()
-	}
-	for {
-		calls, err := redisstats.CommandCalls(ctx, admin)
-		if err != nil {
-			return err
-		}
-		n, cmds := calls.Sub(calls0).PubSub(), clientCmds()
-		if n == last && cmds-lastCmds <= settleQuiet {
-			return nil
-		}
-		last, lastCmds = n, cmds
-		if !sleepUntil(ctx, time.Now().Add(250*time.Millisecond)) {
-			return ctx.Err()
-		}
-	}
-}
-
-// subscriptions sums PUBSUB NUMSUB over the server's channels whose names
-// contain the locks' prefix.
-func subscriptions(ctx context.Context, admin *redis.Client, prefix string) (int64, error) {
-	channels, err := admin.PubSubChannels(ctx, "*"+prefix+"*").Result()
-	if err != nil || len(channels) == 0 {
-		return 0, err
-	}
-	var total int64
-	for i := 0; i < len(channels); i += 1000 {
-		counts, err := admin.PubSubNumSub(ctx, channels[i:min(i+1000, len(channels))]...).Result()
-		if err != nil {
-			return 0, err
-		}
-		for _, n := range counts {
-			total += n
-		}
-	}
-	return total, nil
-}
-
-// memory returns the server's used_memory and this process's heap in use,
-// after a GC, in bytes.
-func memory(ctx context.Context, admin *redis.Client) (server, heap float64, err error) {
-	info, err := redisstats.Info(ctx, admin, "memory")
-	if err != nil {
-		return 0, 0, err
-	}
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return info["used_memory"], float64(ms.HeapInuse), nil
 }
 
 // parallel runs f on every locker with 64 workers and returns the first error.

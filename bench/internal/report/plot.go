@@ -35,9 +35,9 @@ var contentionPanels = []panel{
 }
 
 // WritePlots writes the figures of the run into dir, as PNG and SVG: the
-// contention figure (four charts against G, one line per strategy) and the
-// cluster figure (classic against sharded pub/sub). It returns the files
-// written.
+// contention figure (four charts against G, one line per strategy), the
+// cluster figure (classic against sharded pub/sub) and the scale figure
+// (settle and drain against locks). It returns the files written.
 func (r *Report) WritePlots(dir string) ([]string, error) {
 	var files []string
 	if len(r.Contention) > 0 {
@@ -54,7 +54,11 @@ func (r *Report) WritePlots(dir string) ([]string, error) {
 		}
 		files = append(files, f...)
 	}
-	return files, nil
+	f, err := r.writeScalePlot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return append(files, f...), nil
 }
 
 // writeContentionPlots writes contention.png and contention.svg.

@@ -60,7 +60,10 @@ type Report struct {
 	Scale    []harness.ManyLocksResult `json:"scale,omitempty"`
 	Watchdog *harness.WatchdogResult   `json:"watchdog,omitempty"`
 	Cluster  []harness.ClusterResult   `json:"cluster,omitempty"`
-	Targets  []Target                  `json:"targets,omitempty"`
+	// ClusterScale is the scale scenario on Clusters of each masters
+	// count (ManyLocksResult.Masters).
+	ClusterScale []harness.ManyLocksResult `json:"cluster_scale,omitempty"`
+	Targets      []Target                  `json:"targets,omitempty"`
 }
 
 // WriteJSON writes r, indented, to path.
@@ -70,6 +73,16 @@ func (r *Report) WriteJSON(path string) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// ReadJSON reads a report that WriteJSON wrote.
+func ReadJSON(path string) (*Report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Report
+	return &r, json.Unmarshal(b, &r)
 }
 
 // RTT is the run's PING round trip (p50).

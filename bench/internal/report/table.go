@@ -92,9 +92,15 @@ func (r *Report) WriteTable(w io.Writer) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
+		if err := writeScaleCosts(w, r.Scale); err != nil {
+			return err
+		}
 		for _, x := range r.Scale {
 			if x.FirstError != "" {
 				fmt.Fprintf(w, "  %d locks: first error: %s\n", x.Locks, x.FirstError)
+			}
+			if x.FirstReplacement != "" {
+				fmt.Fprintf(w, "  %d locks: first connection replaced: %s\n", x.Locks, x.FirstReplacement)
 			}
 		}
 	}
@@ -108,6 +114,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 
 	if err := r.writeCluster(w); err != nil {
+		return err
+	}
+	if err := writeClusterScale(w, r.ClusterScale, r.Machine.CPUs); err != nil {
 		return err
 	}
 

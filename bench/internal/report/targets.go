@@ -61,6 +61,15 @@ func (r *Report) CheckTargets() {
 	for _, x := range r.Scale {
 		add(fmt.Sprintf("scale %d locks × %d: 0 failed, 0 replaced", x.Locks, x.Waiters), yes(x.Errors == 0 && x.Replacements == 0),
 			"%d failed calls, %d replacements, drained in %.1f s", x.Errors, x.Replacements, x.DrainSeconds)
+		if x.Locks >= 100000 {
+			add(fmt.Sprintf("scale %d locks × %d: settle ≤ 10 s, drain ≤ 10 s", x.Locks, x.Waiters), yes(x.SettleSeconds <= 10 && x.DrainSeconds <= 10),
+				"settle %.1f s, drain %.1f s", x.SettleSeconds, x.DrainSeconds)
+		}
+	}
+	for _, x := range r.ClusterScale {
+		add(fmt.Sprintf("cluster scale %d masters, %d locks × %d: 0 failed", len(x.Masters), x.Locks, x.Waiters), yes(x.Errors == 0),
+			"%d failed calls (Redisson %d of %d acquisitions), %d replacements; settle %.1f s, drain %.1f s",
+			x.Errors, x.JavaAcquired, x.JavaNames*x.JavaThreads, x.Replacements, x.SettleSeconds, x.DrainSeconds)
 	}
 
 	// Hot lock, relock pub/sub.

@@ -15,7 +15,7 @@ func Fair() Strategy {
 	return Strategy{Name: "relock-fair", Family: "fair", Open: openFair}
 }
 
-func openFair(rdb *redis.Client) (Backend, error) {
+func openFair(rdb redis.UniversalClient) (Backend, error) {
 	b := &fairBackend{}
 	c, err := rlock.New(rdb, rlock.WithObserver(rlock.ObserverFunc(func(e rlock.Event) {
 		if e.Type != rlock.EventWaitStarted {

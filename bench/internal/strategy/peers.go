@@ -24,8 +24,8 @@ func RedsyncDelay(d time.Duration) Strategy {
 	return Strategy{Name: "redsync-" + d.String(), Family: "peer", Open: openRedsync(redsync.WithRetryDelay(d))}
 }
 
-func openRedsync(opts ...redsync.Option) func(*redis.Client) (Backend, error) {
-	return func(rdb *redis.Client) (Backend, error) {
+func openRedsync(opts ...redsync.Option) func(redis.UniversalClient) (Backend, error) {
+	return func(rdb redis.UniversalClient) (Backend, error) {
 		opts := append([]redsync.Option{redsync.WithExpiry(Lease)}, opts...)
 		return redsyncBackend{rs: redsync.New(goredis.NewPool(rdb)), opts: opts}, nil
 	}
@@ -70,7 +70,7 @@ func (l redsyncLocker) Unlock(ctx context.Context) error {
 // RedislockLinear is github.com/bsm/redislock retrying every d
 // (LinearBackoff) until ctx ends.
 func RedislockLinear(d time.Duration) Strategy {
-	return Strategy{Name: "redislock-" + d.String(), Family: "peer", Open: func(rdb *redis.Client) (Backend, error) {
+	return Strategy{Name: "redislock-" + d.String(), Family: "peer", Open: func(rdb redis.UniversalClient) (Backend, error) {
 		return redislockBackend{c: redislock.New(rdb), backoff: d}, nil
 	}}
 }

@@ -36,7 +36,7 @@ type Strategy struct {
 	// Family groups strategies: "relock", "spin", "fair" or "peer".
 	Family string
 	// Open binds the strategy to rdb.
-	Open func(rdb *redis.Client) (Backend, error)
+	Open func(rdb redis.UniversalClient) (Backend, error)
 }
 
 // Lease is the lease (TTL) of the peers' locks, which have no watchdog:
