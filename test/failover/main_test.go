@@ -12,9 +12,10 @@ import (
 )
 
 // TestMain fails the package if a goroutine of the module outlives its
-// tests. Each test starts its own Sentinel group: a failover changes the
-// group for good.
-func TestMain(m *testing.M) { os.Exit(testenv.Main(m.Run)) }
+// tests (go-redis's Sentinel watcher aside: testenv.SentinelWatch). Each
+// test starts its own Sentinel group: a failover changes the group for
+// good.
+func TestMain(m *testing.M) { os.Exit(testenv.Main(m.Run, testenv.SentinelWatch...)) }
 
 // within bounds every wait for something that should happen: generous, so
 // that a loaded machine fails no test that is merely slow.

@@ -27,12 +27,12 @@ func Leaks(grace time.Duration, opts ...goleak.Option) error {
 	}
 }
 
-func mainWith(run func() int, w io.Writer, grace time.Duration) int {
+func mainWith(run func() int, w io.Writer, grace time.Duration, opts ...goleak.Option) int {
 	code := run()
 	if code != 0 {
 		return code
 	}
-	if err := Leaks(grace); err != nil {
+	if err := Leaks(grace, opts...); err != nil {
 		fmt.Fprintf(w, "goleak: goroutines still running %v after the tests: %v\n", grace, err)
 		return 1
 	}

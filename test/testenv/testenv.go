@@ -33,6 +33,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"go.uber.org/goleak"
 	"os"
 	"testing"
 
@@ -46,12 +47,24 @@ const SkipLogEnv = "RELOCK_SKIP_LOG"
 // Main silences go-redis's logger, runs the tests with run (m.Run, or a
 // wrapper of it) and returns its exit code. When the tests passed, it then
 // fails the package (exit code 1, the leaked stacks on stderr) if
-// goroutines other than the caller's are still running after Grace (see
-// Leaks). After failed tests it reports nothing more: their leftovers are
-// usually a consequence of the failure.
-func Main(run func() int) int {
+// goroutines other than the caller's and those opts ignore are still
+// running after Grace (see Leaks). After failed tests it reports nothing
+// more: their leftovers are usually a consequence of the failure.
+func Main(run func() int, opts ...goleak.Option) int {
 	redis.SetLogger(silent{})
-	return mainWith(run, os.Stderr, Grace)
+	return mainWith(run, os.Stderr, Grace, opts...)
+}
+
+// SentinelWatch ignores go-redis's Sentinel watcher, a FailoverClient's
+// subscription to +switch-master and its channel's goroutines: go-redis
+// (v9.22) starts a new one when a connection being dialled asks for the
+// master while the client closes (setSentinel after closeSentinel), and
+// nothing ever stops that one. relock reads its subscriptions with
+// ReceiveTimeout and starts no such channel.
+var SentinelWatch = []goleak.Option{
+	goleak.IgnoreAnyFunction("github.com/redis/go-redis/v9.(*sentinelFailover).listen"),
+	goleak.IgnoreAnyFunction("github.com/redis/go-redis/v9.(*channel).initHealthCheck.func1"),
+	goleak.IgnoreAnyFunction("github.com/redis/go-redis/v9.(*channel).initMsgChan.func1"),
 }
 
 // silent drops go-redis's log lines: a test that makes go-redis fail says
