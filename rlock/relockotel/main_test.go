@@ -23,8 +23,9 @@ import (
 )
 
 // TestMain fails the package if a goroutine of the library outlives the
-// tests: the Observer must start none, and every Client is closed.
-func TestMain(m *testing.M) { os.Exit(testenv.Main(m.Run)) }
+// tests: the Observer must start none, and every Client is closed
+// (go-redis's Sentinel watcher aside: testenv.SentinelWatch).
+func TestMain(m *testing.M) { os.Exit(testenv.Main(m.Run, testenv.SentinelWatch...)) }
 
 // Attribute matches shared by the tests.
 var (
