@@ -1,17 +1,15 @@
 package interop
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/relock-go/relock/test/javac"
 )
 
 // The rate limiter's Java side is a program of the tests' own,
@@ -58,52 +56,10 @@ func (p *Peer) Send(tb testing.TB, words ...string) {
 }
 
 // rateWorkerClasses returns the directory of RateWorker's classes
-// compiled against jar, compiling them first unless the cache has them.
+// compiled against jar, from the user's cache when it has them
+// (javac.Classes).
 func rateWorkerClasses(jar string) (string, error) {
-	src, err := os.ReadFile(rateWorkerSource)
-	if err != nil {
-		return "", err
-	}
-	fi, err := os.Stat(jar)
-	if err != nil {
-		return "", err
-	}
-	version, err := exec.Command("javac", "-version").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("javac -version: %v: %s", err, version)
-	}
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%d\x00%d\x00%s", src, jar, fi.Size(), fi.ModTime().UnixNano(), version)
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "relock-interop", "rate-worker-"+hex.EncodeToString(h.Sum(nil))[:16])
-	if _, err := os.Stat(filepath.Join(dir, "RateWorker.class")); err == nil {
-		return dir, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return "", err
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "javac-*")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	if out, err := exec.Command("javac", "-nowarn", "-encoding", "UTF-8", "-cp", jar, "-d", tmp, rateWorkerSource).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("%v: %s", err, out)
-	}
-	// Another test process may have made it meanwhile: either copy serves.
-	if err := os.Rename(tmp, dir); err != nil && !exists(filepath.Join(dir, "RateWorker.class")) {
-		return "", err
-	}
-	return dir, nil
-}
-
-// exists reports whether path exists.
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
+	return javac.Classes("relock-interop", jar, rateWorkerSource)
 }
 
 // Next returns the peer's next event, failing the test after d, when the

@@ -1,16 +1,13 @@
 package fleet
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
+
+	"github.com/relock-go/relock/test/javac"
 )
 
 // JarEnv names the Redisson peer's jar, as for the interop tests.
@@ -66,75 +63,12 @@ func buildWorker(root, dir string) (string, error) {
 }
 
 // javaClasses returns a directory of the Java worker's classes (the
-// sources in java/ under root) compiled against jar: from the user's cache
-// when the same sources, jar and javac made them before, else compiled
-// there now.
+// sources in java/ under root) compiled against jar, from the user's cache
+// when it has them (javac.Classes).
 func javaClasses(root, jar string) (string, error) {
 	srcs, err := filepath.Glob(filepath.Join(root, "java", "proof", "*.java"))
 	if err != nil || len(srcs) == 0 {
 		return "", fmt.Errorf("no Java worker sources under %s", filepath.Join(root, "java"))
 	}
-	sort.Strings(srcs)
-	key, err := classesKey(srcs, jar)
-	if err != nil {
-		return "", err
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	cache = filepath.Join(cache, "relock-proof")
-	classes := filepath.Join(cache, "classes-"+key)
-	if _, err := os.Stat(classes); err == nil {
-		return classes, nil
-	}
-	if err := os.MkdirAll(cache, 0o755); err != nil {
-		return "", err
-	}
-	tmp, err := os.MkdirTemp(cache, "javac-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	args := append([]string{"-nowarn", "-encoding", "UTF-8", "-cp", jar, "-d", tmp}, srcs...)
-	if out, err := exec.Command("javac", args...).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("javac the Java worker: %v\n%s", err, out)
-	}
-	// Another run may have made the same classes meanwhile: theirs are as
-	// good.
-	if err := os.Rename(tmp, classes); err != nil && !errors.Is(err, os.ErrExist) {
-		if _, serr := os.Stat(classes); serr != nil {
-			return "", err
-		}
-	}
-	return classes, nil
-}
-
-// classesKey names compiled classes after what they depend on: the
-// sources' contents, the jar (path, size, modification time) and javac's
-// version.
-func classesKey(srcs []string, jar string) (string, error) {
-	h := sha256.New()
-	for _, src := range srcs {
-		f, err := os.Open(src)
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprintf(h, "%s\x00", filepath.Base(src))
-		_, err = io.Copy(h, f)
-		_ = f.Close()
-		if err != nil {
-			return "", err
-		}
-	}
-	fi, err := os.Stat(jar)
-	if err != nil {
-		return "", err
-	}
-	version, err := exec.Command("javac", "-version").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("javac -version: %w", err)
-	}
-	fmt.Fprintf(h, "\x00%s\x00%d\x00%d\x00%s", jar, fi.Size(), fi.ModTime().UnixNano(), version)
-	return hex.EncodeToString(h.Sum(nil))[:16], nil
+	return javac.Classes("relock-proof", jar, srcs...)
 }
