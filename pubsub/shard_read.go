@@ -3,6 +3,7 @@ package pubsub
 import (
 	"context"
 	"errors"
+	"maps"
 	"net"
 	"slices"
 	"strconv"
@@ -192,9 +193,7 @@ func (s *shard) replace(gen uint64, why error) {
 	// over a time that grows with their number, so that many channels do
 	// not send all their retries at once.
 	s.spread = min(time.Duration(len(wanted))*retrySpreadPerChannel, s.healthCheck)
-	for b := range slices.Chunk(wanted, resubscribeBatch) {
-		s.send(false, b...)
-	}
+	s.resubscribe(wanted)
 	s.mu.Unlock()
 	_ = old.Close()
 	if f := s.hub.opt.OnReplace; f != nil {
@@ -203,6 +202,29 @@ func (s *shard) replace(gen uint64, why error) {
 			n-- // the Hub's own
 		}
 		f(n, why)
+	}
+}
+
+// resubscribe queues the subscription of channels on a new connection,
+// in commands of at most resubscribeBatch channels; in sharded mode each
+// command is of one slot, as SSUBSCRIBE requires (a command of several
+// fails whole, with CROSSSLOT). Called with mu held.
+func (s *shard) resubscribe(channels []string) {
+	if !s.sharded() {
+		for b := range slices.Chunk(channels, resubscribeBatch) {
+			s.send(false, b...)
+		}
+		return
+	}
+	bySlot := make(map[int][]string)
+	for _, ch := range channels {
+		slot := keys.Slot(ch)
+		bySlot[slot] = append(bySlot[slot], ch)
+	}
+	for _, slot := range slices.Sorted(maps.Keys(bySlot)) {
+		for b := range slices.Chunk(bySlot[slot], resubscribeBatch) {
+			s.send(false, b...)
+		}
 	}
 }
 

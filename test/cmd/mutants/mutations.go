@@ -137,6 +137,14 @@ var mutations = []mutation{
 		Timeout: 2 * time.Minute,
 	},
 	{
+		Name:    "sharded-resubscribe-across-slots",
+		What:    "a replaced sharded subscription connection resubscribes its channels in commands that mix slots, which Redis refuses whole",
+		Edits:   []edit{{File: "pubsub/shard_read.go", Old: "\tif !s.sharded() {\n\t\tfor b := range slices.Chunk(channels, resubscribeBatch) {", New: "\tif true {\n\t\tfor b := range slices.Chunk(channels, resubscribeBatch) {"}},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^TestClusterShardedWaitersOfManySlotsHearReleasesAfterAReplacement$",
+		Timeout: 2 * time.Minute,
+	},
+	{
 		Name:    "read-release-publishes-nothing",
 		What:    "a reader's last release of a read-write lock publishes no message",
 		Edits:   []edit{{File: "scripts/rw_read_release.lua", Old: "if gone then\n  redis.call(ARGV[3], KEYS[2], ARGV[1])\nend", New: "if false then\n  redis.call(ARGV[3], KEYS[2], ARGV[1])\nend"}},
