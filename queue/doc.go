@@ -88,15 +88,18 @@
 // off those behind it. Such deadlines never move with time: through a
 // long hold, or a long run of grants, a live waiter's would pass. So while
 // the lock is held (or granted and not yet claimed), relock's scripts that
-// read the clock (an attempt that does not simply join, a release) keep
-// the head's deadline at least a wait timeout away, moving every deadline
-// behind it by as much, and evict nobody: a Redisson waiter is not purged
-// while it waits for a live holder. A join while another owner holds the
-// lock gives no turn and reads no clock: it queues at the tail. Once the
-// lock is free, the stale heads are evicted (Redisson's rule) by the
-// attempts and force-releases before anything else, and by a release
-// before it gives the turn, which passes over only the stale heads that are
-// not relock waiters (a relock head's silence tells whether it is dead).
+// read the clock (an attempt that does not simply join, a release that
+// leaves holds) keep the head's deadline at least a wait timeout away,
+// moving every deadline behind it by as much, and evict nobody: a Redisson
+// waiter is not purged while it waits for a live holder. A join while
+// another owner holds the lock gives no turn and reads no clock: it queues
+// at the tail. The release of the last hold gives the turn without
+// reading deadlines: a relock head is granted the lock whatever its
+// deadline (its silence tells whether it is dead), and a Redisson head has
+// its deadline kept a wait timeout away as it is told, so that its own
+// script, which purges stale heads first, keeps it. Once the lock is free
+// (it expired, or was taken away), the stale heads are evicted (Redisson's
+// rule) by the attempts and force-releases before anything else.
 // A live relock waiter at the head also refreshes its deadline on each
 // attempt, so no deadline evicts it however long it waits. Should a live
 // waiter find itself evicted anyway (a pause longer than the wait timeout,

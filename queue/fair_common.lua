@@ -48,6 +48,23 @@ local function head_left(waiters)
   end
 end
 
+-- Keeps the head's deadline (deadline, false when it has none) at least
+-- wait ms from now: every deadline moves as much, so the order holds, and
+-- the relock waiters' hash (waiters, when given) lives as much longer.
+local function keep_fresh(timeouts, waiters, deadline, now, wait)
+  if not deadline or deadline >= now + wait then
+    return
+  end
+  local delta = now + wait - deadline
+  for _, waiter in ipairs(redis.call('zrange', timeouts, 0, -1)) do
+    redis.call('zincrby', timeouts, delta, waiter)
+  end
+  local ttl = waiters and redis.call('pttl', waiters) or -2
+  if ttl > 0 then
+    redis.call('pexpire', waiters, ttl + delta)
+  end
+end
+
 -- Redisson's stale-waiter rule: while the head of queue has a deadline in
 -- timeouts at or before now (or none at all), remove it from both (and
 -- from waiters, the relock waiters' hash, when given). The deadlines of
@@ -73,18 +90,11 @@ local function evict_stale(queue, timeouts, now, waiters, held)
       return evicted, nil
     end
     local deadline = tonumber(redis.call('zscore', timeouts, head))
-    if held and deadline and deadline < now + held then
-      local delta = now + held - deadline
-      for _, waiter in ipairs(redis.call('zrange', timeouts, 0, -1)) do
-        redis.call('zincrby', timeouts, delta, waiter)
-      end
-      local ttl = waiters and redis.call('pttl', waiters) or -2
-      if ttl > 0 then
-        redis.call('pexpire', waiters, ttl + delta)
-      end
+    if held then
+      keep_fresh(timeouts, waiters, deadline, now, held)
       return evicted, head
     end
-    if held or (deadline and deadline > now) then
+    if deadline and deadline > now then
       return evicted, head
     end
     redis.call('zrem', timeouts, head)

@@ -93,7 +93,8 @@ end
 --     before it queues: one nobody hears is dead, evicted at once, and the
 --     next one gets the turn.
 --   - A Redisson waiter hears message and takes the lock with its own
---     script. One nobody hears keeps its turn for GRACE (keeps_turn); the
+--     script; its deadline is kept at least a wait timeout away
+--     (keep_fresh), so that the script does not purge it. One nobody hears keeps its turn for GRACE (keeps_turn); the
 --     first time it is found unheard, the next in line is told too, so
 --     that it comes back to check. After GRACE it is evicted if someone
 --     waits behind it (else it holds up nobody), remembered
@@ -122,6 +123,10 @@ local function grant_next(lock, queue, timeouts, waiters, channel, message, publ
     end
     local heard = announce(publish, channel, head, tell_head)
     if heard and not lease then
+      -- A Redisson head takes the lock with its own script, which first
+      -- purges the heads whose deadline passed: its own must not have.
+      now = now or now_ms()
+      keep_fresh(timeouts, waiters, tonumber(redis.call('zscore', timeouts, head)), now, wait)
       redis.call('hdel', waiters, UNHEARD)
       wake_evicted(waiters, channel, message, publish, evicted)
       return nil

@@ -341,6 +341,10 @@ func TestWaitersOutliveTheirDeadlinesWhileTheLockIsHeld(t *testing.T) {
 		t.Errorf("a's release published %q: java:1 not told its turn", msgs)
 	}
 	f.assertLine("java:1", "b")
+	// Its own script purges the heads whose deadline passed first.
+	if d := f.deadline("java:1"); d < wait.Milliseconds() {
+		t.Errorf("java:1 told its turn with its deadline %d ms from now, want at least a wait timeout (%d)", d, wait.Milliseconds())
+	}
 }
 
 // A waiter sleeps at most the lock's TTL while it is held, and at most a

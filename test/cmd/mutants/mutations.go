@@ -121,6 +121,14 @@ var mutations = []mutation{
 		Timeout: 3 * time.Minute,
 	},
 	{
+		Name:    "fair-tells-a-stale-redisson-head",
+		What:    "a fair lock's last release tells a Redisson head its turn with its deadline passed, so that its own script purges it",
+		Edits:   []edit{{File: "queue/fair_grant.lua", Old: "      keep_fresh(timeouts, waiters, tonumber(redis.call('zscore', timeouts, head)), now, wait)\n", New: ""}},
+		Pkgs:    []string{"./queue/"},
+		Run:     "^TestWaitersOutliveTheirDeadlinesWhileTheLockIsHeld$",
+		Timeout: 2 * time.Minute,
+	},
+	{
 		Name:    "fair-purges-live-waiters",
 		What:    "a fair lock's scripts purge a head whose deadline passed while the lock is held, as Redisson's do: a live Redisson waiter is lost",
 		Edits:   []edit{{File: "queue/fair_common.lua", Old: "local function evict_stale(queue, timeouts, now, waiters, held)\n  local evicted = false", New: "local function evict_stale(queue, timeouts, now, waiters, held)\n  held = nil\n  local evicted = false"}},
