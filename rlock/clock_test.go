@@ -164,3 +164,36 @@ func TestClockLostWhenRenewalsCannotReachRedis(t *testing.T) {
 		}
 	})
 }
+
+// A renewal that fails is tried again at the next phase tick (a tenth of
+// the renewal period), not a period later, while the lease still has most
+// of its time to run.
+func TestClockFailedRenewalRetriedAtTheNextTick(t *testing.T) {
+	inBubble(t, func(t *testing.T, mr *miniredis.Miniredis, rdb *redis.Client) {
+		ctx := context.Background()
+		start := time.Now()
+		c, _ := New(rdb)
+		defer c.Close()
+		m := c.NewMutex("flaky")
+		if err := m.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// The hold's phase is renewed 1 s after the Client started, then
+		// every 10 s; an outage covers the first renewal.
+		period := DefaultWatchdogTimeout / 3
+		tick := period / renewPhases
+		mr.SetError("LOADING simulated outage")
+		time.Sleep(time.Until(start.Add(tick + tick/2)))
+		synctest.Wait()
+		mr.SetError("")
+		time.Sleep(tick)
+		synctest.Wait()
+		hs := c.Activity().Holds
+		if len(hs) != 1 {
+			t.Fatalf("holds %+v, want 1", hs)
+		}
+		if got := hs[0].LastRenewal.Sub(start); got != 2*tick {
+			t.Fatalf("renewed %v after the Client started, want %v: at the tick after the failed renewal at %v", got, 2*tick, tick)
+		}
+	})
+}

@@ -193,12 +193,16 @@ func (wd *watchdog) run() {
 	// counting ticks would then stretch the renewal period past the
 	// lease. The phases a late tick finds due are renewed together.
 	next := 0 // the next phase to renew, counted from start
+	// The holds whose renewal failed (no answer, a pool timeout) are
+	// renewed again at the next tick rather than a period later: their
+	// lease still has most of its time to run.
+	var retry []*hold
 	for {
 		select {
 		case now := <-t.C:
 			due := int(now.Sub(start) / tick)
 			next = max(next, due-wd.phases)
-			var hs []*hold
+			hs := retry
 			for ; next < due; next++ {
 				phase := next % wd.phases
 				if phase == 0 && wd.periodic != nil {
@@ -206,7 +210,10 @@ func (wd *watchdog) run() {
 				}
 				hs = append(hs, wd.keptFor(phase)...)
 			}
-			wd.renew(hs)
+			if len(retry) > 0 {
+				hs = uniqueHolds(hs)
+			}
+			retry = wd.renew(hs)
 		case <-wd.ctx.Done():
 			return
 		}
@@ -221,9 +228,20 @@ type batch struct {
 	holds []*hold
 }
 
+// uniqueHolds returns hs with each hold once.
+func uniqueHolds(hs []*hold) []*hold {
+	seen := make(map[*hold]bool, len(hs))
+	return slices.DeleteFunc(hs, func(h *hold) bool {
+		dup := seen[h]
+		seen[h] = true
+		return dup
+	})
+}
+
 // renew renews the renewable holds of hs, batched by kind and hash slot,
-// each kind's batches in one pipeline.
-func (wd *watchdog) renew(hs []*hold) {
+// each kind's batches in one pipeline, and returns those whose renewal
+// failed.
+func (wd *watchdog) renew(hs []*hold) (failed []*hold) {
 	type group struct {
 		renew    scripts.Renewer
 		hashSlot int
@@ -252,13 +270,14 @@ func (wd *watchdog) renew(hs []*hold) {
 		byRenewer[b.renew] = append(byRenewer[b.renew], b)
 	}
 	for renew, bs := range byRenewer {
-		wd.renewBatches(renew, bs)
+		failed = append(failed, wd.renewBatches(renew, bs)...)
 	}
+	return failed
 }
 
-// renewBatches renews bs with renew, in one pipeline, and tells each hold
-// what its renewal found.
-func (wd *watchdog) renewBatches(renew scripts.Renewer, bs []*batch) {
+// renewBatches renews bs with renew, in one pipeline, tells each hold
+// what its renewal found, and returns the holds of the batches that failed.
+func (wd *watchdog) renewBatches(renew scripts.Renewer, bs []*batch) (failed []*hold) {
 	held := make([][]scripts.Held, len(bs))
 	for i, b := range bs {
 		held[i] = b.held
@@ -275,8 +294,9 @@ func (wd *watchdog) renewBatches(renew scripts.Renewer, bs []*batch) {
 			wd.obs.ObserveLock(e)
 		}
 		if errs[i] != nil {
-			// Unreachable: the hold's timer reports it lost if no renewal
-			// succeeds before its lease ends.
+			// Unreachable: tried again at the next tick; the hold's timer
+			// reports it lost if no renewal succeeds before its lease ends.
+			failed = append(failed, b.holds...)
 			continue
 		}
 		for j, h := range b.holds {
@@ -287,4 +307,5 @@ func (wd *watchdog) renewBatches(renew scripts.Renewer, bs []*batch) {
 			}
 		}
 	}
+	return failed
 }

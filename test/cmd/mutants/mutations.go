@@ -137,6 +137,14 @@ var mutations = []mutation{
 		Timeout: 2 * time.Minute,
 	},
 	{
+		Name:    "watchdog-retries-a-period-later",
+		What:    "a failed renewal is tried again only at its phase's next turn, a renewal period later, not at the next tick",
+		Edits:   []edit{{File: "rlock/watchdog.go", Old: "\t\t\ths := retry\n", New: "\t\t\tvar hs []*hold\n"}},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^TestClockFailedRenewalRetriedAtTheNextTick$",
+		Timeout: 2 * time.Minute,
+	},
+	{
 		Name:    "fenced-leftover-repeats-token",
 		What:    "a fenced acquisition that finds its owner's field left by a release a failover lost takes it for a retry and repeats the owner's last token",
 		Edits:   []edit{{File: "scripts/acquire_fenced.lua", Old: "if holds == 1 and token <= tonumber(ARGV[4]) then", New: "if false then"}},
