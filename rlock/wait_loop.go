@@ -93,8 +93,8 @@ func (p *progress) wait(ctx context.Context, w wait, deadline time.Time, single 
 	if w.listen == nil && !single {
 		p.waiting()
 	}
-	if ok, err := p.ready(ctx, w, deadline); !ok {
-		if w.optional {
+	if ok, err := p.ready(ctx, w, deadline, p.unconfirmedBy(w)); !ok {
+		if w.optional || errors.Is(err, errUnconfirmed) {
 			return true, nil
 		}
 		return false, err
@@ -141,10 +141,32 @@ func inVain(ctx context.Context, w wait, deadline time.Time) (bool, error) {
 	return false, nil
 }
 
+// errUnconfirmed tells wait that Redis has not confirmed the subscription
+// by the time the waiter would have slept: it attempts again all the same.
+var errUnconfirmed = errors.New("subscription not confirmed")
+
+// unconfirmedBy is when a subscription that Redis has not confirmed stops
+// delaying the acquisition's next attempt: once the sleep w asks for has
+// passed (a health-check interval when it asks for none), as if a release
+// message had been lost. A connection that never confirms (its
+// subscriptions refused, or lost again and again) then costs each attempt
+// that sleep, never a hang.
+func (p *progress) unconfirmedBy(w wait) time.Time {
+	d := w.sleep
+	if !w.until.IsZero() {
+		d = time.Until(w.until)
+	}
+	if d <= 0 {
+		d = p.c.opts.healthCheck
+	}
+	return time.Now().Add(d)
+}
+
 // ready takes w's slot and begins its listening, where not done already.
 // It reports false when it cannot: with why (none when the deadline
-// passed first).
-func (p *progress) ready(ctx context.Context, w wait, deadline time.Time) (bool, error) {
+// passed first, errUnconfirmed when by did, the subscription not yet
+// confirmed).
+func (p *progress) ready(ctx context.Context, w wait, deadline, by time.Time) (bool, error) {
 	if s := w.slot; s != nil && !s.held {
 		if ok, err := s.take(ctx, deadline); !ok {
 			return false, err
@@ -155,7 +177,14 @@ func (p *progress) ready(ctx context.Context, w wait, deadline time.Time) (bool,
 			l.s = l.kept.takeLinger()
 		}
 		if l.s == nil {
-			if ok, err := l.subscribe(ctx, deadline); !ok {
+			until := deadline
+			if until.IsZero() || by.Before(until) {
+				until = by
+			}
+			if ok, err := l.subscribe(ctx, until); !ok {
+				if err == nil && until.Equal(by) {
+					err = errUnconfirmed
+				}
 				return false, err
 			}
 		}

@@ -151,3 +151,29 @@ func TestSubscribeCompletesWhenItsConfirmationIsLost(t *testing.T) {
 	}
 	sub.Close()
 }
+
+// A waiter whose subscription Redis never confirms (every SUBSCRIBE lost,
+// connection after connection) still attempts again once the lock's TTL
+// has passed, as it would after a lost release message: it takes the lock
+// when the holder's lease ends, instead of waiting for the confirmation
+// until its ctx ends.
+func TestWaiterAttemptsAtTheTTLWhenItsSubscriptionIsNeverConfirmed(t *testing.T) {
+	fresh(t)
+	ctx := testkit.Ctx(t, within)
+	p := testkit.StartProxy(t, srv.Addr)
+	p.DropRequests("SUBSCRIBE")
+	const lease = 500 * time.Millisecond
+	holder := lockkit.NewClient(t, direct(t)).NewMutex("unconfirmed")
+	if ok, err := holder.TryLock(ctx, 0, lease); err != nil || !ok {
+		t.Fatalf("holder TryLock: %v, %v", ok, err)
+	}
+	waiter := lockkit.NewClient(t, proxied(t, p, 0), rlock.WithHealthCheck(100*time.Millisecond)).NewMutex("unconfirmed")
+	if err := waiter.Lock(ctx); err != nil {
+		t.Fatalf("waiter Lock with its subscriptions never confirmed: %v", err)
+	}
+	// (A script's text sent to load it may hold the word.)
+	p.DropRequests("")
+	if err := waiter.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -27,8 +27,8 @@ type Phase struct {
 	// the benchmark's own goroutines).
 	RedisCPUSeconds float64 `json:"redis_cpu_seconds"`
 	GoCPUSeconds    float64 `json:"go_cpu_seconds"`
-	// NodeCPUSeconds is each server's share of RedisCPUSeconds, when there
-	// are several (a Cluster's masters).
+	// NodeCPUSeconds is each server's share of RedisCPUSeconds (a
+	// Cluster's masters).
 	NodeCPUSeconds []float64 `json:"node_cpu_seconds,omitempty"`
 	RoundTrips     int64     `json:"client_round_trips"`
 	// PoolWaits is how many commands waited for a connection of a
@@ -145,9 +145,7 @@ func (m phaseMeter) since(ctx context.Context, k phaseMark) (Phase, error) {
 	for i := range now.redisCPU {
 		d := now.redisCPU[i] - k.redisCPU[i]
 		p.RedisCPUSeconds += d
-		if len(now.redisCPU) > 1 {
-			p.NodeCPUSeconds = append(p.NodeCPUSeconds, d)
-		}
+		p.NodeCPUSeconds = append(p.NodeCPUSeconds, d)
 	}
 	return p, nil
 }

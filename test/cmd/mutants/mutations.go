@@ -145,6 +145,14 @@ var mutations = []mutation{
 		Timeout: 2 * time.Minute,
 	},
 	{
+		Name:    "waiter-waits-for-its-confirmation",
+		What:    "a waiter whose subscription is not confirmed waits for it until its deadline, not only as long as it would have slept: a connection that never confirms is a hang",
+		Edits:   []edit{{File: "rlock/wait_loop.go", Old: "if until.IsZero() || by.Before(until) {", New: "if false {"}},
+		Pkgs:    []string{"./test/chaos/"},
+		Run:     "^TestWaiterAttemptsAtTheTTLWhenItsSubscriptionIsNeverConfirmed$",
+		Timeout: 2 * time.Minute,
+	},
+	{
 		Name:    "fenced-leftover-repeats-token",
 		What:    "a fenced acquisition that finds its owner's field left by a release a failover lost takes it for a retry and repeats the owner's last token",
 		Edits:   []edit{{File: "scripts/acquire_fenced.lua", Old: "if holds == 1 and token <= tonumber(ARGV[4]) then", New: "if false then"}},
