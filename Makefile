@@ -10,6 +10,8 @@ SHELL := /bin/bash
 # with its own go.mod so that the library's users carry none of their
 # dependencies in their module graph.
 MODULES := . examples/demo examples/scheduler bench rlock/relockotel test/proof
+# make test runs the nested modules' tests beside the library's.
+NESTED := $(filter-out .,$(MODULES))
 
 # staticcheck, at a release that builds with the go.mod's Go (1.24).
 STATICCHECK_VERSION := 0.6.1
@@ -33,12 +35,20 @@ scheduler: ## workers sharing slots of a permit-expirable semaphore (embedded Re
 # machine lacks what it needs (Java and the Redisson peer: make interop;
 # Chromium: make browser). Under CI=true those tests fail instead.
 test: redis-server vet staticcheck ## gofmt, vet, staticcheck, then every test of every module under -race
-	@log=$$(mktemp); skips=$$(mktemp); failed=""; \
-	for m in $(MODULES); do \
-	  echo "== go test $$m"; \
-	  (cd $$m && RELOCK_SKIP_LOG=$$skips $(GO) test -race -count=1 -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) ./... 2>&1) | tee -a $$log; \
-	  [ "$${PIPESTATUS[0]}" = 0 ] || failed="$$failed $$m"; \
+	@log=$$(mktemp); skips=$$(mktemp); dir=$$(mktemp -d); failed=""; \
+	for m in $(NESTED); do \
+	  (cd $$m && RELOCK_SKIP_LOG=$$skips $(GO) test -race -count=1 -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) ./... > $$dir/$${m//\//_}.log 2>&1; \
+	   echo $$? > $$dir/$${m//\//_}.rc) & \
 	done; \
+	echo "== go test . (the other modules' tests run meanwhile; their output follows)"; \
+	(RELOCK_SKIP_LOG=$$skips $(GO) test -race -count=1 -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) ./... 2>&1) | tee -a $$log; \
+	[ "$${PIPESTATUS[0]}" = 0 ] || failed=" ."; \
+	wait; \
+	for m in $(NESTED); do \
+	  echo "== go test $$m"; f=$$dir/$${m//\//_}; tee -a $$log < $$f.log; \
+	  [ "$$(cat $$f.rc)" = 0 ] || failed="$$failed $$m"; \
+	done; \
+	rm -rf $$dir; \
 	if [ -s $$skips ]; then echo; echo "make test: SKIPPED for lack of what they need (CI=true fails them):"; \
 	  sort -u $$skips | awk -F'\t' '{k=$$1"\t"$$2; n[k]++; t[k]=t[k] (n[k]>1?", ":"") $$3} \
 	    END {for (k in n) {split(k, a, "\t"); printf "  %d test(s): %s\n    run them with: %s\n    (%s)\n", n[k], a[1], a[2], t[k]}}'; fi; \
