@@ -94,11 +94,12 @@ end
 --     next one gets the turn.
 --   - A Redisson waiter hears message and takes the lock with its own
 --     script; its deadline is kept at least a wait timeout away
---     (keep_fresh), so that the script does not purge it. One nobody hears keeps its turn for GRACE (keeps_turn); the
---     first time it is found unheard, the next in line is told too, so
---     that it comes back to check. After GRACE it is evicted if someone
---     waits behind it (else it holds up nobody), remembered
---     (remember_evicted), and the next one gets the turn.
+--     (keep_fresh), so that the script does not purge it. One nobody
+--     hears keeps its turn for GRACE (keeps_turn); the first time it is
+--     found unheard, the next in line is told too, so that it comes back
+--     to check. After GRACE it is evicted if someone waits behind it
+--     (else it holds up nobody), remembered (remember_evicted), and the
+--     next one gets the turn.
 --
 -- Every turn given tells the Redisson waiters evicted unheard before
 -- (wake_evicted). Returns the owner granted the lock, if any.
