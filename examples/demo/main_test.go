@@ -10,14 +10,15 @@ import (
 	"github.com/relock-go/relock/test/redistest"
 )
 
-// quickConfig plays every scene in about two seconds.
+// quickConfig plays every scene in about three seconds. Its lease leaves
+// the watchdog 400 ms of slack, for a machine busy compiling beside.
 func quickConfig() config {
 	return config{
 		Services:    []string{"orders", "billing", "shipping"},
 		Increments:  2,
 		Work:        20 * time.Millisecond,
-		Lease:       300 * time.Millisecond,
-		LongHold:    700 * time.Millisecond,
+		Lease:       600 * time.Millisecond,
+		LongHold:    1300 * time.Millisecond,
 		TryWait:     100 * time.Millisecond,
 		FencedLease: 200 * time.Millisecond,
 	}

@@ -73,6 +73,9 @@ type ManyLocksResult struct {
 	GoBytesPerLock       float64 `json:"go_heap_bytes_per_lock"`
 	ServerBytesPerWaiter float64 `json:"server_bytes_per_waiter"`
 	GoBytesPerWaiter     float64 `json:"go_heap_bytes_per_waiter"`
+	// GoStackBytesPerWaiter is what the waiters added to the goroutine
+	// stacks in use: each waits in a goroutine of its own.
+	GoStackBytesPerWaiter float64 `json:"go_stack_bytes_per_waiter"`
 	// Replacements is how many subscription connections the Clients
 	// replaced over the run (when counted: ManyLocks.Replaced).
 	Replacements int64 `json:"replacements"`
@@ -152,7 +155,7 @@ func (m ManyLocks) Run(ctx context.Context, admin *redis.Client) (ManyLocksResul
 		firstErr.CompareAndSwap(nil, &err)
 	}
 
-	mem0, heap0, err := srv.memory(ctx)
+	mem0, err := srv.memory(ctx)
 	if err != nil {
 		return r, err
 	}
@@ -166,7 +169,7 @@ func (m ManyLocks) Run(ctx context.Context, admin *redis.Client) (ManyLocksResul
 	if err := parallel(ctx, holders, func(l strategy.Locker) error { return l.Lock(ctx) }); err != nil {
 		return r, fmt.Errorf("take the locks: %w", err)
 	}
-	memHeld, heapHeld, err := srv.memory(ctx)
+	held, err := srv.memory(ctx)
 	if err != nil {
 		return r, err
 	}
@@ -250,15 +253,16 @@ func (m ManyLocks) Run(ctx context.Context, admin *redis.Client) (ManyLocksResul
 	if err != nil {
 		return r, err
 	}
-	mem1, heap1, err := srv.memory(ctx)
+	mem1, err := srv.memory(ctx)
 	if err != nil {
 		return r, err
 	}
-	r.ServerMemMiB = (mem1 - mem0) / (1 << 20)
-	r.GoHeapMiB = (heap1 - heap0) / (1 << 20)
-	r.ServerBytesPerLock, r.GoBytesPerLock = (memHeld-mem0)/float64(m.Locks), (heapHeld-heap0)/float64(m.Locks)
+	r.ServerMemMiB = (mem1.server - mem0.server) / (1 << 20)
+	r.GoHeapMiB = (mem1.heap - mem0.heap) / (1 << 20)
+	r.ServerBytesPerLock, r.GoBytesPerLock = (held.server-mem0.server)/float64(m.Locks), (held.heap-mem0.heap)/float64(m.Locks)
 	if n := float64(m.Locks * m.Waiters); n > 0 {
-		r.ServerBytesPerWaiter, r.GoBytesPerWaiter = (mem1-memHeld)/n, (heap1-heapHeld)/n
+		r.ServerBytesPerWaiter, r.GoBytesPerWaiter = (mem1.server-held.server)/n, (mem1.heap-held.heap)/n
+		r.GoStackBytesPerWaiter = (mem1.stack - held.stack) / n
 	}
 	r.Goroutines = runtime.NumGoroutine()
 

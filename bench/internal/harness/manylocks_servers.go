@@ -89,17 +89,20 @@ func (s servers) subscriptions(ctx context.Context, prefix string) (int64, error
 	return total, nil
 }
 
-// memory returns the servers' used_memory and this process's heap in use,
-// after a GC, in bytes.
-func (s servers) memory(ctx context.Context) (server, heap float64, err error) {
+// memoryMark is the servers' used_memory and this process's heap and
+// goroutine stacks in use, after a GC, in bytes.
+type memoryMark struct{ server, heap, stack float64 }
+
+// memory returns the memory in use now.
+func (s servers) memory(ctx context.Context) (memoryMark, error) {
 	info, err := s.info(ctx, "memory")
 	if err != nil {
-		return 0, 0, err
+		return memoryMark{}, err
 	}
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return info["used_memory"], float64(ms.HeapInuse), nil
+	return memoryMark{server: info["used_memory"], heap: float64(ms.HeapInuse), stack: float64(ms.StackInuse)}, nil
 }
 
 // settleQuiet is the most client commands in a quarter second that count

@@ -84,10 +84,10 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if len(r.Scale) > 0 {
 		fmt.Fprintf(w, "\nScale: relock with default options, each lock held while %d waiters on other Clients wait (K=%d), watched %.1f s, then drained; memory per held lock and per waiter\n", r.Config.ScaleWaiters, r.Config.Clients, r.Config.IdleSeconds)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "locks	waiters	failed	replaced	settle s	idle cli cmd/s	idle srv cmd/s	redis B/lock	Go B/lock	redis B/waiter	Go B/waiter	drain s	")
+		fmt.Fprintln(tw, "locks	waiters	failed	replaced	settle s	idle cli cmd/s	idle srv cmd/s	redis B/lock	Go B/lock	redis B/waiter	Go B/waiter	Go stack B/waiter	drain s	")
 		for _, x := range r.Scale {
-			fmt.Fprintf(tw, "%d	%d	%d	%d	%.1f	%.0f	%.0f	%.0f	%.0f	%.0f	%.0f	%.1f	\n", x.Locks, x.Locks*x.Waiters, x.Errors, x.Replacements, x.SettleSeconds,
-				x.IdleClientCmdsPerSec, x.IdleServerCmdsPerSec, x.ServerBytesPerLock, x.GoBytesPerLock, x.ServerBytesPerWaiter, x.GoBytesPerWaiter, x.DrainSeconds)
+			fmt.Fprintf(tw, "%d	%d	%d	%d	%.1f	%.0f	%.0f	%.0f	%.0f	%.0f	%.0f	%.0f	%.1f	\n", x.Locks, x.Locks*x.Waiters, x.Errors, x.Replacements, x.SettleSeconds,
+				x.IdleClientCmdsPerSec, x.IdleServerCmdsPerSec, x.ServerBytesPerLock, x.GoBytesPerLock, x.ServerBytesPerWaiter, x.GoBytesPerWaiter, x.GoStackBytesPerWaiter, x.DrainSeconds)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
