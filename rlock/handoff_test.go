@@ -74,8 +74,7 @@ func TestLockHandedToAnEndedWaitIsReleased(t *testing.T) {
 	// two attempts.
 	turn := waiter.turns.start(&waiter.owner, 0).(*clientTurn)
 	p := progress{c: c, t: turn}
-	w := turn.next(outcome{ttl: time.Minute})
-	if ok, err := p.ready(ctx, w, noDeadline, p.unconfirmedBy(w)); !ok {
+	if ok, err := p.ready(ctx, turn.next(outcome{ttl: time.Minute}), noDeadline); !ok {
 		t.Fatal(err)
 	}
 	if err := holder.Unlock(ctx); err != nil {

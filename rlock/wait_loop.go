@@ -93,7 +93,7 @@ func (p *progress) wait(ctx context.Context, w wait, deadline time.Time, single 
 	if w.listen == nil && !single {
 		p.waiting()
 	}
-	if ok, err := p.ready(ctx, w, deadline, p.unconfirmedBy(w)); !ok {
+	if ok, err := p.ready(ctx, w, deadline); !ok {
 		if w.optional || errors.Is(err, errUnconfirmed) {
 			return true, nil
 		}
@@ -164,9 +164,9 @@ func (p *progress) unconfirmedBy(w wait) time.Time {
 
 // ready takes w's slot and begins its listening, where not done already.
 // It reports false when it cannot: with why (none when the deadline
-// passed first, errUnconfirmed when by did, the subscription not yet
-// confirmed).
-func (p *progress) ready(ctx context.Context, w wait, deadline, by time.Time) (bool, error) {
+// passed first, errUnconfirmed when the subscription was not confirmed by
+// unconfirmedBy).
+func (p *progress) ready(ctx context.Context, w wait, deadline time.Time) (bool, error) {
 	if s := w.slot; s != nil && !s.held {
 		if ok, err := s.take(ctx, deadline); !ok {
 			return false, err
@@ -177,6 +177,7 @@ func (p *progress) ready(ctx context.Context, w wait, deadline, by time.Time) (b
 			l.s = l.kept.takeLinger()
 		}
 		if l.s == nil {
+			by := p.unconfirmedBy(w)
 			until := deadline
 			if until.IsZero() || by.Before(until) {
 				until = by
