@@ -142,24 +142,22 @@ func inVain(ctx context.Context, w wait, deadline time.Time) (bool, error) {
 }
 
 // errUnconfirmed tells wait that Redis has not confirmed the subscription
-// by the time the waiter would have slept: it attempts again all the same.
+// in time (unconfirmedBy): the waiter attempts again all the same.
 var errUnconfirmed = errors.New("subscription not confirmed")
 
 // unconfirmedBy is when a subscription that Redis has not confirmed stops
 // delaying the acquisition's next attempt: once the sleep w asks for has
-// passed (a health-check interval when it asks for none), as if a release
-// message had been lost. A connection that never confirms (its
-// subscriptions refused, or lost again and again) then costs each attempt
-// that sleep, never a hang.
+// passed, or a health-check interval if that is longer, as if a release
+// message had been lost. Within the interval a connection confirms or is
+// replaced, so a waiter listens before it retries whenever Redis answers
+// at all; one that never confirms (its subscriptions refused, or lost
+// again and again) costs each attempt that long, never a hang.
 func (p *progress) unconfirmedBy(w wait) time.Time {
 	d := w.sleep
 	if !w.until.IsZero() {
 		d = time.Until(w.until)
 	}
-	if d <= 0 {
-		d = p.c.opts.healthCheck
-	}
-	return time.Now().Add(d)
+	return time.Now().Add(max(d, p.c.opts.healthCheck))
 }
 
 // ready takes w's slot and begins its listening, where not done already.
