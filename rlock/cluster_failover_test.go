@@ -12,8 +12,10 @@ import (
 )
 
 func TestClusterWaiterFollowsAFailoverOfItsMaster(t *testing.T) {
+	t.Parallel() // on a Cluster of its own
 	for _, sharded := range []bool{true, false} {
 		t.Run(fmt.Sprintf("sharded=%v", sharded), func(t *testing.T) {
+			t.Parallel()
 			skipUnlessSharded(t, sharded)
 			c, err := redistest.StartCluster(3, 1)
 			if err != nil {
@@ -80,6 +82,7 @@ func TestClusterWaiterFollowsAFailoverOfItsMaster(t *testing.T) {
 // releaser's next acquisition steps aside. One taken without a wait is
 // not: an uncontended loop never steps aside.
 func TestClusterClassicReleaseAfterAWaitCountsAsHeard(t *testing.T) {
+	t.Parallel() // on a Cluster of its own
 	cluster, rdb := startCluster(t)
 	ctx := ctxT(t)
 	stepsAside := func(c *Client, name string) bool {

@@ -16,6 +16,7 @@ import (
 // than failing again and again while they sleep out their timers, and a
 // new waiter must not wait forever for its confirmation.
 func TestClusterShardedWaitersOfManySlotsHearReleasesAfterAReplacement(t *testing.T) {
+	t.Parallel() // on a Cluster of its own
 	skipUnlessSharded(t, true)
 	_, rdb := startCluster(t)
 	ctx := ctxT(t)

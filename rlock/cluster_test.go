@@ -49,9 +49,11 @@ func namesOnEveryMaster(t *testing.T, cluster *redistest.Cluster) []string {
 }
 
 func TestClusterEveryLockKindWakesWaitersOnEverySlot(t *testing.T) {
+	t.Parallel() // on a Cluster of its own
 	cluster, rdb := startCluster(t)
 	for _, sharded := range []bool{false, true} {
 		t.Run(fmt.Sprintf("sharded=%v", sharded), func(t *testing.T) {
+			t.Parallel()
 			skipUnlessSharded(t, sharded)
 			testClusterWakeUps(t, cluster, rdb, sharded)
 		})
@@ -72,9 +74,6 @@ const clusterLease = 500 * time.Millisecond
 
 func testClusterWakeUps(t *testing.T, cluster *redistest.Cluster, rdb *redis.ClusterClient, sharded bool) {
 	ctx := ctxT(t)
-	holderClient := newClient(t, rdb, WithWatchdogTimeout(clusterLease), WithShardedPubSub(sharded))
-	waiterEvents := newRecorder()
-	waiterClient := newClient(t, rdb, WithShardedPubSub(sharded), WithObserver(waiterEvents))
 	if sharded {
 		auto := newClient(t, rdb)
 		if auto.wire.Load() != nil {
@@ -100,8 +99,13 @@ func testClusterWakeUps(t *testing.T, cluster *redistest.Cluster, rdb *redis.Clu
 	}
 	for kind, newHandle := range kinds {
 		t.Run(kind, func(t *testing.T) {
+			// Each kind has its Clients and names: the kinds run together.
+			t.Parallel()
+			holderClient := newClient(t, rdb, WithWatchdogTimeout(clusterLease), WithShardedPubSub(sharded))
+			waiterEvents := newRecorder()
+			waiterClient := newClient(t, rdb, WithShardedPubSub(sharded), WithObserver(waiterEvents))
 			for _, name := range namesOnEveryMaster(t, cluster) {
-				name = kind + ":" + name
+				name = fmt.Sprintf("%s:%v:%s", kind, sharded, name)
 				// A loaded machine may delay the watchdog past the short
 				// lease: the holder's Lost tells that apart from a lock
 				// that lets a waiter in, and the name is tried again.

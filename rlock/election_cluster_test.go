@@ -7,9 +7,11 @@ import (
 )
 
 func TestElectionOnCluster(t *testing.T) {
+	t.Parallel() // on a Cluster of its own
 	cluster, rdb := startCluster(t)
 	for _, sharded := range []bool{false, true} {
 		t.Run(fmt.Sprintf("sharded=%v", sharded), func(t *testing.T) {
+			t.Parallel() // its own Clients and names
 			skipUnlessSharded(t, sharded)
 			ctx := ctxT(t)
 			for _, name := range namesOnEveryMaster(t, cluster) {

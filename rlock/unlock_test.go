@@ -169,13 +169,16 @@ func proxied(t *testing.T, rdb *redis.Client) (func() *Client, *faultproxy.Proxy
 // even when Redis is reachable again right after: no lock is kept alive by
 // a watchdog nobody will stop.
 func TestUnlockUnreachableEndsRenewal(t *testing.T) {
+	rdb := newRedis(t)
 	for kind, mk := range kinds {
 		for _, how := range []string{"live", "cancelled"} {
 			t.Run(kind+"/"+how, func(t *testing.T) {
-				rdb := newRedis(t)
+				// Each case has its own proxy, Clients and names, so the
+				// cases wait out their leases together.
+				t.Parallel()
 				ctx := ctxT(t)
 				nc, p := proxied(t, rdb)
-				h := mk(nc, "u")
+				h := mk(nc, "u:"+kind+":"+how)
 				if err := h.lock(ctx); err != nil {
 					t.Fatal(err)
 				}
