@@ -63,13 +63,16 @@ func lostReply(t *testing.T, p *faultproxy.Proxy, op func() error) error {
 	return err
 }
 
+// Each case has its own proxy, Clients and lock (named after the case),
+// so the cases run in parallel; the leak check covers them all.
 func TestUnlockWhoseReplyIsLostIsAppliedOnce(t *testing.T) {
+	fresh(t)
 	for _, k := range kinds {
 		t.Run(k.name+"/go-redis retries an inner unlock", func(t *testing.T) {
-			fresh(t)
+			t.Parallel()
 			ctx := testkit.Ctx(t, within)
 			p := testkit.StartProxy(t, srv.Addr)
-			a := retrying(t, k, p, "latch", false)
+			a := retrying(t, k, p, t.Name(), false)
 			if err := a.Lock(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -91,11 +94,11 @@ func TestUnlockWhoseReplyIsLostIsAppliedOnce(t *testing.T) {
 		})
 
 		t.Run(k.name+"/go-redis retries the last unlock after another owner took over", func(t *testing.T) {
-			fresh(t)
+			t.Parallel()
 			ctx := testkit.Ctx(t, within)
 			p := testkit.StartProxy(t, srv.Addr)
-			a := retrying(t, k, p, "latch", false)
-			b := k.new(lockkit.NewClient(t, direct(t)), "latch")
+			a := retrying(t, k, p, t.Name(), false)
+			b := k.new(lockkit.NewClient(t, direct(t)), t.Name())
 			if err := a.Lock(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -116,11 +119,11 @@ func TestUnlockWhoseReplyIsLostIsAppliedOnce(t *testing.T) {
 			// A Mutex's last release is sent once, with no latch: the
 			// repetition finds the lock another's and must still succeed,
 			// releasing nothing of the new owner's.
-			fresh(t)
+			t.Parallel()
 			ctx := testkit.Ctx(t, within)
 			p := testkit.StartProxy(t, srv.Addr)
-			a := retrying(t, k, p, "latch", true)
-			b := k.new(lockkit.NewClient(t, direct(t)), "latch")
+			a := retrying(t, k, p, t.Name(), true)
+			b := k.new(lockkit.NewClient(t, direct(t)), t.Name())
 			if err := a.Lock(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -140,10 +143,10 @@ func TestUnlockWhoseReplyIsLostIsAppliedOnce(t *testing.T) {
 		})
 
 		t.Run(k.name+"/caller retries a failed inner unlock", func(t *testing.T) {
-			fresh(t)
+			t.Parallel()
 			ctx := testkit.Ctx(t, within)
 			p := testkit.StartProxy(t, srv.Addr)
-			a := retrying(t, k, p, "latch", true)
+			a := retrying(t, k, p, t.Name(), true)
 			if err := a.Lock(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -164,7 +167,9 @@ func TestUnlockWhoseReplyIsLostIsAppliedOnce(t *testing.T) {
 	}
 }
 
+// Its cases run in parallel, as TestUnlockWhoseReplyIsLostIsAppliedOnce's.
 func TestAcquireWhoseReplyIsLostIsCountedOnce(t *testing.T) {
+	fresh(t)
 	for _, k := range kinds {
 		for _, tc := range []struct {
 			name      string
@@ -177,10 +182,10 @@ func TestAcquireWhoseReplyIsLostIsCountedOnce(t *testing.T) {
 			{"caller retries a failed reentrant acquisition", 1, true},
 		} {
 			t.Run(k.name+"/"+tc.name, func(t *testing.T) {
-				fresh(t)
+				t.Parallel()
 				ctx := testkit.Ctx(t, within)
 				p := testkit.StartProxy(t, srv.Addr)
-				a := retrying(t, k, p, "counted", tc.noRetries)
+				a := retrying(t, k, p, t.Name(), tc.noRetries)
 				acquire := a.Lock
 				for range tc.before {
 					if err := a.Lock(ctx); err != nil {
@@ -205,7 +210,7 @@ func TestAcquireWhoseReplyIsLostIsCountedOnce(t *testing.T) {
 				if k.name == "FencedMutex" {
 					// One token per first hold, not per attempt: a
 					// re-entry keeps the token of the hold it adds to.
-					if n, err := direct(t).Get(ctx, keys.Token("counted")).Int(); err != nil || n != 1 {
+					if n, err := direct(t).Get(ctx, keys.Token(t.Name())).Int(); err != nil || n != 1 {
 						t.Fatalf("token counter = %d, %v; want 1", n, err)
 					}
 				}
