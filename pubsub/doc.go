@@ -58,6 +58,13 @@
 // channels resubscribed (20 µs each, at most a health-check interval), so
 // that a hundred thousand waiters do not retry at once.
 //
+// A SUBSCRIBE the server refuses for want of permission (an ACL, NOPERM)
+// does not break the connection: the commands in flight are known in
+// order, the refused one of several channels is asked again a channel at
+// a time, and a channel refused alone fails its waiters (ErrRefused, with
+// the server's error); a refused probe channel (below) leaves the
+// connection with pings alone.
+//
 // With classic pub/sub, a probe (a number) is published on a channel of
 // the connection's own every health-check interval, through the command
 // client and in the background: one publish however many channels the
@@ -78,6 +85,7 @@
 //	share_kept.go    a dropped channel's share, kept for a moment
 //	shard.go         shard: one connection's channels and its writer
 //	shard_read.go    its reader: messages, health checks, replacement
+//	shard_refused.go the commands in flight, and subscriptions an ACL refuses
 //	shard_peers.go   counting a channel's subscribers (PUBSUB NUMSUB)
 //	routing.go       router: the master of a channel in sharded mode
 package pubsub

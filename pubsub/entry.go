@@ -14,6 +14,9 @@ const (
 	unsubscribing
 	// orphaned: no longer the shard's; its waiters get no messages.
 	orphaned
+	// refused: the server refused the subscription (err); no longer the
+	// shard's.
+	refused
 )
 
 // entry is the shared state of one channel's waiters in one shard: where
@@ -37,6 +40,8 @@ type entry struct {
 	// grant is the last grant message heard (keys.GrantPrefix), until a
 	// waiter takes it (Subscription.TakeGrant).
 	grant string
+	// err is why the server refused the subscription (state refused).
+	err error
 }
 
 func newEntry(channel string) *entry {

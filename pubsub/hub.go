@@ -182,7 +182,9 @@ func (h *Hub) allShards() []*shard {
 // Subscribe joins the waiters of channel and returns once the server has
 // confirmed the subscription, so that every message published afterwards
 // reaches the returned Subscription. The caller must Close it. On ctx's end
-// it returns ctx.Err() and leaves no subscription behind.
+// it returns ctx.Err() and leaves no subscription behind; when the server
+// refuses the channel (an ACL), an error wrapping ErrRefused and the
+// server's.
 func (h *Hub) Subscribe(ctx context.Context, channel string) (*Subscription, error) {
 	s, err := h.shardFor(ctx, channel)
 	if err != nil {
@@ -195,6 +197,13 @@ func (h *Hub) Subscribe(ctx context.Context, channel string) (*Subscription, err
 	sub := &Subscription{shard: s, entry: e}
 	select {
 	case <-ready:
+		s.mu.Lock()
+		err := e.err
+		s.mu.Unlock()
+		if err != nil {
+			sub.Close()
+			return nil, err
+		}
 		return sub, nil
 	case <-ctx.Done():
 		sub.Close()

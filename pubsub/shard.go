@@ -37,6 +37,9 @@ type shard struct {
 	// and is replaced.
 	pending  int
 	progress time.Time
+	// flights are the commands written on ps whose confirmations are
+	// still to come, oldest first (shard_refused.go).
+	flights []flight
 
 	// probeCh is a channel of this connection's own on which the reader
 	// publishes, through the ordinary client, every health-check interval;
@@ -59,12 +62,14 @@ type shard struct {
 }
 
 // command is a SUBSCRIBE or UNSUBSCRIBE for the writer to send, or a
-// PUBSUB NUMSUB of its one channel.
+// PUBSUB NUMSUB of its one channel. An alone command is sent as it is,
+// never coalesced with others (see refused).
 type command struct {
 	ps       *redis.PubSub
 	gen      uint64
 	unsub    bool
 	numsub   bool
+	alone    bool
 	channels []string
 }
 
@@ -207,6 +212,9 @@ func (s *shard) writeLoop() {
 			}
 			s.mu.Lock()
 			stale := c.gen != s.gen
+			if !stale {
+				s.wrote(c)
+			}
 			s.mu.Unlock()
 			if stale {
 				continue
@@ -240,7 +248,7 @@ func (s *shard) coalesce(queue []command) []command {
 	for _, c := range queue {
 		if n := len(out); n > 0 && !c.numsub {
 			last := &out[n-1]
-			if !last.numsub && last.ps == c.ps && last.gen == c.gen && last.unsub == c.unsub &&
+			if !last.numsub && !last.alone && !c.alone && last.ps == c.ps && last.gen == c.gen && last.unsub == c.unsub &&
 				(!s.sharded() || keys.Slot(last.channels[0]) == keys.Slot(c.channels[0])) {
 				last.channels = append(last.channels, c.channels...)
 				continue

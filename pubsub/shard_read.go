@@ -41,6 +41,9 @@ func (s *shard) readLoop() {
 		timeout := errors.As(err, &ne) && ne.Timeout()
 		late := false
 		switch {
+		case isRefusal(err) && s.refused(gen, err):
+			// An ACL refused a subscription: the connection is sound.
+			continue
 		case err == nil:
 			pinged, failures = false, 0
 			s.dispatch(gen, msg)
@@ -175,7 +178,7 @@ func (s *shard) replace(gen uint64, why error) {
 	old := s.ps
 	s.gen++
 	s.ps, s.live = s.newPubSub(), make(chan struct{})
-	s.pending = 0
+	s.pending, s.flights = 0, nil
 	s.heard, s.probeAt = s.sent, time.Now()
 	var wanted []string
 	for ch, e := range s.entries {
@@ -243,6 +246,7 @@ func (s *shard) dispatch(gen uint64, msg any) {
 			// is the server's: a slot moved).
 			s.pending = max(s.pending-1, 0)
 			s.progress = time.Now()
+			s.confirmed(m.Channel)
 		}
 		if e == nil {
 			return

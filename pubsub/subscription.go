@@ -31,17 +31,22 @@ const poke time.Duration = -1
 // passed; either way the caller retries, and woken reports which: true
 // when a release (a message, or one that came while nobody slept) ended
 // the wait. It returns ctx.Err() when ctx ends first, ErrClosed when the
-// Hub closes, and ErrMoved when the channel must be subscribed again
-// elsewhere.
+// Hub closes, ErrMoved when the channel must be subscribed again
+// elsewhere, and an error wrapping ErrRefused when the server refused to
+// subscribe it again (after a connection's replacement).
 //
 // Waiters sleep in turn: a message wakes the one that has waited longest,
 // and a waiter whose retry after a wake-up failed keeps its turn.
 func (sub *Subscription) Wait(ctx context.Context, d time.Duration) (woken bool, err error) {
 	s, e := sub.shard, sub.entry
 	s.mu.Lock()
-	if e.state == orphaned {
+	switch e.state {
+	case orphaned:
 		s.mu.Unlock()
 		return false, ErrMoved
+	case refused:
+		s.mu.Unlock()
+		return false, e.err
 	}
 	front, behind := sub.woken, sub.behind
 	sub.woken, sub.behind = false, false

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/pubsub"
 )
 
 // Error is the error every operation of this package returns: it names the
@@ -92,6 +93,13 @@ var (
 	// made wait for replicas, when too few acknowledged it in time. The
 	// acquisition was undone: the lock is not held by it.
 	ErrNotReplicated = errors.New("acquisition not acknowledged by enough replicas")
+
+	// ErrSubscriptionRefused is the cause (with the server's error) of an
+	// acquisition that had to wait on a channel the server refuses to
+	// subscribe: a Redis ACL without the channel (NOPERM). It fails as
+	// soon as the refusal comes; the waiters of other channels are not
+	// affected. See docs/deployment.md for the channels to grant.
+	ErrSubscriptionRefused = pubsub.ErrRefused
 )
 
 // opError wraps err, the outcome of operation op on the lock called name,

@@ -169,6 +169,22 @@ var mutations = []mutation{
 		Timeout: 2 * time.Minute,
 	},
 	{
+		Name:    "acl-refusal-replaces-the-connection",
+		What:    "a subscription an ACL refuses (NOPERM) breaks its connection, which is replaced again and again, its waiters polling",
+		Edits:   []edit{{File: "pubsub/shard_read.go", Old: "case isRefusal(err) && s.refused(gen, err):", New: "case false:"}},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^TestLockOnAChannelTheACLRefusesFailsAlone$",
+		Timeout: 2 * time.Minute,
+	},
+	{
+		Name:    "acl-refusal-fails-the-whole-command",
+		What:    "a refused SUBSCRIBE of several channels fails every channel in it, not only the one the ACL refuses",
+		Edits:   []edit{{File: "pubsub/shard_refused.go", Old: "case len(asked) > 1:", New: "case len(asked) < 0:"}},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^TestLockOnAChannelTheACLRefusesFailsAlone$",
+		Timeout: 2 * time.Minute,
+	},
+	{
 		Name:    "read-release-publishes-nothing",
 		What:    "a reader's last release of a read-write lock publishes no message",
 		Edits:   []edit{{File: "scripts/rw_read_release.lua", Old: "if gone then\n  redis.call(ARGV[3], KEYS[2], ARGV[1])\nend", New: "if false then\n  redis.call(ARGV[3], KEYS[2], ARGV[1])\nend"}},
