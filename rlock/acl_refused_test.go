@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/relock-go/relock/internal/keys"
 )
 
 // A lock whose channel the ACL refuses fails its waiters' Lock at once,
@@ -61,5 +63,45 @@ func TestLockOnAChannelTheACLRefusesFailsAlone(t *testing.T) {
 	<-ping
 	if r := events.of(EventSubscriptionReplaced); len(r) > 0 {
 		t.Fatalf("the subscription connection was replaced %d times (first: %v): a refusal is not a broken connection", len(r), r[0].Err)
+	}
+}
+
+// Every kind's wait on a channel the ACL refuses fails so, and leaves
+// nothing behind: no subscription, and no place in a fair lock's queue.
+func TestEveryKindsWaitOnARefusedChannelFails(t *testing.T) {
+	admin := newRedis(t)
+	ctx := ctxT(t)
+	user := aclUser(t, admin)
+	if err := admin.Do(ctx, "ACL", "SETUSER", aclTestUser, "resetchannels", "&redisson_lock__channel:{lock:ok*").Err(); err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, aclClient(t, user))
+	holders := newClient(t, admin)
+	kinds := map[string]struct {
+		hold func(name string) error
+		wait func(name string) error
+	}{
+		"Mutex":     {func(n string) error { return holders.NewMutex(n).Lock(ctx) }, func(n string) error { return c.NewMutex(n).Lock(ctx) }},
+		"FairMutex": {func(n string) error { return holders.NewFairMutex(n).Lock(ctx) }, func(n string) error { return c.NewFairMutex(n).Lock(ctx) }},
+		"RWMutex":   {func(n string) error { return holders.NewRWMutex(n).RLock(ctx) }, func(n string) error { return c.NewRWMutex(n).Lock(ctx) }},
+		"Semaphore": {func(n string) error { _, err := holders.NewSemaphore(n).TrySetPermits(ctx, 0); return err },
+			func(n string) error { return c.NewSemaphore(n).Acquire(ctx, 1) }},
+		"CountDownLatch": {func(n string) error { _, err := holders.NewCountDownLatch(n).TrySetCount(ctx, 1); return err },
+			func(n string) error { return c.NewCountDownLatch(n).Await(ctx) }},
+	}
+	for kind, k := range kinds {
+		name := "lock:no:" + kind
+		if err := k.hold(name); err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		if err := k.wait(name); !errors.Is(err, ErrSubscriptionRefused) || !strings.Contains(err.Error(), "NOPERM") {
+			t.Errorf("%s: wait on a refused channel = %v, want ErrSubscriptionRefused with NOPERM", kind, err)
+		}
+	}
+	if st := hubOf(c).Stats(); st.Channels != 0 || st.Subscriptions != 0 {
+		t.Errorf("after the refusals: %+v, want no channel and no subscription", st)
+	}
+	if n := admin.LLen(ctx, keys.Queue("lock:no:FairMutex")).Val(); n != 0 {
+		t.Errorf("%d waiters left in the fair lock's queue, want 0", n)
 	}
 }
