@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -12,25 +13,33 @@ import (
 )
 
 // Lock is one reentrant lock, Redisson's RLock (or RFencedLock): its keys,
-// computed once, and the scripts that change it. It holds no state and is
-// safe for concurrent use.
+// and the scripts that change it. It holds no state and is safe for
+// concurrent use.
 type Lock struct {
-	lock    []string // lock hash
+	lock [1]string // lock hash
+	// The other keys are made once, on first use: a handle made to wait,
+	// as most of many waiters' are, may never take or release the lock.
+	once    sync.Once
 	fenced  []string // lock hash, token counter
 	release []string // lock hash, unlock channel (the record is added per call)
-	// releaseKeys is release as command arguments, made once: a bare
-	// release builds its command without copying them.
+	// releaseKeys is release as command arguments: a bare release builds
+	// its command without copying them.
 	releaseKeys []any
 }
 
 // NewLock returns the reentrant lock called name.
-func NewLock(name string) *Lock {
-	return &Lock{
-		lock:        []string{name},
-		fenced:      []string{name, keys.Token(name)},
-		release:     []string{name, keys.Channel(name)},
-		releaseKeys: []any{name, keys.Channel(name)},
-	}
+func NewLock(name string) *Lock { return &Lock{lock: [1]string{name}} }
+
+// withKeys returns l with its fenced and release keys made.
+func (l *Lock) withKeys() *Lock {
+	l.once.Do(func() {
+		name := l.lock[0]
+		channel := keys.Channel(name)
+		l.fenced = []string{name, keys.Token(name)}
+		l.release = []string{name, channel}
+		l.releaseKeys = []any{name, channel}
+	})
+	return l
 }
 
 // Acquired is the outcome of one acquisition attempt.
@@ -48,7 +57,7 @@ type Acquired struct {
 // count is owner's hold count before, as it knows it, so that a retried
 // request is not counted twice.
 func (l *Lock) Acquire(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, count int) (Acquired, error) {
-	n, err := acquire.Run(ctx, rdb, l.lock, Millis(lease), owner, count).Int64()
+	n, err := acquire.Run(ctx, rdb, l.lock[:], Millis(lease), owner, count).Int64()
 	switch {
 	case err != nil:
 		return Acquired{}, err
@@ -64,7 +73,7 @@ func (l *Lock) Acquire(ctx context.Context, rdb redis.Scripter, owner string, le
 // owner's that a failover left behind (its release lost) is not taken for
 // a retry: the acquisition gets a new token, never last again.
 func (l *Lock) AcquireFenced(ctx context.Context, rdb redis.Scripter, owner string, lease time.Duration, count int, last int64) (Acquired, error) {
-	vals, err := acquireFenced.Run(ctx, rdb, l.fenced, Millis(lease), owner, count, last).Int64Slice()
+	vals, err := acquireFenced.Run(ctx, rdb, l.withKeys().fenced, Millis(lease), owner, count, last).Int64Slice()
 	a, err := acquired(vals, err)
 	if a.OK {
 		a.Token = vals[1]
@@ -142,7 +151,7 @@ func (l *Lock) Release(ctx context.Context, rdb Runner, u Unlock) (Reply, error)
 		}
 		args := make([]any, 0, 6)
 		args = append(args, "evalsha", bare.hash, 2)
-		args = append(args, l.releaseKeys...)
+		args = append(args, l.withKeys().releaseKeys...)
 		args = append(args, u.Owner)
 		n, ls, err := counted(runOnce(ctx, rdb, bare.src, args))
 		if err != nil || n != -1 {
@@ -150,7 +159,7 @@ func (l *Lock) Release(ctx context.Context, rdb Runner, u Unlock) (Reply, error)
 		}
 		// Not the one acquisition it knew of: the full request tells why.
 	}
-	return reply(counted(release.Run(ctx, rdb, append(l.release[:2:2], u.Record), keys.UnlockMessage, Millis(u.Lease), u.Owner, u.Publish, Millis(u.RecordTTL), u.Next, Millis(u.NextLease), u.Seq, u.HoldCount, flag(u.Count))))
+	return reply(counted(release.Run(ctx, rdb, append(l.withKeys().release[:2:2], u.Record), keys.UnlockMessage, Millis(u.Lease), u.Owner, u.Publish, Millis(u.RecordTTL), u.Next, Millis(u.NextLease), u.Seq, u.HoldCount, flag(u.Count))))
 }
 
 // Outcome reads a release script's reply: nil, 0, 1, 2 or 3.
@@ -174,7 +183,7 @@ func Outcome(n int64, err error) (Release, error) {
 // publishes the unlock message with publish. It reports whether a lock
 // was deleted.
 func (l *Lock) ForceRelease(ctx context.Context, rdb redis.Scripter, publish string) (bool, error) {
-	n, err := forceRelease.Run(ctx, rdb, l.release, keys.UnlockMessage, publish).Int64()
+	n, err := forceRelease.Run(ctx, rdb, l.withKeys().release, keys.UnlockMessage, publish).Int64()
 	return n == 1, err
 }
 
