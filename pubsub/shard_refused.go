@@ -49,10 +49,17 @@ func (s *shard) confirmed(channel string) {
 }
 
 // isRefusal reports whether err, read on a subscription connection, is
-// the server refusing a command for want of permission (NOPERM): the
-// connection itself is sound.
+// the server refusing a SUBSCRIBE for want of permission: NOPERM, for a
+// channel or the command itself ("... the 'subscribe' command"; Redis and
+// Valkey word it differently from version to version, but every wording
+// names the channel or the command). The connection itself is sound. A
+// refused PING is not one: it names neither.
 func isRefusal(err error) bool {
-	return err != nil && strings.HasPrefix(err.Error(), "NOPERM")
+	if err == nil || !strings.HasPrefix(err.Error(), "NOPERM") {
+		return false
+	}
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "channel") || strings.Contains(msg, "subscribe'")
 }
 
 // refused handles the server's refusal (err) of the oldest command in
