@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/relock-go/relock/internal/keys"
 )
 
@@ -18,10 +20,7 @@ import (
 func TestLockOnAChannelTheACLRefusesFailsAlone(t *testing.T) {
 	admin := newRedis(t)
 	ctx := ctxT(t)
-	user := aclUser(t, admin)
-	if err := admin.Do(ctx, "ACL", "SETUSER", aclTestUser, "resetchannels", "&redisson_lock__channel:{lock:ok*").Err(); err != nil {
-		t.Fatal(err)
-	}
+	user := okChannelsOnly(t, admin)
 	events := newRecorder()
 	c := newClient(t, aclClient(t, user), WithHealthCheck(100*time.Millisecond), WithObserver(events))
 	holders := newClient(t, admin)
@@ -71,10 +70,7 @@ func TestLockOnAChannelTheACLRefusesFailsAlone(t *testing.T) {
 func TestEveryKindsWaitOnARefusedChannelFails(t *testing.T) {
 	admin := newRedis(t)
 	ctx := ctxT(t)
-	user := aclUser(t, admin)
-	if err := admin.Do(ctx, "ACL", "SETUSER", aclTestUser, "resetchannels", "&redisson_lock__channel:{lock:ok*").Err(); err != nil {
-		t.Fatal(err)
-	}
+	user := okChannelsOnly(t, admin)
 	c := newClient(t, aclClient(t, user))
 	holders := newClient(t, admin)
 	kinds := map[string]struct {
@@ -104,4 +100,16 @@ func TestEveryKindsWaitOnARefusedChannelFails(t *testing.T) {
 	if n := admin.LLen(ctx, keys.Queue("lock:no:FairMutex")).Val(); n != 0 {
 		t.Errorf("%d waiters left in the fair lock's queue, want 0", n)
 	}
+}
+
+// okChannelsOnly creates the restricted user (aclUser) with its channels
+// narrowed to those of the locks whose names begin "lock:ok", and returns
+// the options of a client logged in as it.
+func okChannelsOnly(t *testing.T, admin *redis.Client) *redis.Options {
+	t.Helper()
+	user := aclUser(t, admin)
+	if err := admin.Do(t.Context(), "ACL", "SETUSER", aclTestUser, "resetchannels", "&redisson_lock__channel:{lock:ok*").Err(); err != nil {
+		t.Fatal(err)
+	}
+	return user
 }
