@@ -40,6 +40,9 @@ type entry struct {
 	// grant is the last grant message heard (keys.GrantPrefix), until a
 	// waiter takes it (Subscription.TakeGrant).
 	grant string
+	// lastGrant is the last grant heard or told (Subscription.Grant): a
+	// grant is taken once, however it came.
+	lastGrant string
 	// err is why the server refused the subscription (state refused).
 	err error
 }

@@ -282,9 +282,12 @@ func (s *shard) dispatch(gen uint64, msg any) {
 		case m.Payload == keys.ReadUnlockMessage:
 			e.q.releaseAll()
 		case strings.HasPrefix(m.Payload, keys.GrantPrefix):
-			// A fair waiter's own channel: it holds the lock now.
-			e.grant = m.Payload
-			e.q.release(1)
+			// A fair waiter's own channel: it holds the lock now, unless
+			// its process told it first (Subscription.Grant).
+			if m.Payload != e.lastGrant {
+				e.grant, e.lastGrant = m.Payload, m.Payload
+				e.q.release(1)
+			}
 		default:
 			e.released()
 		}

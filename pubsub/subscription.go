@@ -164,6 +164,25 @@ func (sub *Subscription) TakeGrant(grant string) bool {
 	return true
 }
 
+// Grant tells this waiter grant, a grant message on its channel, as if it
+// was heard there: a release in this process granted it the lock, and its
+// reply said so. The message itself, when it comes, wakes nobody; a grant
+// heard already is not told again.
+func (sub *Subscription) Grant(grant string) {
+	s, e := sub.shard, sub.entry
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if grant == "" || grant == e.lastGrant {
+		return
+	}
+	e.grant, e.lastGrant = grant, grant
+	if sub.asleep == nil {
+		sub.poked = true
+		return
+	}
+	e.q.wakeOut(sub.asleep, poke)
+}
+
 // WakeOthers wakes every other waiter of the channel that sleeps now, to
 // retry at once: this waiter took a lock that they may share (a read lock).
 func (sub *Subscription) WakeOthers() {

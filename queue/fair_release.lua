@@ -26,9 +26,11 @@
 -- (grant_next: a relock waiter is granted the lock at once, a Redisson
 -- waiter is woken with its deadline kept fresh; a relock head refreshes
 -- its own while it waits, and the waiters behind it keep their distance).
--- The latch, or for a release that leaves holds the hold count, records
--- the request (release_once), so a retry of it gets the same answer and
--- releases nothing twice.
+-- When the turn went to a relock waiter, granted the lock, the reply is
+-- {1, its owner id}, so that its process may tell it at once. The latch,
+-- or for a release that leaves holds the hold count, records the request
+-- (release_once), so a retry of it gets the same answer (1, without the
+-- owner) and releases nothing twice.
 local wait = tonumber(ARGV[6])
 local outcome, now = release_once(KEYS[1], ARGV[3], ARGV[8], ARGV[2], KEYS[6], ARGV[7], ARGV[5], 1)
 if outcome == nil then
@@ -47,6 +49,9 @@ if outcome == 0 then
 elseif now then
   -- The mark of a grant the owner did not claim goes with its hold.
   redis.call('hdel', KEYS[5], ARGV[3])
-  grant_next(KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[4], ARGV[1], ARGV[4], wait)
+  local granted = grant_next(KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[4], ARGV[1], ARGV[4], wait)
+  if granted then
+    return {outcome, granted}
+  end
 end
 return outcome

@@ -90,7 +90,7 @@ func (f *fixture) release(owner string) scripts.Release {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	return res
+	return res.Outcome
 }
 
 func (f *fixture) line() []string {

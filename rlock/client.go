@@ -30,6 +30,8 @@ type Client struct {
 	waiters waitList
 	// handoffs lists the waiters an Unlock may pass its lock to.
 	handoffs handoffs
+	// grantees lists the fair waits a release may grant the lock to.
+	grantees grantees
 	// countLines are the lines of the semaphores' and latches' waiters.
 	countLines countLines
 	// requests number the requests that change their counts.

@@ -90,7 +90,7 @@ func (k *fair) attempt(ctx context.Context, rdb redis.Scripter, lease time.Durat
 }
 
 func (k *fair) release(ctx context.Context, u scripts.Unlock) (scripts.Reply, error) {
-	return uncounted(k.q.Release(ctx, u))
+	return k.q.Release(ctx, u)
 }
 
 func (k *fair) forceRelease(ctx context.Context, _ string) (bool, error) {

@@ -76,6 +76,11 @@ func (t *fairTurn) send(ctx context.Context, rdb redis.Scripter, lease time.Dura
 	}
 	if t.place == nil {
 		t.place = t.turns.q.Place(t.turns.entry)
+		// Listed until done: a release of this Client that grants the
+		// place tells it in the process.
+		if sub, grant := t.sub(), t.place.Grant(); sub != nil && grant != "" {
+			t.c.grantees.add(t.turns.entry, sub, grant)
+		}
 	}
 	// A grant heard since the last attempt: the owner holds the lock (its
 	// field written, its lease set, inside the release). Its lease is
@@ -138,6 +143,9 @@ func (t *fairTurn) handedOff() bool { return false }
 // dead waiter's), keeps the subscription of a successful wait for a
 // while (lingerTime), and leaves the owner's line to the next goroutine.
 func (t *fairTurn) done(ctx context.Context, ok bool) {
+	if t.place != nil {
+		t.c.grantees.remove(t.turns.entry, t.place.Grant())
+	}
 	if t.place != nil && !ok {
 		_, _ = persist(t.c, ctx, func(ctx context.Context) (struct{}, error) {
 			return struct{}{}, t.place.Leave(ctx)

@@ -89,6 +89,11 @@ func (o *owner) unlock(ctx context.Context) error {
 		o.released(ctx, sent, h, max(count-1, 1))
 		return nil
 	case scripts.Released, scripts.Heard, scripts.HandedOff:
+		if reply.Granted != "" {
+			// A fair release granted the lock to a waiter: if it is this
+			// Client's, it is told now rather than by the message.
+			o.c.grantees.tell(reply.Granted)
+		}
 		d, _ := o.c.listenersAt(o.channel, reply.Listeners)
 		if res == scripts.Heard || (res == scripts.Released && o.waited && o.c.classicCluster()) {
 			// (With classic pub/sub on a Redis Cluster, PUBLISH counts the

@@ -32,6 +32,9 @@ type Listeners struct {
 type Reply struct {
 	Outcome   Release
 	Listeners Listeners
+	// Granted is the relock waiter a fair lock's last release granted the
+	// lock to, if any.
+	Granted string
 }
 
 // counted reads a reply that is a number, or the number with the counts

@@ -52,7 +52,7 @@ func TestReleaseCountsListeners(t *testing.T) {
 
 	take()
 	u.Seq = 2
-	if r, err := l.Release(ctx, rdb, u); r != (Reply{Heard, want}) || err != nil {
+	if r, err := l.Release(ctx, rdb, u); r != (Reply{Outcome: Heard, Listeners: want}) || err != nil {
 		t.Fatalf("bare release = %+v, %v; want Heard, %+v", r, err, want)
 	}
 	take()
@@ -63,7 +63,7 @@ func TestReleaseCountsListeners(t *testing.T) {
 	take()
 	u = unlock("a:1", 4, time.Second)
 	u.Next, u.NextLease, u.Count = "b:1", time.Second, true
-	if r, err := l.Release(ctx, rdb, u); r != (Reply{HandedOff, want}) || err != nil {
+	if r, err := l.Release(ctx, rdb, u); r != (Reply{Outcome: HandedOff, Listeners: want}) || err != nil {
 		t.Fatalf("hand-off = %+v, %v; want HandedOff, %+v", r, err, want)
 	}
 	if r, err := l.Release(ctx, rdb, u); r != (Reply{Outcome: HandedOff}) || err != nil {
@@ -71,7 +71,7 @@ func TestReleaseCountsListeners(t *testing.T) {
 	}
 	full := unlock("b:1", 1, time.Second)
 	full.Count = true
-	if r, err := l.Release(ctx, rdb, full); r != (Reply{Heard, want}) || err != nil {
+	if r, err := l.Release(ctx, rdb, full); r != (Reply{Outcome: Heard, Listeners: want}) || err != nil {
 		t.Fatalf("full release = %+v, %v; want Heard, %+v", r, err, want)
 	}
 	take()

@@ -185,6 +185,14 @@ var mutations = []mutation{
 		Timeout: 2 * time.Minute,
 	},
 	{
+		Name:    "fair-grant-by-message-only",
+		What:    "a fair release that grants its own Client's waiter does not tell it: the waiter waits for the message",
+		Edits:   []edit{{File: "rlock/release.go", Old: "o.c.grantees.tell(reply.Granted)", New: "_ = reply.Granted"}},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^TestFairGrantToAWaiterOfTheSameClientIsToldInProcess$",
+		Timeout: 2 * time.Minute,
+	},
+	{
 		Name:    "read-release-publishes-nothing",
 		What:    "a reader's last release of a read-write lock publishes no message",
 		Edits:   []edit{{File: "scripts/rw_read_release.lua", Old: "if gone then\n  redis.call(ARGV[3], KEYS[2], ARGV[1])\nend", New: "if false then\n  redis.call(ARGV[3], KEYS[2], ARGV[1])\nend"}},
