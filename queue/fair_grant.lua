@@ -102,7 +102,8 @@ end
 --     next one gets the turn.
 --
 -- Every turn given tells the Redisson waiters evicted unheard before
--- (wake_evicted). Returns the owner granted the lock, if any.
+-- (wake_evicted). Returns the owner granted the lock, if any, and the
+-- grant message it was told.
 local function grant_next(lock, queue, timeouts, waiters, channel, message, publish, wait, head)
   local now, evicted
   while true do
@@ -162,7 +163,7 @@ local function grant_next(lock, queue, timeouts, waiters, channel, message, publ
         end
       end
       wake_evicted(waiters, channel, message, publish, evicted)
-      return head
+      return head, tell_head
     end
     redis.call('hdel', waiters, head)
     head_left(waiters)

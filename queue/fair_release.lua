@@ -27,7 +27,8 @@
 -- waiter is woken with its deadline kept fresh; a relock head refreshes
 -- its own while it waits, and the waiters behind it keep their distance).
 -- When the turn went to a relock waiter, granted the lock, the reply is
--- {1, its owner id}, so that its process may tell it at once. The latch,
+-- {1, its owner id, the grant message it was told}, so that its process
+-- may tell that wait at once. The latch,
 -- or for a release that leaves holds the hold count, records the request
 -- (release_once), so a retry of it gets the same answer (1, without the
 -- owner) and releases nothing twice.
@@ -49,9 +50,9 @@ if outcome == 0 then
 elseif now then
   -- The mark of a grant the owner did not claim goes with its hold.
   redis.call('hdel', KEYS[5], ARGV[3])
-  local granted = grant_next(KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[4], ARGV[1], ARGV[4], wait)
+  local granted, told = grant_next(KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[4], ARGV[1], ARGV[4], wait)
   if granted then
-    return {outcome, granted}
+    return {outcome, granted, told}
   end
 end
 return outcome

@@ -165,19 +165,21 @@ func pttl(ms int64) time.Duration {
 // script, a Redisson waiter is woken. When the lock is gone (expired,
 // force-unlocked) it reports NotHeld and still passes the turn on. The
 // outcome is kept at u.Record, so a retry of this request (same record and
-// number) is not applied twice. The reply's Granted names the relock
-// waiter the release granted the lock to, if any (not on a retry's
-// reply), so that a waiter of the same process can be told at once.
+// number) is not applied twice. The reply's Granted and Grant name the
+// relock waiter the release granted the lock to, if any (not on a
+// retry's reply), and the grant message that wait was told (Place.Grant),
+// so that a wait of the same process can be told at once.
 func (q *Queue) Release(ctx context.Context, u scripts.Unlock) (scripts.Reply, error) {
 	v, err := release.Run(ctx, q.rdb, append(q.keys[:5:5], u.Record), keys.UnlockMessage, scripts.Millis(u.Lease), u.Owner, q.pub(), scripts.Millis(u.RecordTTL), scripts.Millis(q.wait), u.Seq, u.HoldCount).Result()
-	var granted string
-	if a, ok := v.([]any); ok && len(a) == 2 {
+	var granted, grant string
+	if a, ok := v.([]any); ok && len(a) == 3 {
 		v = a[0]
 		granted, _ = a[1].(string)
+		grant, _ = a[2].(string)
 	}
 	n, _ := v.(int64)
 	r, err := scripts.Outcome(n, err)
-	return scripts.Reply{Outcome: r, Granted: granted}, err
+	return scripts.Reply{Outcome: r, Granted: granted, Grant: grant}, err
 }
 
 // ForceRelease deletes the lock whoever holds it and passes the turn on;

@@ -39,13 +39,15 @@ func (g *grantees) remove(owner, grant string) {
 	}
 }
 
-// tell tells owner's listed wait, if any, that a release granted it the
-// lock.
-func (g *grantees) tell(owner string) {
+// tell tells owner's listed wait whose grant message is grant, if it is
+// still listed, that a release granted it the lock. A reply read late may
+// name a wait of the owner that has ended: its next wait, granted
+// nothing, is not told.
+func (g *grantees) tell(owner, grant string) {
 	g.mu.Lock()
 	w, ok := g.m[owner]
 	g.mu.Unlock()
-	if ok {
-		w.sub.Grant(w.grant)
+	if ok && w.grant == grant {
+		w.sub.Grant(grant)
 	}
 }

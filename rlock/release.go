@@ -92,7 +92,7 @@ func (o *owner) unlock(ctx context.Context) error {
 		if reply.Granted != "" {
 			// A fair release granted the lock to a waiter: if it is this
 			// Client's, it is told now rather than by the message.
-			o.c.grantees.tell(reply.Granted)
+			o.c.grantees.tell(reply.Granted, reply.Grant)
 		}
 		d, _ := o.c.listenersAt(o.channel, reply.Listeners)
 		if res == scripts.Heard || (res == scripts.Released && o.waited && o.c.classicCluster()) {

@@ -33,8 +33,9 @@ type Reply struct {
 	Outcome   Release
 	Listeners Listeners
 	// Granted is the relock waiter a fair lock's last release granted the
-	// lock to, if any.
-	Granted string
+	// lock to, if any, and Grant the grant message its wait was told: the
+	// wait, not only the owner, since an owner waits again and again.
+	Granted, Grant string
 }
 
 // counted reads a reply that is a number, or the number with the counts

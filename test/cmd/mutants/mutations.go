@@ -187,9 +187,17 @@ var mutations = []mutation{
 	{
 		Name:    "fair-grant-by-message-only",
 		What:    "a fair release that grants its own Client's waiter does not tell it: the waiter waits for the message",
-		Edits:   []edit{{File: "rlock/release.go", Old: "o.c.grantees.tell(reply.Granted)", New: "_ = reply.Granted"}},
+		Edits:   []edit{{File: "rlock/release.go", Old: "o.c.grantees.tell(reply.Granted, reply.Grant)", New: "_ = reply.Granted"}},
 		Pkgs:    []string{"./rlock/"},
 		Run:     "^TestFairGrantToAWaiterOfTheSameClientIsToldInProcess$",
+		Timeout: 2 * time.Minute,
+	},
+	{
+		Name:    "fair-grant-told-to-the-owner",
+		What:    "a fair release's reply tells the granted owner's current wait, whichever it is: read late, it tells a new wait that nothing granted",
+		Edits:   []edit{{File: "rlock/fair_grantees.go", Old: "if ok && w.grant == grant {", New: "if ok {\n\t\tgrant = w.grant"}},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^TestGrantTellsTheWaitGrantedNotTheOwnersNext$",
 		Timeout: 2 * time.Minute,
 	},
 	{
