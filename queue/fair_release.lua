@@ -28,10 +28,10 @@
 -- its own while it waits, and the waiters behind it keep their distance).
 -- When the turn went to a relock waiter, granted the lock, the reply is
 -- {1, its owner id, the grant message it was told}, so that its process
--- may tell that wait at once. The latch,
--- or for a release that leaves holds the hold count, records the request
--- (release_once), so a retry of it gets the same answer (1, without the
--- owner) and releases nothing twice.
+-- may tell that wait at once. The latch, or for a release that leaves
+-- holds the hold count, records the request (release_once), so a retry of
+-- it gets the same answer (1, without the owner) and releases nothing
+-- twice.
 local wait = tonumber(ARGV[6])
 local outcome, now = release_once(KEYS[1], ARGV[3], ARGV[8], ARGV[2], KEYS[6], ARGV[7], ARGV[5], 1)
 if outcome == nil then

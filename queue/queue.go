@@ -177,7 +177,10 @@ func (q *Queue) Release(ctx context.Context, u scripts.Unlock) (scripts.Reply, e
 		granted, _ = a[1].(string)
 		grant, _ = a[2].(string)
 	}
-	n, _ := v.(int64)
+	n, ok := v.(int64)
+	if err == nil && !ok {
+		return scripts.Reply{Outcome: scripts.NotHeld}, fmt.Errorf("unexpected fair release reply %v", v)
+	}
 	r, err := scripts.Outcome(n, err)
 	return scripts.Reply{Outcome: r, Granted: granted, Grant: grant}, err
 }

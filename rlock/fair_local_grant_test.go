@@ -40,7 +40,9 @@ func TestFairGrantToAWaiterOfTheSameClientIsToldInProcess(t *testing.T) {
 	viaProxy.Store(true)
 
 	rec := newRecorder()
-	c := newClient(t, rdb, WithObserver(rec), WithHealthCheck(time.Minute))
+	// A minute's health check and wait timeout: no connection replaced,
+	// and the waiter's pause (its retry by timer) far past the test.
+	c := newClient(t, rdb, WithObserver(rec), WithHealthCheck(time.Minute), WithFairWaitTimeout(time.Minute))
 	const name = "fair-told-in-process"
 	holder := c.NewFairMutex(name)
 	if err := holder.Lock(ctx); err != nil {
