@@ -40,7 +40,9 @@
 //     covers the difference; a retry after an attempt that timed out
 //     arrived with it: it keeps its place). A waiter that waited during a fault, or
 //     within a lease and Config.Slack after one, is not judged: a fault
-//     can evict a live waiter, which then queues again.
+//     can evict a live waiter, which then queues again. A spawn (a process
+//     started in a killed one's place) counts so for its own waiters only:
+//     a cold JVM may queue a second after it invoked.
 //   - liveness (every name with a bounded wait): every acquire returns,
 //     served or told, within its wait, its wait for a replica
 //     (NameSpec.AckMS) and Config.Slack, or within one

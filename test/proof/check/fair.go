@@ -2,6 +2,7 @@ package check
 
 import (
 	"github.com/relock-go/relock/test/proof/history"
+	"github.com/relock-go/relock/test/proof/nemesis"
 )
 
 // fairOrder checks a fair lock's grants against arrival order: a waiter A
@@ -11,7 +12,10 @@ import (
 // waited during a fault, or within one lease and Config.Slack after one: a
 // fault can evict a live waiter from the queue (a dropped subscription, a
 // deadline passed while it was deaf, a process paused), after which it
-// queues again, and its connections take that long to come back.
+// queues again, and its connections take that long to come back. A
+// process just spawned in a killed one's place is a fault to its own
+// waiters alone: its cold start delays its queueing, which no lock can
+// order, and not the others'.
 func (c *nameCheck) fairOrder() {
 	margin := int64(c.cfg.FairMargin)
 	after := int64(c.spec.Lease() + c.cfg.Slack)
@@ -24,7 +28,10 @@ func (c *nameCheck) fairOrder() {
 	}
 	for i, a := range acq {
 		since := arrived[a]
-		if c.fi.any(since-after, a.Return, func(f *history.Fault) bool { return f.End+after >= since }) != "" {
+		proc := c.procName(a.Proc)
+		if c.fi.any(since-after, a.Return, func(f *history.Fault) bool {
+			return f.End+after >= since && (f.Kind != nemesis.Spawn || f.Target == proc)
+		}) != "" {
 			continue
 		}
 		c.res.FairWaiters++
@@ -52,7 +59,7 @@ func (c *nameCheck) fairOrder() {
 		c.res.MaxOvertaken = max(c.res.MaxOvertaken, over)
 		if over > c.spec.FairBound {
 			c.finding("", CheckFairOrder, a.Return, "%s, arrived at %s, was overtaken by %d later arrivals (bound %d), the first %s, arrived %s later",
-				c.procName(a.Proc), c.clock(since), over, c.spec.FairBound, c.procName(first.Proc), dur(arrived[first]-since))
+				proc, c.clock(since), over, c.spec.FairBound, c.procName(first.Proc), dur(arrived[first]-since))
 		}
 	}
 }

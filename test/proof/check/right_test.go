@@ -92,6 +92,15 @@ func TestCheckPassesRightHistories(t *testing.T) {
 			go-3 release 450 451 ok
 			go-2 release 600 601 ok`,
 			nil},
+		{"fair: a waiter of a process just spawned, overtaken, is not judged", fair, `
+			go-1 acquire 0 1 ok
+			nemesis spawn 5 5 target=java-2
+			java-2 acquire 10 900 ok
+			go-2 acquire 300 400 ok
+			go-1 release 350 351 ok
+			go-2 release 450 451 ok
+			java-2 release 950 951 ok`,
+			nil},
 		{"fair: grants in arrival order", fair, `
 			go-1 acquire 0 1 ok
 			go-2 acquire 10 300 ok

@@ -119,6 +119,15 @@ func TestCheckCatchesWrongHistories(t *testing.T) {
 			go-3 release 450 451 ok
 			go-2 release 600 601 ok`,
 			[]string{"VIOLATION fair-order"}},
+		{"fair: a process just spawned excuses its own waiters, not the others'", fair, `
+			go-1 acquire 0 1 ok
+			go-2 acquire 10 900 ok
+			nemesis spawn 20 20 target=java-2
+			java-2 acquire 300 400 ok
+			go-1 release 350 351 ok
+			java-2 release 450 451 ok
+			go-2 release 950 951 ok`,
+			[]string{"VIOLATION fair-order"}},
 		{"fair: a retry keeps its place, not one it never had", fair, `
 			go-1 acquire 0 1 ok
 			go-2 acquire 5 1300 ok

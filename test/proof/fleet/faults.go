@@ -130,7 +130,7 @@ func (f *fleet) network(ctx context.Context, fault nemesis.Fault) error {
 
 // kill kills a process with SIGKILL, takes its marks out of the sections
 // once its last command has run, and starts another process of its side in
-// its place. (A plain semaphore's permit it held is gone for good:
+// its place, recording when it started (Spawn). (A plain semaphore's permit it held is gone for good:
 // Redisson's semantics, which relock keeps; the semaphores move to fresh
 // objects after every fault.)
 func (f *fleet) kill(ctx context.Context, fault nemesis.Fault) error {
@@ -172,7 +172,10 @@ func (f *fleet) kill(ctx context.Context, fault nemesis.Fault) error {
 	if err := next.awaitReady(); err != nil {
 		return err
 	}
-	return next.start()
+	if err := next.start(); err != nil {
+		return err
+	}
+	return f.hist.Instant(history.Event{Op: "fault", Fault: nemesis.Spawn, Target: next.name})
 }
 
 // sleep waits d, or less if ctx ends first.

@@ -96,6 +96,9 @@
 //	partition, latency, reset   test/faultproxy, target a process or ""
 //	pause                       SIGSTOP then SIGCONT of target
 //	kill                        SIGKILL of target
+//	spawn                       not injected: an instant, when the process
+//	                            target, started in a killed one's place,
+//	                            began on the run's objects
 //	restart-always              Redis restarted, AOF appendfsync always
 //	restart-everysec            Redis restarted, AOF appendfsync everysec
 //	restart-nopersist           Redis restarted without persistence

@@ -35,6 +35,11 @@ const (
 	Pause = "pause"
 	// Kill kills a process (SIGKILL); another takes its place.
 	Kill = "kill"
+	// Spawn is not injected: it records, as an instant aimed at the new
+	// process, that the process taking a killed one's place started on the
+	// run's objects. Its first moments are cold (a JVM's connection pool,
+	// code never run), which delays its own commands.
+	Spawn = "spawn"
 	// RestartAlways kills the single server and restarts it from its AOF,
 	// written with appendfsync always.
 	RestartAlways = "restart-always"
