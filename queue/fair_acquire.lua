@@ -58,25 +58,21 @@ local KEEP_EVERY = 8
 
 -- A join while another owner holds the lock changes no turn: the owner
 -- queues at the tail behind whoever waits, with Redisson's deadline (the
--- last waiter's plus the wait timeout), and learns its place. The stale
--- heads are left to the script that next gives a turn (a release, or an
--- attempt that finds the lock free), which evicts them first; so the
--- common join reads no clock. Returns nil, having changed nothing, when
--- the owner has a deadline already (a join resent after its reply was
--- lost): the full path below finds its place.
+-- last waiter's plus the wait timeout; with none, now plus the lock's
+-- PTTL and the wait timeout), and learns its place. The stale heads are
+-- left to the script that next gives a turn (a release, or an attempt
+-- that finds the lock free), which evicts them first; so the common join
+-- reads no clock. Returns nil, having changed nothing, when the owner has
+-- a deadline already (a join resent after its reply was lost): the full
+-- path below finds its place.
 local function join_held(pttl)
   local now
-  local last = redis.call('lindex', queue, -1)
-  local deadline = last and tonumber(redis.call('zscore', timeouts, last) or false)
+  local deadline = latest_deadline(timeouts)
   if deadline then
     deadline = deadline + wait
   else
     now = now_ms()
-    if last then
-      deadline = now + wait
-    else
-      deadline = pttl + wait + now
-    end
+    deadline = math.max(pttl, 0) + wait + now
   end
   if redis.call('zadd', timeouts, 'NX', deadline, owner) == 0 then
     return nil
@@ -160,7 +156,7 @@ if pttl == -2 then
   -- an expiry (which announces nothing) or an eviction just now, or it
   -- died. Pass the turn on again: a live relock head is granted the lock,
   -- a dead one evicted, a Redisson head woken.
-  if grant_next(lock, queue, timeouts, waiters, channel, ARGV[5], ARGV[6], wait, head) == owner then
+  if grant_next(lock, queue, timeouts, waiters, channel, ARGV[5], ARGV[6], wait) == owner then
     redis.call('hdel', waiters, owner)
     return {1}
   end
@@ -184,12 +180,12 @@ end
 local pos = redis.call('lpos', queue, owner)
 if not pos then
   -- Redisson's rule, chained behind the last waiter.
-  local last = redis.call('lindex', queue, -1)
-  local ttl = pttl
-  if last then
-    ttl = tonumber(redis.call('zscore', timeouts, last) or now) - now
+  local deadline = latest_deadline(timeouts)
+  if deadline then
+    deadline = deadline + wait
+  else
+    deadline = math.max(pttl, 0) + wait + now
   end
-  local deadline = ttl + wait + now
   redis.call('zadd', timeouts, deadline, owner)
   pos = redis.call('rpush', queue, owner) - 1
   local clean

@@ -155,6 +155,14 @@ local function shift_all(timeouts, wait, queue, waiters, clean)
   return clean
 end
 
+-- The latest deadline in timeouts, or nil when there is none: the last
+-- waiter's, since deadlines grow in queue order (were one out of order, a
+-- newcomer chained behind the latest gets no earlier a deadline than
+-- behind the last).
+local function latest_deadline(timeouts)
+  return tonumber(redis.call('zrange', timeouts, -1, -1, 'WITHSCORES')[2])
+end
+
 -- Marks owner, a relock waiter, in waiters with mark ('<lease ms>:<wait
 -- id>'), in the same write setting CLEAN to clean when that is given, and
 -- keeps the hash no longer than the last deadline (last, when the caller
@@ -167,7 +175,7 @@ local function mark_waiter(waiters, timeouts, owner, mark, now, wait, clean, las
     redis.call('hset', waiters, owner, mark)
   end
   if not last then
-    last = tonumber(redis.call('zrange', timeouts, -1, -1, 'WITHSCORES')[2])
+    last = latest_deadline(timeouts)
   end
   local ttl = wait
   if last then

@@ -80,8 +80,10 @@ local function wake_evicted(waiters, channel, message, publish, list)
   end
 end
 
--- Gives the turn of the free lock to the head of the queue (head, when
--- the caller knows it), telling it on its own channel.
+-- Gives the turn of the free lock to the head of the queue, telling it on
+-- its own channel. The head is popped first, the common case (a relock
+-- waiter granted, or a dead one evicted) needing it gone, and pushed back
+-- when it keeps its place.
 --
 --   - A relock waiter (marked in waiters with '<lease>:<wait id>') is
 --     granted the lock right here: its field is written with one hold, its
@@ -104,10 +106,10 @@ end
 -- Every turn given tells the Redisson waiters evicted unheard before
 -- (wake_evicted). Returns the owner granted the lock, if any, and the
 -- grant message it was told.
-local function grant_next(lock, queue, timeouts, waiters, channel, message, publish, wait, head)
+local function grant_next(lock, queue, timeouts, waiters, channel, message, publish, wait)
   local now, evicted
   while true do
-    head = head or redis.call('lindex', queue, 0)
+    local head = redis.call('lpop', queue)
     if not head then
       wake_evicted(waiters, channel, message, publish, evicted)
       return nil
@@ -128,6 +130,7 @@ local function grant_next(lock, queue, timeouts, waiters, channel, message, publ
       -- A Redisson head takes the lock with its own script, which first
       -- purges the heads whose deadline passed: its own must not have.
       now = now or now_ms()
+      redis.call('lpush', queue, head)
       keep_fresh(timeouts, waiters, tonumber(redis.call('zscore', timeouts, head)), now, wait)
       redis.call('hdel', waiters, UNHEARD)
       wake_evicted(waiters, channel, message, publish, evicted)
@@ -136,17 +139,17 @@ local function grant_next(lock, queue, timeouts, waiters, channel, message, publ
     if not heard and not mark then
       now = now or now_ms()
       local keeps, first = keeps_turn(waiters, timeouts, head, now, wait)
-      local next = redis.call('lindex', queue, 1)
+      local next = redis.call('lindex', queue, 0)
       if first and next then
         tell(publish, channel .. ':' .. next, message)
       end
       if keeps or not next then
+        redis.call('lpush', queue, head)
         return nil
       end
       redis.call('hdel', waiters, UNHEARD)
       remember_evicted(waiters, head, wait)
     end
-    redis.call('lpop', queue)
     redis.call('zrem', timeouts, head)
     if heard then
       local left = shift_all(timeouts, wait, queue, waiters, math.max(clean - 1, 0))
@@ -167,7 +170,6 @@ local function grant_next(lock, queue, timeouts, waiters, channel, message, publ
     end
     redis.call('hdel', waiters, head)
     head_left(waiters)
-    head = nil
     -- (EVICTED may have changed: the next turn reads it again.)
     evicted = nil
   end
