@@ -97,7 +97,13 @@
 // reading deadlines: a relock head is granted the lock whatever its
 // deadline (its silence tells whether it is dead), and a Redisson head has
 // its deadline kept a wait timeout away as it is told, so that its own
-// script, which purges stale heads first, keeps it. Once the lock is free
+// script, which purges stale heads first, keeps it. A relock waiter
+// granted the lock, or giving up at the head of a held lock, moves the
+// deadlines a wait timeout earlier as Redisson's rule has it, then keeps
+// the new head's at least a wait timeout away: a Redisson waiter chained
+// with a shorter wait timeout than relock's (Redisson's tryLock uses its
+// wait time in place of fairLockWaitTimeout) would otherwise be past its
+// deadline at once, for the next Redisson script to purge. Once the lock is free
 // (it expired, or was taken away), the stale heads are evicted (Redisson's
 // rule) by the attempts and force-releases before anything else.
 // A live relock waiter at the head also refreshes its deadline on each
@@ -122,8 +128,9 @@
 // Redisson fair waiters and relock waiters can share a queue: they are
 // served in arrival order, each on its own channel. Redisson computes
 // deadlines from its client clock and its own fairLockWaitTimeout (5
-// minutes by default, relock's default too); give relock the same wait
-// timeout when the two share a lock. relock reads the
+// minutes by default, relock's default too), or, for a tryLock with a wait
+// time, that wait time; give relock the longest of them when the two
+// share a lock. relock reads the
 // server's clock (TIME) in its scripts, and needs Redis 6.0.6 or later
 // (LPOS).
 //

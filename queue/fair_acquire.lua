@@ -197,10 +197,7 @@ elseif pos == 0 then
   local deadline = tonumber(redis.call('zscore', timeouts, owner) or now)
   if deadline < now + wait then
     -- The head refreshes its deadline; those behind keep their distance.
-    local delta = now + wait - deadline
-    for _, waiter in ipairs(redis.call('zrange', timeouts, 0, -1)) do
-      redis.call('zincrby', timeouts, delta, waiter)
-    end
+    move_all(timeouts, nil, now + wait - deadline)
     mark_waiter(waiters, timeouts, owner, mark, now, wait)
   end
 end

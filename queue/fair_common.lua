@@ -48,20 +48,26 @@ local function head_left(waiters)
   end
 end
 
--- Keeps the head's deadline (deadline, false when it has none) at least
--- wait ms from now: every deadline moves as much, so the order holds, and
--- the relock waiters' hash (waiters, when given) lives as much longer.
-local function keep_fresh(timeouts, waiters, deadline, now, wait)
-  if not deadline or deadline >= now + wait then
+-- Moves every deadline delta ms (the order holds); when later, the relock
+-- waiters' hash (waiters, when given) lives as much longer.
+local function move_all(timeouts, waiters, delta)
+  if delta == 0 then
     return
   end
-  local delta = now + wait - deadline
   for _, waiter in ipairs(redis.call('zrange', timeouts, 0, -1)) do
     redis.call('zincrby', timeouts, delta, waiter)
   end
-  local ttl = waiters and redis.call('pttl', waiters) or -2
+  local ttl = (delta > 0 and waiters) and redis.call('pttl', waiters) or -2
   if ttl > 0 then
     redis.call('pexpire', waiters, ttl + delta)
+  end
+end
+
+-- Keeps the head's deadline (deadline, false when it has none) at least
+-- wait ms from now: every deadline moves as much (move_all).
+local function keep_fresh(timeouts, waiters, deadline, now, wait)
+  if deadline and deadline < now + wait then
+    move_all(timeouts, waiters, now + wait - deadline)
   end
 end
 
@@ -123,8 +129,14 @@ end
 -- a few commands, not one per waiter. Whether one is queued is known from
 -- clean (CLEAN, as the caller read it), or else found by looking past the
 -- known part of the queue, a few entries at a time, up to the first that
--- is not a relock waiter's. Returns the count of relock waiters known at
--- the head now, for the caller to record (set_clean).
+-- is not a relock waiter's. The lock is held from then on, so the new
+-- head waits for a live holder: its deadline moves no nearer than a wait
+-- timeout from now (every deadline moving as much). A Redisson waiter
+-- chained behind with a shorter wait timeout than this one (its
+-- tryLock's wait, which Redisson uses in place of fairLockWaitTimeout)
+-- would otherwise be past its deadline at once, and the next Redisson
+-- script would purge it without a word. Returns the count of relock
+-- waiters known at the head now, for the caller to record (set_clean).
 local function shift_all(timeouts, wait, queue, waiters, clean)
   local n = redis.call('llen', queue)
   if clean > n then
@@ -148,9 +160,12 @@ local function shift_all(timeouts, wait, queue, waiters, clean)
     clean = found
   end
   if clean < n then
-    for _, waiter in ipairs(redis.call('zrange', timeouts, 0, -1)) do
-      redis.call('zincrby', timeouts, -wait, waiter)
+    local deadline = tonumber(redis.call('zscore', timeouts, redis.call('lindex', queue, 0)))
+    local delta = -wait
+    if deadline then
+      delta = math.max(delta, now_ms() + wait - deadline)
     end
+    move_all(timeouts, waiters, delta)
   end
   return clean
 end

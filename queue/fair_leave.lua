@@ -13,9 +13,11 @@
 --
 -- Removes the owner from the LIST and the ZSET and takes one wait timeout off
 -- the deadline of every waiter behind it, as Redisson does. If the owner was
--- the head of a free lock, the turn passes on. A release that granted the
--- owner the lock it no longer waits for is undone: the hold is dropped and
--- the turn passes on. Returns 1 when the owner was queued or granted, else 0.
+-- the head of a free lock, the turn passes on; of a held one, the new
+-- head's deadline stays at least a wait timeout away. A release that
+-- granted the owner the lock it no longer waits for is undone: the hold is
+-- dropped and the turn passes on. Returns 1 when the owner was queued or
+-- granted, else 0.
 local wait = tonumber(ARGV[2])
 local mark = redis.call('hget', KEYS[5], ARGV[1])
 redis.call('hdel', KEYS[5], ARGV[1])
@@ -39,7 +41,14 @@ local clean = clean_of(KEYS[5])
 if pos < clean then
   set_clean(KEYS[5], clean - 1)
 end
-if pos == 0 and redis.call('exists', KEYS[1]) == 0 then
-  grant_next(KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[4], ARGV[3], ARGV[4], wait)
+if pos == 0 then
+  local head = redis.call('lindex', KEYS[2], 0)
+  if redis.call('exists', KEYS[1]) == 0 then
+    grant_next(KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[4], ARGV[3], ARGV[4], wait)
+  elseif head then
+    -- The new head waits for a live holder: its deadline, a wait timeout
+    -- earlier now, stays at least a wait timeout away (shift_all).
+    keep_fresh(KEYS[3], KEYS[5], tonumber(redis.call('zscore', KEYS[3], head)), now_ms(), wait)
+  end
 end
 return 1

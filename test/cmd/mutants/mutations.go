@@ -5,8 +5,9 @@ import "time"
 // mutations is the mutation set: each takes a feature away, or turns it
 // wrong, in the library's code, and names the packages and tests that
 // must catch it. The slowest suites (chaos, failover, most of interop) are
-// left out: each mutant runs only the tests chosen for it.
-var mutations = []mutation{
+// left out: each mutant runs only the tests chosen for it. The fair
+// lock's are in fairMutations.
+var mutations = append([]mutation{
 	{
 		Name: "release-no-publish",
 		What: "the release scripts of a reentrant lock publish no unlock message",
@@ -102,41 +103,6 @@ var mutations = []mutation{
 		Timeout: 3 * time.Minute,
 	},
 	{
-		Name: "fair-grants-the-tail",
-		What: "a fair lock's release grants the last waiter of the queue, not the first",
-		Edits: []edit{
-			{File: "queue/fair_grant.lua", Old: "head = head or redis.call('lindex', queue, 0)", New: "head = redis.call('lindex', queue, -1)"},
-			{File: "queue/fair_grant.lua", Old: "    redis.call('lpop', queue)\n    redis.call('zrem', timeouts, head)\n    if heard then", New: "    redis.call('lrem', queue, 1, head)\n    redis.call('zrem', timeouts, head)\n    if heard then"},
-		},
-		Pkgs:    []string{"./queue/", "./rlock/"},
-		Run:     "^(TestReleaseGrantsTheHead|TestFairMutexGrantsInArrivalOrder)$",
-		Timeout: 3 * time.Minute,
-	},
-	{
-		Name:    "fair-keeps-a-dead-head",
-		What:    "a fair lock's release never evicts a relock head nobody hears: the queue waits for its deadline",
-		Edits:   []edit{{File: "queue/fair_grant.lua", Old: "    if heard and not lease then", New: "    if not heard and mark then\n      return nil\n    end\n    if heard and not lease then"}},
-		Pkgs:    []string{"./queue/", "./rlock/"},
-		Run:     "^(TestDeadWaiterIsPassedOver|TestFairMutexDeadWaiterEvictedOnItsTurn)$",
-		Timeout: 3 * time.Minute,
-	},
-	{
-		Name:    "fair-tells-a-stale-redisson-head",
-		What:    "a fair lock's last release tells a Redisson head its turn with its deadline passed, so that its own script purges it",
-		Edits:   []edit{{File: "queue/fair_grant.lua", Old: "      keep_fresh(timeouts, waiters, tonumber(redis.call('zscore', timeouts, head)), now, wait)\n", New: ""}},
-		Pkgs:    []string{"./queue/"},
-		Run:     "^TestWaitersOutliveTheirDeadlinesWhileTheLockIsHeld$",
-		Timeout: 2 * time.Minute,
-	},
-	{
-		Name:    "fair-purges-live-waiters",
-		What:    "a fair lock's scripts purge a head whose deadline passed while the lock is held, as Redisson's do: a live Redisson waiter is lost",
-		Edits:   []edit{{File: "queue/fair_common.lua", Old: "local function evict_stale(queue, timeouts, now, waiters, held)\n  local evicted = false", New: "local function evict_stale(queue, timeouts, now, waiters, held)\n  held = nil\n  local evicted = false"}},
-		Pkgs:    []string{"./queue/"},
-		Run:     "^TestWaitersOutliveTheirDeadlinesWhileTheLockIsHeld$",
-		Timeout: 2 * time.Minute,
-	},
-	{
 		Name:    "watchdog-retries-a-period-later",
 		What:    "a failed renewal is tried again only at its phase's next turn, a renewal period later, not at the next tick",
 		Edits:   []edit{{File: "rlock/watchdog.go", Old: "\t\t\ths := retry\n", New: "\t\t\tvar hs []*hold\n"}},
@@ -182,22 +148,6 @@ var mutations = []mutation{
 		Edits:   []edit{{File: "pubsub/shard_refused.go", Old: "case len(asked) > 1:", New: "case len(asked) < 0:"}},
 		Pkgs:    []string{"./rlock/"},
 		Run:     "^TestLockOnAChannelTheACLRefusesFailsAlone$",
-		Timeout: 2 * time.Minute,
-	},
-	{
-		Name:    "fair-grant-by-message-only",
-		What:    "a fair release that grants its own Client's waiter does not tell it: the waiter waits for the message",
-		Edits:   []edit{{File: "rlock/release.go", Old: "o.c.grantees.tell(reply.Granted, reply.Grant)", New: "_ = reply.Granted"}},
-		Pkgs:    []string{"./rlock/"},
-		Run:     "^TestFairGrantToAWaiterOfTheSameClientIsToldInProcess$",
-		Timeout: 2 * time.Minute,
-	},
-	{
-		Name:    "fair-grant-told-to-the-owner",
-		What:    "a fair release's reply tells the granted owner's current wait, whichever it is: read late, it tells a new wait that nothing granted",
-		Edits:   []edit{{File: "rlock/fair_grantees.go", Old: "if ok && w.grant == grant {", New: "if ok {\n\t\tgrant = w.grant"}},
-		Pkgs:    []string{"./rlock/"},
-		Run:     "^TestGrantTellsTheWaitGrantedNotTheOwnersNext$",
 		Timeout: 2 * time.Minute,
 	},
 	{
@@ -338,4 +288,4 @@ var mutations = []mutation{
 		Run:     "^TestRateStrayCountIsRepaired$",
 		Timeout: 2 * time.Minute,
 	},
-}
+}, fairMutations...)

@@ -1,0 +1,112 @@
+package interop
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/testkit"
+	"github.com/relock-go/relock/test/testkit/lockkit"
+)
+
+// deadlineLeft is how far owner's deadline in the fair lock's queue is
+// from now, on the server's clock.
+func deadlineLeft(ctx context.Context, rdb *redis.Client, name, owner string) time.Duration {
+	return time.Duration(rdb.ZScore(ctx, keys.Timeout(name), owner).Val()-Millis(rdb.Time(ctx).Val())) * time.Millisecond
+}
+
+// A Redisson waiter chained behind a Go waiter with a shorter wait timeout
+// than the Go side's (a tryLock's wait, which Redisson uses in place of
+// fairLockWaitTimeout; here the peer's --fairwait, 0) keeps its place when
+// the Go waiter is granted the lock. Redisson's grant rule moves every
+// deadline a (Go) wait timeout earlier, which would put the Java waiter's
+// where the first holder's lease was to end; from then on, the next
+// Redisson script (its own when it wakes, or another Java client's) would
+// purge it without a word, to queue again at the tail if it is the one
+// that runs. The grant keeps the new head's deadline a wait timeout away
+// instead, and the Java waiter is granted next.
+func TestFairShortWaitJavaWaiterKeepsItsPlace(t *testing.T) {
+	t.Parallel()
+	rdb, _ := setup(t)
+	const wait = time.Minute
+	c := lockkit.NewClient(t, rdb, rlock.WithFairWaitTimeout(wait))
+	ctx := testkit.Ctx(t, 2*time.Minute)
+	const name = "fair-short-wait"
+	java := Start(t, peerArgs(rdb, "wait", "fair", name, "--fairwait", "0", "--await-stdin")...)
+	other := Start(t, peerArgs(rdb, "wait", "fair", name, "--fairwait", "0", "--await-stdin")...)
+	java.Await(t, "ready", 30*time.Second)
+	other.Await(t, "ready", 30*time.Second)
+	holder := c.NewFairMutex(name)
+	if err := holder.LockWithLease(ctx, 3*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	goWaiter := c.NewFairMutex(name)
+	granted := make(chan error, 1)
+	go func() { granted <- goWaiter.Lock(ctx) }()
+	awaitQueueLen(t, rdb, name, 1)
+	java.Go(t)
+	javaOwner, _ := java.Await(t, "wait-start", 10*time.Second)["owner"].(string)
+	awaitQueueLen(t, rdb, name, 2)
+	if err := holder.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-granted; err != nil {
+		t.Fatal(err)
+	}
+	if left := deadlineLeft(ctx, rdb, name, javaOwner); left < wait/2 {
+		t.Fatalf("the Java waiter's deadline is %v away after the Go grant, want about a wait timeout (%v)", left, wait)
+	}
+	other.Go(t)
+	other.Await(t, "wait-start", 10*time.Second)
+	awaitQueueLen(t, rdb, name, 2)
+	if err := goWaiter.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	first := java.Await(t, "acquired", 10*time.Second).Float("t")
+	if second := other.Await(t, "acquired", 10*time.Second).Float("t"); second < first {
+		t.Fatalf("the Java waiter queued second was granted %.0f ms before the first", first-second)
+	}
+}
+
+// A Redisson waiter chained behind a Go waiter with a shorter wait timeout
+// keeps a live deadline when the Go waiter gives up at the head while the
+// lock is held: leaving moves the deadlines behind a (Go) wait timeout
+// earlier, as Redisson's rule has it, and the new head's then stays a wait
+// timeout away (see TestFairShortWaitJavaWaiterKeepsItsPlace).
+func TestFairShortWaitJavaWaiterOutlivesAGoLeaving(t *testing.T) {
+	t.Parallel()
+	rdb, _ := setup(t)
+	const wait = time.Minute
+	c := lockkit.NewClient(t, rdb, rlock.WithFairWaitTimeout(wait))
+	ctx := testkit.Ctx(t, 2*time.Minute)
+	const name = "fair-short-wait-leave"
+	java := Start(t, peerArgs(rdb, "wait", "fair", name, "--fairwait", "0", "--await-stdin")...)
+	java.Await(t, "ready", 30*time.Second)
+	holder := c.NewFairMutex(name)
+	if err := holder.LockWithLease(ctx, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	leaving, cancel := context.WithCancel(ctx)
+	gaveUp := make(chan error, 1)
+	go func() { gaveUp <- c.NewFairMutex(name).Lock(leaving) }()
+	awaitQueueLen(t, rdb, name, 1)
+	java.Go(t)
+	javaOwner, _ := java.Await(t, "wait-start", 10*time.Second)["owner"].(string)
+	awaitQueueLen(t, rdb, name, 2)
+	cancel()
+	if err := <-gaveUp; err == nil {
+		t.Fatal("the Go waiter got the lock it gave up")
+	}
+	awaitQueueLen(t, rdb, name, 1)
+	if left := deadlineLeft(ctx, rdb, name, javaOwner); left < wait/2 {
+		t.Fatalf("the Java waiter's deadline is %v away after the Go waiter ahead left, want about a wait timeout (%v)", left, wait)
+	}
+	if err := holder.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	java.Await(t, "acquired", 10*time.Second)
+}
