@@ -19,6 +19,40 @@ func deadlineLeft(ctx context.Context, rdb *redis.Client, name, owner string) ti
 	return time.Duration(rdb.ZScore(ctx, keys.Timeout(name), owner).Val()-Millis(rdb.Time(ctx).Val())) * time.Millisecond
 }
 
+// goFairWait is the Go side's fair wait timeout in the short-wait tests.
+const goFairWait = time.Minute
+
+// shortWait is a fair lock held by a Go owner (holder, for a fixed lease)
+// of a Client whose fair wait timeout is goFairWait, and javas,
+// Redisson peers ready to wait on it (Go starts each) that chain their
+// deadlines with no wait timeout at all (--fairwait 0).
+type shortWait struct {
+	ctx    context.Context
+	rdb    *redis.Client
+	c      *rlock.Client
+	holder *rlock.FairMutex
+	javas  []*Peer
+}
+
+// newShortWait starts it on name, with javas peers and the holder's lease.
+func newShortWait(t *testing.T, name string, javas int, lease time.Duration) shortWait {
+	t.Helper()
+	rdb, _ := setup(t)
+	w := shortWait{ctx: testkit.Ctx(t, 2*time.Minute), rdb: rdb,
+		c: lockkit.NewClient(t, rdb, rlock.WithFairWaitTimeout(goFairWait))}
+	for range javas {
+		w.javas = append(w.javas, Start(t, peerArgs(rdb, "wait", "fair", name, "--fairwait", "0", "--await-stdin")...))
+	}
+	for _, p := range w.javas {
+		p.Await(t, "ready", 30*time.Second)
+	}
+	w.holder = w.c.NewFairMutex(name)
+	if err := w.holder.LockWithLease(w.ctx, lease); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 // A Redisson waiter chained behind a Go waiter with a shorter wait timeout
 // than the Go side's (a tryLock's wait, which Redisson uses in place of
 // fairLockWaitTimeout; here the peer's --fairwait, 0) keeps its place when
@@ -31,19 +65,9 @@ func deadlineLeft(ctx context.Context, rdb *redis.Client, name, owner string) ti
 // instead, and the Java waiter is granted next.
 func TestFairShortWaitJavaWaiterKeepsItsPlace(t *testing.T) {
 	t.Parallel()
-	rdb, _ := setup(t)
-	const wait = time.Minute
-	c := lockkit.NewClient(t, rdb, rlock.WithFairWaitTimeout(wait))
-	ctx := testkit.Ctx(t, 2*time.Minute)
 	const name = "fair-short-wait"
-	java := Start(t, peerArgs(rdb, "wait", "fair", name, "--fairwait", "0", "--await-stdin")...)
-	other := Start(t, peerArgs(rdb, "wait", "fair", name, "--fairwait", "0", "--await-stdin")...)
-	java.Await(t, "ready", 30*time.Second)
-	other.Await(t, "ready", 30*time.Second)
-	holder := c.NewFairMutex(name)
-	if err := holder.LockWithLease(ctx, 3*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	w := newShortWait(t, name, 2, 3*time.Second)
+	ctx, rdb, c, holder, java, other := w.ctx, w.rdb, w.c, w.holder, w.javas[0], w.javas[1]
 	goWaiter := c.NewFairMutex(name)
 	granted := make(chan error, 1)
 	go func() { granted <- goWaiter.Lock(ctx) }()
@@ -57,8 +81,8 @@ func TestFairShortWaitJavaWaiterKeepsItsPlace(t *testing.T) {
 	if err := <-granted; err != nil {
 		t.Fatal(err)
 	}
-	if left := deadlineLeft(ctx, rdb, name, javaOwner); left < wait/2 {
-		t.Fatalf("the Java waiter's deadline is %v away after the Go grant, want about a wait timeout (%v)", left, wait)
+	if left := deadlineLeft(ctx, rdb, name, javaOwner); left < goFairWait/2 {
+		t.Fatalf("the Java waiter's deadline is %v away after the Go grant, want about a wait timeout (%v)", left, goFairWait)
 	}
 	other.Go(t)
 	other.Await(t, "wait-start", 10*time.Second)
@@ -79,17 +103,9 @@ func TestFairShortWaitJavaWaiterKeepsItsPlace(t *testing.T) {
 // timeout away (see TestFairShortWaitJavaWaiterKeepsItsPlace).
 func TestFairShortWaitJavaWaiterOutlivesAGoLeaving(t *testing.T) {
 	t.Parallel()
-	rdb, _ := setup(t)
-	const wait = time.Minute
-	c := lockkit.NewClient(t, rdb, rlock.WithFairWaitTimeout(wait))
-	ctx := testkit.Ctx(t, 2*time.Minute)
 	const name = "fair-short-wait-leave"
-	java := Start(t, peerArgs(rdb, "wait", "fair", name, "--fairwait", "0", "--await-stdin")...)
-	java.Await(t, "ready", 30*time.Second)
-	holder := c.NewFairMutex(name)
-	if err := holder.LockWithLease(ctx, 5*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	w := newShortWait(t, name, 1, 5*time.Second)
+	ctx, rdb, c, holder, java := w.ctx, w.rdb, w.c, w.holder, w.javas[0]
 	leaving, cancel := context.WithCancel(ctx)
 	gaveUp := make(chan error, 1)
 	go func() { gaveUp <- c.NewFairMutex(name).Lock(leaving) }()
@@ -102,8 +118,8 @@ func TestFairShortWaitJavaWaiterOutlivesAGoLeaving(t *testing.T) {
 		t.Fatal("the Go waiter got the lock it gave up")
 	}
 	awaitQueueLen(t, rdb, name, 1)
-	if left := deadlineLeft(ctx, rdb, name, javaOwner); left < wait/2 {
-		t.Fatalf("the Java waiter's deadline is %v away after the Go waiter ahead left, want about a wait timeout (%v)", left, wait)
+	if left := deadlineLeft(ctx, rdb, name, javaOwner); left < goFairWait/2 {
+		t.Fatalf("the Java waiter's deadline is %v away after the Go waiter ahead left, want about a wait timeout (%v)", left, goFairWait)
 	}
 	if err := holder.Unlock(ctx); err != nil {
 		t.Fatal(err)
