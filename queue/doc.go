@@ -103,7 +103,10 @@
 // the new head's at least a wait timeout away: a Redisson waiter chained
 // with a shorter wait timeout than relock's (Redisson's tryLock uses its
 // wait time in place of fairLockWaitTimeout) would otherwise be past its
-// deadline at once, for the next Redisson script to purge. Once the lock is free
+// deadline at once, for the next Redisson script to purge. The watchdog's
+// renewal of a fair lock (NewRenewer) keeps the head's deadline ahead too,
+// so that a Redisson head queued behind a Go holder is not purged when it
+// wakes, however long the hold and whoever else waits. Once the lock is free
 // (it expired, or was taken away), the stale heads are evicted (Redisson's
 // rule) by the attempts and force-releases before anything else.
 // A live relock waiter at the head also refreshes its deadline on each

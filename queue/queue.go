@@ -30,6 +30,8 @@ var (
 	releaseSrc string
 	//go:embed fair_force_release.lua
 	forceReleaseSrc string
+	//go:embed fair_renew.lua
+	renewSrc string
 
 	// Each script is the lock helpers (scripts.New) and the fair lock's
 	// (fair_common.lua, fair_grant.lua) followed by its own text; the text is fixed at
@@ -38,7 +40,20 @@ var (
 	leave        = scripts.New(commonSrc + leaveSrc)
 	release      = scripts.New(commonSrc + releaseSrc)
 	forceRelease = scripts.New(commonSrc + forceReleaseSrc)
+	renew        = scripts.New(commonSrc + renewSrc)
 )
+
+// NewRenewer returns the watchdog's Renewer of fair locks (each Held names
+// the lock and its owner) whose queues have wait as their wait timeout: it
+// renews the holds as scripts.HashRenewer does, and keeps the head's
+// deadline of each renewed lock's queue at least wait away, so that a
+// Redisson head is not purged as stale through a long hold. Renewers are
+// compared by identity to batch holds: make one per wait timeout.
+func NewRenewer(wait time.Duration) scripts.Renewer {
+	return scripts.NewRenewer(renew, func(h scripts.Held) []string {
+		return []string{h.Key, keys.Queue(h.Key), keys.Timeout(h.Key), keys.FairWaiters(h.Key)}
+	}, scripts.Millis(wait))
+}
 
 // Queue is the waiting queue of one fair lock. It holds no state of its
 // own: everything is in Redis. It is safe for concurrent use.

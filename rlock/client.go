@@ -11,6 +11,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/ownerid"
+	"github.com/relock-go/relock/queue"
+	"github.com/relock-go/relock/scripts"
 )
 
 // Client creates locks on one Redis deployment and owns what they share:
@@ -32,6 +34,8 @@ type Client struct {
 	handoffs handoffs
 	// grantees lists the fair waits a release may grant the lock to.
 	grantees grantees
+	// fairRenewer renews the Client's fair locks (queue.NewRenewer).
+	fairRenewer scripts.Renewer
 	// countLines are the lines of the semaphores' and latches' waiters.
 	countLines countLines
 	// requests number the requests that change their counts.
@@ -100,7 +104,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 		return nil, opError("new client", "", fmt.Errorf("sharded pub/sub needs a *redis.ClusterClient, not %T", rdb))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Client{rdb: rdb, opts: o, obs: o.observer(), ids: ownerid.NewSource(), recordTTL: retryWindow(rdb), resends: resends(rdb), sender: newSender(rdb), ctx: ctx, cancel: cancel}
+	c := &Client{rdb: rdb, opts: o, obs: o.observer(), ids: ownerid.NewSource(), recordTTL: retryWindow(rdb), resends: resends(rdb), sender: newSender(rdb), fairRenewer: queue.NewRenewer(o.fairWaitTimeout), ctx: ctx, cancel: cancel}
 	if !cluster || (o.sharded != nil && !*o.sharded) {
 		c.setWire(false)
 	}

@@ -60,7 +60,7 @@ func (c *Client) NewFairMutex(name string) *FairMutex { return c.newFairMutex(na
 func (c *Client) newFairMutex(name string, k Kind) *FairMutex {
 	f := &FairMutex{q: queue.New(c.rdb, name, c.opts.fairWaitTimeout, c.queuePublish)}
 	id := c.ids.Next()
-	f.init(c, name, id, keys.Channel(name), &fair{q: f.q, held: scripts.Held{Key: name, Owner: id}, kind: k}, newFairTurns(c, f.q, id))
+	f.init(c, name, id, keys.Channel(name), &fair{q: f.q, held: scripts.Held{Key: name, Owner: id}, kind: k, renewer: c.fairRenewer}, newFairTurns(c, f.q, id))
 	return f
 }
 
@@ -77,9 +77,10 @@ func (f *FairMutex) lockOwn(ctx context.Context) error {
 
 // fair is Redisson's RFairLock: a reentrant lock whose waiters queue.
 type fair struct {
-	q    *queue.Queue
-	held scripts.Held
-	kind Kind // KindFairMutex, or KindElection
+	q       *queue.Queue
+	held    scripts.Held
+	kind    Kind            // KindFairMutex, or KindElection
+	renewer scripts.Renewer // the Client's (queue.NewRenewer)
 }
 
 // attempt takes the lock if it can right now, and never queues: the
@@ -97,6 +98,6 @@ func (k *fair) forceRelease(ctx context.Context, _ string) (bool, error) {
 	return k.q.ForceRelease(ctx)
 }
 
-func (k *fair) renewal() renewal { return renewal{scripts.HashRenewer, k.held} }
+func (k *fair) renewal() renewal { return renewal{k.renewer, k.held} }
 
 func (k *fair) describe() (Kind, string) { return k.kind, "" }

@@ -142,10 +142,19 @@ type Renewer interface {
 // reentrant, fair and fenced locks, and write holds of read-write locks.
 var HashRenewer Renewer = &renewer{script: renew, keys: func(h Held) []string { return []string{h.Key} }}
 
+// NewRenewer returns a Renewer that runs script once per batch of holds:
+// its KEYS are keys(h) of each hold h in turn, its ARGV the lease in
+// milliseconds, then lead, then each hold's owner. The script returns an
+// array whose element i is 1 when the batch's hold i was renewed.
+func NewRenewer(script *redis.Script, keys func(Held) []string, lead ...any) Renewer {
+	return &renewer{script: script, keys: keys, lead: lead}
+}
+
 // renewer runs one renew script over batches of holds.
 type renewer struct {
 	script *redis.Script
 	keys   func(Held) []string // the KEYS of one hold
+	lead   []any               // the ARGV between the lease and the owners
 }
 
 func (r *renewer) Renew(ctx context.Context, rdb redis.UniversalClient, lease time.Duration, batches [][]Held) (renewed [][]bool, errs []error) {
@@ -193,13 +202,14 @@ func (r *renewer) Renew(ctx context.Context, rdb redis.UniversalClient, lease ti
 	return renewed, errs
 }
 
-// args are the KEYS and ARGV of one batch: the lease, then each owner.
+// args are the KEYS and ARGV of one batch: the lease, the lead, then each
+// owner.
 func (r *renewer) args(leaseMs int64, batch []Held) (keys []string, args []any) {
-	args = make([]any, 1+len(batch))
-	args[0] = leaseMs
-	for j, h := range batch {
+	args = make([]any, 0, 1+len(r.lead)+len(batch))
+	args = append(append(args, leaseMs), r.lead...)
+	for _, h := range batch {
 		keys = append(keys, r.keys(h)...)
-		args[j+1] = h.Owner
+		args = append(args, h.Owner)
 	}
 	return keys, args
 }

@@ -126,3 +126,44 @@ func TestFairShortWaitJavaWaiterOutlivesAGoLeaving(t *testing.T) {
 	}
 	java.Await(t, "acquired", 10*time.Second)
 }
+
+// Redisson waiters queued behind a Go holder whose watchdog keeps the lock
+// past their wait timeout keep their order: each renewal keeps the head's
+// deadline ahead. Redisson's deadlines never move with time; the head's
+// would pass, and its own script would purge it when it next woke (it
+// sleeps the lock's TTL), to queue again behind the waiter after it.
+func TestFairJavaWaitersKeepTheirOrderThroughALongGoHold(t *testing.T) {
+	t.Parallel()
+	rdb, _ := setup(t)
+	const wait = time.Second
+	c := lockkit.NewClient(t, rdb, rlock.WithWatchdogTimeout(time.Second), rlock.WithFairWaitTimeout(wait))
+	ctx := testkit.Ctx(t, 2*time.Minute)
+	const name = "fair-long-hold"
+	var javas []*Peer
+	for range 2 {
+		p := Start(t, peerArgs(rdb, "wait", "fair", name, "--fairwait", "1000", "--watchdog", "1000", "--await-stdin")...)
+		javas = append(javas, p)
+	}
+	for _, p := range javas {
+		p.Await(t, "ready", 30*time.Second)
+	}
+	holder := c.NewFairMutex(name)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range javas {
+		p.Go(t)
+		p.Await(t, "wait-start", 10*time.Second)
+		awaitQueueLen(t, rdb, name, int64(i+1))
+	}
+	// The long hold: four wait timeouts, past the first Java waiter's
+	// deadline (a lease and a wait timeout after its queueing).
+	time.Sleep(4 * wait)
+	if err := holder.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	first := javas[0].Await(t, "acquired", 10*time.Second).Float("t")
+	if second := javas[1].Await(t, "acquired", 10*time.Second).Float("t"); second < first {
+		t.Fatalf("the Java waiter queued second was granted %.0f ms before the first", first-second)
+	}
+}

@@ -68,4 +68,20 @@ var fairMutations = []mutation{
 		Run:     "^TestFairShortWaitJavaWaiterOutlivesAGoLeaving$",
 		Timeout: 2 * time.Minute,
 	},
+	{
+		Name:    "fair-renewal-leaves-the-head-stale",
+		What:    "the watchdog renews a fair lock as any hash lock: through a Go hold longer than the wait timeout, a Redisson head's deadline passes and its own script purges it",
+		Edits:   []edit{{File: "rlock/fair_mutex.go", Old: "renewal{k.renewer, k.held}", New: "renewal{scripts.HashRenewer, k.held}"}},
+		Pkgs:    []string{"./test/interop/"},
+		Run:     "^TestFairJavaWaitersKeepTheirOrderThroughALongGoHold$",
+		Timeout: 2 * time.Minute,
+	},
+	{
+		Name:    "fair-renewal-keeps-a-short-wait",
+		What:    "a fair renewal keeps the head's deadline a wait timeout away even when that is shorter than the time to the next renewal",
+		Edits:   []edit{{File: "queue/fair_renew.lua", Old: "local keep = math.max(tonumber(ARGV[2]), tonumber(ARGV[1]))", New: "local keep = tonumber(ARGV[2])"}},
+		Pkgs:    []string{"./queue/"},
+		Run:     "^TestRenewKeepsTheHeadALeaseAwayPastAShortWait$",
+		Timeout: 2 * time.Minute,
+	},
 }
