@@ -45,10 +45,11 @@ var (
 
 // NewRenewer returns the watchdog's Renewer of fair locks (each Held names
 // the lock and its owner) whose queues have wait as their wait timeout: it
-// renews the holds as scripts.HashRenewer does, and keeps the head's
-// deadline of each renewed lock's queue at least wait away, so that a
-// Redisson head is not purged as stale through a long hold. Renewers are
-// compared by identity to batch holds: make one per wait timeout.
+// renews the holds as scripts.HashRenewer does, and keeps the deadline of
+// each renewed lock's queue head at least half of wait (or of the lease,
+// if longer) away, so that a Redisson head is not purged as stale through
+// a long hold (fair_renew.lua). Renewers are compared by identity to
+// batch holds: make one per wait timeout.
 func NewRenewer(wait time.Duration) scripts.Renewer {
 	return scripts.NewRenewer(renew, func(h scripts.Held) []string {
 		return []string{h.Key, keys.Queue(h.Key), keys.Timeout(h.Key), keys.FairWaiters(h.Key)}
