@@ -63,6 +63,13 @@ local function move_all(timeouts, waiters, delta)
   end
 end
 
+-- The deadline of the head of queue, or nil when there is no head or it
+-- has none.
+local function head_deadline(queue, timeouts)
+  local head = redis.call('lindex', queue, 0)
+  return head and tonumber(redis.call('zscore', timeouts, head))
+end
+
 -- Keeps the head's deadline (deadline, false when it has none) at least
 -- wait ms from now: every deadline moves as much (move_all).
 local function keep_fresh(timeouts, waiters, deadline, now, wait)
@@ -160,7 +167,7 @@ local function shift_all(timeouts, wait, queue, waiters, clean)
     clean = found
   end
   if clean < n then
-    local deadline = tonumber(redis.call('zscore', timeouts, redis.call('lindex', queue, 0)))
+    local deadline = head_deadline(queue, timeouts)
     local delta = -wait
     if deadline then
       delta = math.max(delta, now_ms() + wait - deadline)

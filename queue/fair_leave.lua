@@ -42,13 +42,15 @@ if pos < clean then
   set_clean(KEYS[5], clean - 1)
 end
 if pos == 0 then
-  local head = redis.call('lindex', KEYS[2], 0)
   if redis.call('exists', KEYS[1]) == 0 then
     grant_next(KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[4], ARGV[3], ARGV[4], wait)
-  elseif head then
+  else
     -- The new head waits for a live holder: its deadline, a wait timeout
     -- earlier now, stays at least a wait timeout away (shift_all).
-    keep_fresh(KEYS[3], KEYS[5], tonumber(redis.call('zscore', KEYS[3], head)), now_ms(), wait)
+    local deadline = head_deadline(KEYS[2], KEYS[3])
+    if deadline then
+      keep_fresh(KEYS[3], KEYS[5], deadline, now_ms(), wait)
+    end
   end
 end
 return 1

@@ -27,11 +27,10 @@ for i = 1, #KEYS / 4 do
   local lock, queue, timeouts, waiters = KEYS[4 * i - 3], KEYS[4 * i - 2], KEYS[4 * i - 1], KEYS[4 * i]
   if redis.call('hexists', lock, ARGV[i + 2]) == 1 then
     redis.call('pexpire', lock, ARGV[1])
-    local head = redis.call('lindex', queue, 0)
-    if head then
+    local deadline = head_deadline(queue, timeouts)
+    if deadline then
       now = now or now_ms()
-      local deadline = tonumber(redis.call('zscore', timeouts, head))
-      if deadline and deadline < now + keep / 2 then
+      if deadline < now + keep / 2 then
         keep_fresh(timeouts, waiters, deadline, now, keep)
       end
     end
