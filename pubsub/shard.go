@@ -31,10 +31,10 @@ type shard struct {
 	entries map[string]*entry
 	queue   []command     // commands for the writer, in order
 	kick    chan struct{} // tells the writer the queue is not empty
-	// pending counts confirmations still to come on ps; progress is when
-	// the last one came, or when the first of them was asked for. A
-	// connection that stays behind longer than healthCheck has lost them
-	// and is replaced.
+	// pending counts confirmations still to come on ps of the commands
+	// written on it; progress is when the last one came, or when the first
+	// of them was written. A connection that stays behind longer than
+	// healthCheck has lost them and is replaced.
 	pending  int
 	progress time.Time
 	// flights are the commands written on ps whose confirmations are
@@ -169,12 +169,7 @@ func (s *shard) send(unsub bool, channels ...string) {
 			marked = append(marked, keys.Presence(ch))
 		}
 	}
-	channels = marked
-	if s.pending == 0 {
-		s.progress = time.Now()
-	}
-	s.pending += len(channels)
-	s.queue = append(s.queue, command{ps: s.ps, gen: s.gen, unsub: unsub, channels: channels})
+	s.queue = append(s.queue, command{ps: s.ps, gen: s.gen, unsub: unsub, channels: marked})
 	select {
 	case s.kick <- struct{}{}:
 	default:
@@ -213,7 +208,7 @@ func (s *shard) writeLoop() {
 			s.mu.Lock()
 			stale := c.gen != s.gen
 			if !stale {
-				s.wrote(c)
+				s.writing(c)
 			}
 			s.mu.Unlock()
 			if stale {
@@ -235,6 +230,18 @@ func (s *shard) writeLoop() {
 			s.mu.Unlock()
 		}
 	}
+}
+
+// writing records that command c goes out on ps now: its confirmations
+// are awaited from now, not from when it queued, so that a writer the
+// machine was too busy to schedule does not make the connection look
+// lost. Called with mu held.
+func (s *shard) writing(c command) {
+	if s.pending == 0 {
+		s.progress = time.Now()
+	}
+	s.pending += len(c.channels)
+	s.wrote(c)
 }
 
 // coalesce merges each run of queued SUBSCRIBE (or UNSUBSCRIBE) commands

@@ -3,6 +3,7 @@ package pubsub
 import (
 	"slices"
 	"testing"
+	"time"
 )
 
 // A burst of subscriptions goes out as one command per run of one kind,
@@ -32,5 +33,23 @@ func TestCoalesceMergesRunsInOrder(t *testing.T) {
 	})
 	if len(sharded) != 2 || !slices.Equal(sharded[0].channels, []string{"x:{1}", "y:{1}"}) {
 		t.Errorf("sharded: %+v, want the channels of slot {1} together, {2} apart", sharded)
+	}
+}
+
+// A subscription's confirmation is awaited from when its command is
+// written, not from when it was queued: a writer that a busy machine does
+// not schedule for a while has not found the connection slow, and the
+// reader must not replace it for that.
+func TestConfirmationIsAwaitedFromTheWrite(t *testing.T) {
+	s := &shard{gen: 1, healthCheck: time.Second}
+	s.send(false, "a")
+	if s.pending != 0 || s.overdue(true) {
+		t.Fatalf("queued, not written: %d confirmations awaited, want none", s.pending)
+	}
+	written := time.Now()
+	s.writing(s.queue[0])
+	if s.pending != 2 || s.progress.Before(written) {
+		t.Fatalf("written: %d confirmations awaited since %v, want 2 (the channel and its presence marker) since the write at %v",
+			s.pending, s.progress, written)
 	}
 }

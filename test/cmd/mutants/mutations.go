@@ -205,6 +205,17 @@ var mutations = append([]mutation{
 		Timeout: 2 * time.Minute,
 	},
 	{
+		Name: "hub-awaits-confirmations-from-the-queue",
+		What: "a subscription's confirmation is awaited from when it queued, so a writer the machine was slow to schedule gets a sound connection replaced",
+		Edits: []edit{
+			{File: "pubsub/shard.go", Old: "\ts.queue = append(s.queue, command{ps: s.ps, gen: s.gen, unsub: unsub, channels: marked})", New: "\ts.pending += len(marked)\n\ts.queue = append(s.queue, command{ps: s.ps, gen: s.gen, unsub: unsub, channels: marked})"},
+			{File: "pubsub/shard.go", Old: "\ts.pending += len(c.channels)\n", New: ""},
+		},
+		Pkgs:    []string{"./pubsub/"},
+		Run:     "TestConfirmationIsAwaitedFromTheWrite",
+		Timeout: 2 * time.Minute,
+	},
+	{
 		Name: "hub-message-wakes-all",
 		What: "a release message wakes every sleeper of the channel, not the one whose turn it is",
 		Edits: []edit{{
