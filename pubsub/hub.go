@@ -182,10 +182,14 @@ func (h *Hub) allShards() []*shard {
 // Subscribe joins the waiters of channel and returns once the server has
 // confirmed the subscription, so that every message published afterwards
 // reaches the returned Subscription. The caller must Close it. On ctx's end
-// it returns ctx.Err() and leaves no subscription behind; when the server
+// it returns ctx.Err() and leaves no subscription behind (a ctx ended
+// already: always, however soon the server would confirm); when the server
 // refuses the channel (an ACL), an error wrapping ErrRefused and the
 // server's.
 func (h *Hub) Subscribe(ctx context.Context, channel string) (*Subscription, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	s, err := h.shardFor(ctx, channel)
 	if err != nil {
 		return nil, err
