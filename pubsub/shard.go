@@ -208,7 +208,7 @@ func (s *shard) writeLoop() {
 			s.mu.Lock()
 			stale := c.gen != s.gen
 			if !stale {
-				s.writing(c)
+				s.wrote(c)
 			}
 			s.mu.Unlock()
 			if stale {
@@ -230,18 +230,6 @@ func (s *shard) writeLoop() {
 			s.mu.Unlock()
 		}
 	}
-}
-
-// writing records that command c goes out on ps now: its confirmations
-// are awaited from now, not from when it queued, so that a writer the
-// machine was too busy to schedule does not make the connection look
-// lost. Called with mu held.
-func (s *shard) writing(c command) {
-	if s.pending == 0 {
-		s.progress = time.Now()
-	}
-	s.pending += len(c.channels)
-	s.wrote(c)
 }
 
 // coalesce merges each run of queued SUBSCRIBE (or UNSUBSCRIBE) commands

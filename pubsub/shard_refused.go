@@ -25,9 +25,15 @@ type flight struct {
 }
 
 // wrote records command c, of the current connection, as written: its
-// confirmations are to come. Called with mu held, before the command goes
-// out, so that no confirmation comes before its record.
+// confirmations are to come, and are awaited from now, not from when it
+// queued, so that a writer the machine was too busy to schedule does not
+// make the connection look lost. Called with mu held, before the command
+// goes out, so that no confirmation comes before its record.
 func (s *shard) wrote(c command) {
+	if s.pending == 0 {
+		s.progress = time.Now()
+	}
+	s.pending += len(c.channels)
 	s.flights = append(s.flights, flight{unsub: c.unsub, channels: c.channels})
 }
 

@@ -47,7 +47,7 @@ func TestConfirmationIsAwaitedFromTheWrite(t *testing.T) {
 		t.Fatalf("queued, not written: %d confirmations awaited, want none", s.pending)
 	}
 	written := time.Now()
-	s.writing(s.queue[0])
+	s.wrote(s.queue[0])
 	if s.pending != 2 || s.progress.Before(written) {
 		t.Fatalf("written: %d confirmations awaited since %v, want 2 (the channel and its presence marker) since the write at %v",
 			s.pending, s.progress, written)

@@ -209,7 +209,7 @@ var mutations = append([]mutation{
 		What: "a subscription's confirmation is awaited from when it queued, so a writer the machine was slow to schedule gets a sound connection replaced",
 		Edits: []edit{
 			{File: "pubsub/shard.go", Old: "\ts.queue = append(s.queue, command{ps: s.ps, gen: s.gen, unsub: unsub, channels: marked})", New: "\ts.pending += len(marked)\n\ts.queue = append(s.queue, command{ps: s.ps, gen: s.gen, unsub: unsub, channels: marked})"},
-			{File: "pubsub/shard.go", Old: "\ts.pending += len(c.channels)\n", New: ""},
+			{File: "pubsub/shard_refused.go", Old: "\ts.pending += len(c.channels)\n", New: ""},
 		},
 		Pkgs:    []string{"./pubsub/"},
 		Run:     "TestConfirmationIsAwaitedFromTheWrite",
