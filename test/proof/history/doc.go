@@ -6,8 +6,9 @@
 // # Files
 //
 // A run directory holds one history file per process, named <anything>.jsonl
-// (go-3.jsonl, java-1.jsonl, nemesis.jsonl), and manifest.json (Manifest,
-// written by WriteManifest). Every other file is ignored.
+// (go-3.jsonl, java-1.jsonl, nemesis.jsonl), manifest.json (Manifest,
+// written by WriteManifest), and leftovers.json (Leftover: what the lock
+// services held after the run). Every other file is ignored.
 //
 // # Lines
 //

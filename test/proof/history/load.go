@@ -25,14 +25,18 @@ type Run struct {
 	// it has them, else the first and last t of the histories. LastT is
 	// the last t of any line (the final reads come after End).
 	Start, End, LastT int64
+	// Leftovers is what the lock services held after the run
+	// (LeftoversFile); HasLeftovers reports whether the run listed it.
+	Leftovers    []Leftover
+	HasLeftovers bool
 }
 
 // Spec returns the manifest's spec of the name Operation.Name indexes.
 func (r *Run) Spec(name int32) NameSpec { return r.Manifest.Names[r.Names[name]] }
 
-// Load reads the run in dir: ManifestFile and every *.jsonl file, one per
-// process, read in parallel. Invocations are paired with their completions
-// by process and id. It fails, naming the file and the line's operation,
+// Load reads the run in dir: ManifestFile, LeftoversFile if there is one,
+// and every *.jsonl file, one per process, read in parallel. Invocations
+// are paired with their completions by process and id. It fails, naming the file and the line's operation,
 // on an event it cannot place: an unknown type, op or mode; a completion
 // without its invocation, or a second one, or one before its invocation
 // (all processes share one clock: one that goes back voids the run); a
@@ -64,7 +68,12 @@ func Load(dir string) (*Run, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return merge(dir, m, files)
+	r, err := merge(dir, m, files)
+	if err != nil {
+		return nil, err
+	}
+	r.Leftovers, r.HasLeftovers, err = readLeftovers(dir)
+	return r, err
 }
 
 // fileLoad is one file's operations, with process and name indexes of its
