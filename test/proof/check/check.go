@@ -62,6 +62,10 @@ func Check(run *history.Run, cfg Config) (*Result, error) {
 	}
 	wg.Wait()
 	res := &Result{Visualizations: vis.paths}
+	for _, f := range leftovers(run) {
+		res.Findings = append(res.Findings, f)
+		res.add(f.Severity)
+	}
 	cells := map[[2]string]*Cell{}
 	for _, c := range checks {
 		res.Names = append(res.Names, c.res)
@@ -113,6 +117,7 @@ type nameCheck struct {
 
 	res      NameResult
 	findings []Finding
+	overlaps []overlap        // exclusion's explained overlaps
 	cells    map[string]*Cell // by fault kind
 }
 
@@ -131,6 +136,7 @@ func (c *nameCheck) check() {
 		c.permits(secs)
 	default:
 		c.exclusion(secs)
+		c.progress(secs)
 	}
 	switch c.spec.Workload {
 	case history.Fenced, history.Election:

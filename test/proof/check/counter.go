@@ -2,6 +2,8 @@ package check
 
 import (
 	"fmt"
+	"math"
+	"sort"
 
 	"github.com/anishathalye/porcupine"
 
@@ -60,59 +62,92 @@ func (c *nameCheck) register() {
 // each write stores the value read plus one, so a final value below the
 // number of accepted writes means updates were lost, and one above the
 // number of writes that may have taken effect means the register made one
-// up. Lost updates are what the plain lock's overlapping holders do
-// (measured); on a fenced or read-write counter they are violations unless
-// a fault lost writes, or (read-write) writers overlapped explainably.
+// up. Two accepted writes of one value are a lost update whatever the
+// final value: each is dated at the later write, so that it counts under
+// the fault whose span holds it; those only the final value shows are
+// dated at the last operation. Lost updates are what the plain lock's overlapping
+// holders do (measured); on a fenced or read-write counter they are
+// violations unless a fault lost writes, or (read-write) the two writers
+// overlapped explainably, or (fenced) one token was granted twice. A
+// final value the history does not settle is unchecked.
 func (c *nameCheck) lostUpdates(ops []regOp, settled []regState) {
-	c.res.LostUpdates = -1
-	if len(settled) != 1 || !settled[0].known {
-		return
-	}
-	final := settled[0]
 	var ok, maybe int64
-	for _, o := range ops {
+	var writes []*regOp
+	for i := range ops {
+		o := &ops[i]
 		switch {
 		case o.in.write && o.out.outcome == history.OutcomeOK:
 			ok++
+			writes = append(writes, o)
 		case o.in.write && !o.known():
 			maybe++
 		}
 	}
-	if final.value > ok+maybe {
-		c.finding("", CheckLostUpdates, c.lastCall(), "the counter ended at %d, above its %d writes that may have taken effect", final.value, ok+maybe)
+	// Two accepted writes of one value read the same value: one's update
+	// is lost, whatever the final value.
+	sort.Slice(writes, func(i, j int) bool { return writes[i].ret < writes[j].ret })
+	by := map[int64]*regOp{}
+	var over [][2]*regOp
+	for _, w := range writes {
+		if p, dup := by[w.in.value]; dup {
+			over = append(over, [2]*regOp{p, w})
+		} else {
+			by[w.in.value] = w
+		}
 	}
-	c.res.LostUpdates = max(0, ok-final.value)
-	if c.res.LostUpdates == 0 {
-		return
+	lost := int64(len(over))
+	known := true
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, st := range settled {
+		known = known && st.known
+		lo, hi = min(lo, st.value), max(hi, st.value)
 	}
-	cause := c.fi.any(c.run.Start, c.run.LastT, func(f *history.Fault) bool { return c.run.Manifest.LosesDataUnder(f.Kind) })
+	if known {
+		lost = max(lost, ok-hi)
+		if lo > ok+maybe {
+			c.finding("", CheckLostUpdates, c.lastCall(), "the counter ended at %d, above its %d writes that may have taken effect", lo, ok+maybe)
+		}
+	}
+	c.res.LostUpdates = lost
+	for _, pw := range over {
+		p, w := pw[0], pw[1]
+		c.finding(c.lostCause(p, w), CheckLostUpdates, w.ret, "%s wrote %d at %s over %s's %d of %s: an update lost",
+			c.procName(w.proc), w.in.value, c.clock(w.ret), c.procName(p.proc), p.in.value, c.clock(p.ret))
+	}
+	if rest := lost - int64(len(over)); rest > 0 {
+		cause := c.fi.any(c.run.Start, c.run.LastT, func(f *history.Fault) bool { return c.run.Manifest.LosesDataUnder(f.Kind) })
+		if c.spec.Workload == history.Plain {
+			cause = "no fencing"
+		}
+		c.finding(cause, CheckLostUpdates, c.lastCall(), "the counter ended at %d after %d accepted writes: %d updates lost that no write shows", hi, ok, rest)
+	}
+	if !known {
+		c.res.LostUpdates = -1
+		c.add(Finding{Severity: Unchecked, Check: CheckLostUpdates, At: c.lastCall(),
+			Text: fmt.Sprintf("the counter's final value is not known (%d accepted writes): updates lost beyond %d not counted", ok, lost)})
+	}
+}
+
+// lostCause returns what explains w's overwriting p's update, or "".
+func (c *nameCheck) lostCause(p, w *regOp) string {
+	if cause := c.lostBy(p.call, w.ret, func(f *history.Fault) bool { return c.run.Manifest.LosesDataUnder(f.Kind) }); cause != "" {
+		return cause
+	}
+	for _, o := range c.overlaps {
+		if (o.a == p.proc && o.b == w.proc || o.a == w.proc && o.b == p.proc) && o.from <= w.ret && o.to >= p.call {
+			return o.cause
+		}
+	}
 	switch {
 	case c.spec.Workload == history.Plain:
-		cause = "no fencing"
-	case cause == "" && c.spec.Workload == history.RW && c.res.ByCheck[CheckExclusion] != nil && c.res.ByCheck[CheckExclusion].Measured > 0:
-		cause = "writers overlapped"
-	case cause == "" && c.res.ByCheck[CheckGrantTokens] != nil && c.res.ByCheck[CheckGrantTokens].Measured > 0 && sharedToken(ops):
+		return "no fencing"
+	case p.in.token != 0 && p.in.token == w.in.token && p.proc != w.proc:
 		// The store accepts a write with the highest token seen, so two
-		// holders granted one token (a fault explained it) both write.
-		cause = "a token granted twice"
+		// holders granted one token both write (grant-tokens judged the
+		// grant).
+		return "a token granted twice"
 	}
-	c.finding(cause, CheckLostUpdates, c.lastCall(), "the counter ended at %d after %d accepted writes: %d updates lost", final.value, ok, c.res.LostUpdates)
+	return ""
 }
 
 func (c *nameCheck) lastCall() int64 { return c.ops[len(c.ops)-1].Call }
-
-// sharedToken reports whether the store accepted writes of two processes
-// with one token.
-func sharedToken(ops []regOp) bool {
-	by := make(map[int64]int32)
-	for _, o := range ops {
-		if !o.in.write || o.out.outcome != history.OutcomeOK {
-			continue
-		}
-		if p, ok := by[o.in.token]; ok && p != o.proc {
-			return true
-		}
-		by[o.in.token] = o.proc
-	}
-	return false
-}

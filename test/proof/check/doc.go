@@ -2,32 +2,40 @@
 // shows: what held of what must hold, and what was measured of what
 // cannot. Each name is checked on its own, by its workload.
 //
+// # What relock can fail, and what judges the harness
+//
+// Exclusion, permits, grant-tokens, fair-order, liveness, progress,
+// leftovers and lost-updates judge the locks (relock's and Redisson's on
+// the same objects): a broken library fails them. register and
+// store-tokens judge the harness: the fenced store is one script per
+// operation on a Redis no fault touches, so no behaviour of a lock can
+// make its history non-linearizable or its tokens go back. They stay as
+// the check that the harness records and fences what the others rely on.
+//
 // # What is proven (a Violation fails the run)
 //
-//   - register (fenced, election, plain, rw): the register's reads and
-//     writes are linearizable against the fenced store's model (a value
-//     guarded by the highest token seen; a register without fencing has
-//     every token 0), checked by porcupine. An accepted write no later
-//     read sees, a read of a value never written, a write accepted with a
-//     token below one the store had seen: each makes the history illegal.
-//     The history is checked in chunks cut where no operation of known
-//     outcome is in flight; an operation of unknown outcome (info, or no
-//     completion: a killed process) may or may not take effect, at any
-//     time in its window, and is carried into the next chunk while that
-//     window is open (see registerOps for the window). Each chunk starts
-//     from the states the history itself settles at the cut (settle: one
-//     value, or the few a write of unknown order may have left), never
-//     from porcupine's choice of order, so no right history is judged
-//     wrong for the cut. A chunk porcupine cannot decide within
+//   - register (fenced, election, plain, rw; the harness): the register's
+//     reads and writes are linearizable against the fenced store's model
+//     (a value guarded by the highest token seen; a register without
+//     fencing has every token 0), checked by porcupine. The history is
+//     checked in chunks cut where no operation of known outcome is in
+//     flight; an operation of unknown outcome (info, or no completion: a
+//     killed process) may or may not take effect, at any time in its
+//     window, and is carried into the next chunk while that window is open
+//     (see registerOps for the window). Each chunk starts from the states
+//     the history itself settles at the cut (settle), never from
+//     porcupine's choice of order. A chunk porcupine cannot decide within
 //     Config.ChunkTimeout is Unchecked, never ok. An illegal chunk's
 //     finding names the operation no order fits, and gets porcupine's
 //     visualization (HTML) beside the history.
-//   - lost-updates (fenced, election, rw): the counter's final value
-//     equals the number of accepted writes (each wrote the value read
-//     plus one).
-//   - store-tokens (fenced, election): the store never accepted a write
-//     with a token below one it had accepted before that write was
-//     invoked.
+//   - store-tokens (fenced, election; the harness): the store never
+//     accepted a write with a token below one it had accepted before that
+//     write was invoked.
+//   - lost-updates (fenced, election, rw): no accepted write's update is
+//     lost: two accepted writes of one value (each wrote the value read
+//     plus one) lose one, dated at the later; and the counter's final
+//     value counts every accepted write. A final value the history does
+//     not settle is Unchecked.
 //   - grant-tokens (fenced, election): tokens granted are distinct, and
 //     grow in real-time order (a direct check: for a counter that only
 //     grows, that is what linearizability means).
@@ -35,44 +43,59 @@
 //     no other; permits (semaphores): never more than N holders inside,
 //     by sections and by the count each read when it marked in.
 //   - fair-order (fair): no waiter is granted after more than FairBound
-//     waiters invoked more than Config.FairMargin after it (the history
-//     shows when a waiter was invoked, not when it queued: the margin
-//     covers the difference; a retry after an attempt that timed out
-//     arrived with it: it keeps its place). A waiter that waited during a fault, or
-//     within a lease and Config.Slack after one, is not judged: a fault
-//     can evict a live waiter, which then queues again. A spawn (a process
-//     started in a killed one's place) counts so for its own waiters only:
-//     a cold JVM may queue a second after it invoked.
+//     waiters invoked more than its margin after it (Config.FairMargin for
+//     relock, Config.FairMarginRedisson for Redisson: the history shows
+//     when a waiter was invoked, not when it queued); a retry after an
+//     attempt that timed out keeps its place. A waiter hit by a fault (its
+//     process, everyone, its lock service) while it waited, or within a
+//     lease and Config.Slack after, is not judged, and is counted
+//     (FairSkipped); a fault on another process excuses nothing. A spawn
+//     counts so for its own waiters only.
 //   - liveness (every name with a bounded wait): every acquire returns,
 //     served or told, within its wait, its wait for a replica
-//     (NameSpec.AckMS) and Config.Slack, or within one
-//     lease and Config.Slack after the last fault overlapping that span
-//     healed.
+//     (NameSpec.AckMS) and Config.Slack, or within one lease and
+//     Config.Slack after the last fault that hit the waiter itself (its
+//     process, everyone, its lock service) overlapping that span healed.
+//   - progress (every lock): no waiter waits more than a lease, its wait
+//     for a replica and Config.Slack while nobody holds the lock, out of
+//     faults' reach; "told in time" is not progress.
+//   - leftovers (the run): after the run, the lock services hold only keys
+//     meant to stay (history.KeptFamilies) or with a TTL.
 //
 // # What is measured (Measured: counted and reported, never a failure)
 //
-//   - a Redisson acquisition late by no more than Config.RedissonResend:
-//     Redisson's resends of a command without a reply (its retry policy).
-//   - overlapping sections, overrun semaphores, token regressions and
-//     illegal register chunks that a fault or lease explains: a lock
-//     holder paused past its lease (pause), a Redisson holder under any
-//     fault (Redisson tells a holder nothing when its lease is lost), a
-//     fixed lease or a permit's lease run out, a fault that may lose
-//     acknowledged writes (Manifest.LosesLocks, Manifest.LosesData: a
-//     restart without persistence, a failover without WithReplicaAck),
-//     during it or for a lease and Config.Slack after it healed, or the
-//     writes no replica acknowledged (Manifest.LosesUnacked: a failover
-//     with WithReplicaAck loses a semaphore's count and a Redisson
-//     client's acquisitions and tokens); an overrun semaphore after a
-//     Redisson release that outlasted Config.RedissonTimeout (Redisson
-//     sends it again: applied twice). A relock lock holder that was not paused is told (Lost) no later
-//     than Redis expires its lock, and its section ends there, so nothing
-//     else explains an overlap: the plain lock's unexplained overlaps are
-//     violations like any other lock's.
-//   - lost updates of the plain (unfenced) counter, and of any counter
-//     across a fault that lost writes.
+// An overlap, a repeated or regressed token, an overrun semaphore is
+// explained only by a cause on the holder whose hold broke: the earlier
+// holder, or the later one when its acquisition was in flight as the
+// earlier one's returned (Redis may have granted it first); a holder
+// invoked after the other had returned never held first, and a fault on
+// it, or on another process, explains nothing. The causes (mayHaveLost):
 //
-// Findings are attributed to the faults whose span (the fault, then one
-// lease and Config.Slack) holds them, and acquisitions likewise, for the
-// report's table of fault kind by workload.
+//   - its own process paused (pause) past its lease;
+//   - a Redisson holder under a fault that hit its process or its Redis
+//     (Redisson tells a holder nothing when its lease is lost);
+//   - a fixed lease or a permit's lease run out;
+//   - a fault on its lock service that may lose acknowledged writes
+//     (Manifest.LosesLocks: a restart without persistence or with
+//     appendfsync everysec, a failover without WithReplicaAck), during it
+//     or for a lease and Config.Slack after, or the writes no replica
+//     acknowledged (Manifest.LosesUnacked) where its holder was promised
+//     none: a semaphore's, a Redisson holder's or token. A relock lock
+//     holder or token acknowledged by a replica lost in a failover is a
+//     violation.
+//
+// An overrun of k permits needs causes for k: each holder inside that may
+// have lost its permit accounts for its own, and each Redisson release
+// whose reply did not come within Config.RedissonTimeout (Redisson sends
+// it again: applied twice) for one release's, from the moment a resend
+// could apply, in its own semaphore; a process killed before then resent
+// nothing. Also measured: a Redisson acquisition late by no more than
+// Config.RedissonResend (its retry policy), and lost updates of the plain
+// (unfenced) counter, or across a fault that lost writes, or of two
+// read-write writers whose overlap a cause explains.
+//
+// Findings are dated at the operation that makes them, and attributed to
+// the faults whose span (the fault, then one lease and Config.Slack) holds
+// them, and acquisitions likewise, for the report's table of fault kind by
+// workload.
 package check

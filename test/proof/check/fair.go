@@ -1,25 +1,39 @@
 package check
 
 import (
+	"math"
+
 	"github.com/relock-go/relock/test/proof/history"
-	"github.com/relock-go/relock/test/proof/nemesis"
 )
 
 // fairOrder checks a fair lock's grants against arrival order: a waiter A
-// is overtaken by B when B arrived more than Config.FairMargin after A
-// (so it queued after A) and was granted before A. No waiter may be
-// overtaken by more than the name's FairBound. A waiter is not judged if it
-// waited during a fault, or within one lease and Config.Slack after one: a
-// fault can evict a live waiter from the queue (a dropped subscription, a
-// deadline passed while it was deaf, a process paused), after which it
-// queues again, and its connections take that long to come back. A
-// process just spawned in a killed one's place is a fault to its own
-// waiters alone: its cold start delays its queueing, which no lock can
-// order, and not the others'.
+// is overtaken by B when B arrived more than A's margin after A (so it
+// queued after A) and was granted before A: Config.FairMargin for a relock
+// waiter, Config.FairMarginRedisson for a Redisson one. No waiter may be
+// overtaken by more than the name's FairBound. A waiter that arrived
+// within Config.Slack of the object's first wait is not judged: every
+// process moves to a new object at once (the run's start, a new epoch
+// after a fault), and that burst delays queueing beyond the margin. A
+// waiter is not judged if
+// a fault hit it (its process, everyone, or its lock service) while it
+// waited, or within one lease and Config.Slack before: such a fault can
+// evict a live waiter from the queue (a dropped subscription, a deadline
+// passed while it was deaf, a process paused), after which it queues
+// again, and its connections take that long to come back. A process just
+// spawned in a killed one's place counts so for its own waiters: its cold
+// start delays its queueing, which no lock can order. Faults on other
+// processes excuse nothing: a paused holder or a killed waiter leaves the
+// queue's order as it was. Waiters not judged are counted (FairSkipped).
 func (c *nameCheck) fairOrder() {
-	margin := int64(c.cfg.FairMargin)
 	after := int64(c.spec.Lease() + c.cfg.Slack)
 	arrived := c.arrivals()
+	cold := int64(math.MinInt64) // the burst of the first waits ends
+	for _, o := range c.ops {
+		if o.Kind == history.OpAcquire {
+			cold = o.Call + int64(c.cfg.Slack)
+			break
+		}
+	}
 	var acq []*history.Operation
 	for _, o := range c.ops {
 		if o.Kind == history.OpAcquire && o.Outcome == history.OutcomeOK {
@@ -29,9 +43,14 @@ func (c *nameCheck) fairOrder() {
 	for i, a := range acq {
 		since := arrived[a]
 		proc := c.procName(a.Proc)
-		if c.fi.any(since-after, a.Return, func(f *history.Fault) bool {
-			return f.End+after >= since && (f.Kind != nemesis.Spawn || f.Target == proc)
+		margin := int64(c.cfg.FairMargin)
+		if c.run.Procs[a.Proc].Side == "java" {
+			margin = int64(c.cfg.FairMarginRedisson)
+		}
+		if since < cold || c.fi.any(since-after, a.Return, func(f *history.Fault) bool {
+			return f.End+after >= since && c.fi.hits(f, proc)
 		}) != "" {
+			c.res.FairSkipped++
 			continue
 		}
 		c.res.FairWaiters++

@@ -24,7 +24,9 @@ import (
 // manifest another, on lock service "elsewhere"), and ends at the last
 // time written (or end=, on a line of its own). A line "store-apart"
 // keeps the registers on a server no fault touches (Manifest.LosesData
-// empty), as the proof does.
+// empty), as the proof does. The run lists no leftovers unless a line
+// "leftover service key type ttl_ms family" (family's spaces written _)
+// gives one; "no-leftovers": the run did not list them.
 
 const start = int64(1_000_000_000_000) // the run's start, ns
 
@@ -40,7 +42,7 @@ func ms(s string, t *testing.T) int64 {
 // parseRun builds a run of one name of spec from text.
 func parseRun(t *testing.T, spec history.NameSpec, text string) *history.Run {
 	t.Helper()
-	run := &history.Run{Dir: t.TempDir(), Names: []string{"n"}, Start: start,
+	run := &history.Run{Dir: t.TempDir(), Names: []string{"n"}, Start: start, HasLeftovers: true,
 		Manifest: history.Manifest{Names: map[string]history.NameSpec{"n": spec, "other": {Workload: history.Plain, LeaseMS: 1, Redis: "elsewhere"}}}}
 	procs := map[string]int32{}
 	ids := map[string]int64{}
@@ -56,6 +58,19 @@ func parseRun(t *testing.T, spec history.NameSpec, text string) *history.Run {
 		}
 		if f[0] == "store-apart" {
 			run.Manifest.LosesData = []string{}
+			continue
+		}
+		if f[0] == "no-leftovers" {
+			run.HasLeftovers = false
+			continue
+		}
+		if f[0] == "leftover" && len(f) == 6 {
+			ttl, err := strconv.ParseInt(f[4], 10, 64)
+			if err != nil {
+				t.Fatalf("line %q: %v", line, err)
+			}
+			run.Leftovers = append(run.Leftovers, history.Leftover{Service: f[1], Key: f[2], Type: f[3], TTLMS: ttl,
+				Family: strings.ReplaceAll(f[5], "_", " ")})
 			continue
 		}
 		if len(f) < 4 {

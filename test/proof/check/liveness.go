@@ -7,8 +7,11 @@ import (
 )
 
 // liveness checks that every acquire returns (ok, fail or info: served or
-// told) within its wait, its wait for a replica and Config.Slack, or, when faults overlap that
-// span, within one lease and Config.Slack after the last of them healed.
+// told) within its wait, its wait for a replica and Config.Slack, or, when
+// faults that hit the waiter (its process, everyone, or its lock service)
+// overlap that span, within one lease and Config.Slack after the last of
+// them healed. A fault on another process (a paused holder, a killed
+// waiter) cannot delay a wait that ends on its own: it grows no bound.
 // An acquire without a completion is judged only if its process was not
 // killed before that bound and the run lasted past it. A Redisson acquire
 // late by at most Config.RedissonResend is measured (CauseRedissonResend).
@@ -22,11 +25,12 @@ func (c *nameCheck) liveness() {
 		if o.Kind != history.OpAcquire {
 			continue
 		}
+		proc := c.procName(o.Proc)
 		bound := o.Call + int64(wait+c.spec.Ack()) + slack
 		for grown := true; grown; {
 			grown = false
 			c.fi.each(o.Call, bound, func(f *history.Fault) bool {
-				if e := f.End + lease + slack; e > bound {
+				if e := f.End + lease + slack; e > bound && c.fi.hits(f, proc) {
 					bound, grown = e, true
 				}
 				return true
@@ -45,7 +49,7 @@ func (c *nameCheck) liveness() {
 			}
 			continue
 		}
-		if k, killed := c.fi.killedAt(c.run.Procs[o.Proc].Name, o.Call); (killed && k <= bound) || bound >= c.run.End {
+		if k, killed := c.fi.killedAt(proc, o.Call); (killed && k <= bound) || bound >= c.run.End {
 			continue
 		}
 		c.res.Waiters++

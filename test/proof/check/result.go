@@ -43,6 +43,8 @@ const (
 	CheckPermits     = "permits"      // never more than N inside a semaphore
 	CheckFairOrder   = "fair-order"   // no waiter overtaken by more than the bound
 	CheckLiveness    = "liveness"     // every waiter served or told in time
+	CheckProgress    = "progress"     // a lock nobody holds is granted to its waiters in time
+	CheckLeftovers   = "leftovers"    // after the run, Redis holds only what is meant to stay
 )
 
 // Finding is one thing the checker found.
@@ -105,12 +107,16 @@ type NameResult struct {
 	// MaxInside is a semaphore's most holders at once, by sections.
 	MaxInside int
 	// MaxOvertaken is a fair lock's most later arrivals granted before one
-	// waiter; FairWaiters how many waiters were judged.
-	MaxOvertaken, FairWaiters int
+	// waiter; FairWaiters how many waiters were judged, FairSkipped how
+	// many were not (a fault hit them while they waited).
+	MaxOvertaken, FairWaiters, FairSkipped int
 	// Waiters is how many acquires liveness judged; LongestWait the
 	// longest any of them waited.
 	Waiters     int
 	LongestWait time.Duration
+	// FreeLongest is the longest a waiter waited while nobody held the
+	// lock, out of faults' reach (progress).
+	FreeLongest time.Duration
 	ByCheck     map[string]*Counts
 	Counts
 }
@@ -162,13 +168,19 @@ type Config struct {
 	// (default 5 s, counted from the end of any fault it overlaps). A
 	// fenced register needs none: a higher token ends the window.
 	Horizon time.Duration
-	// FairMargin is how much earlier a waiter must have been invoked than
-	// another to count as the earlier arrival (default 250 ms: the time to
-	// subscribe and queue, and a JVM's pause or a busy host's between the
-	// invocation's record and the queueing).
-	FairMargin time.Duration
+	// FairMargin is how much earlier a relock waiter must have been
+	// invoked than another to count as the earlier arrival (default 50 ms:
+	// the history shows when a waiter was invoked, not when its command
+	// reached Redis; a loaded host delays that by tens of milliseconds).
+	// FairMarginRedisson is the same for a Redisson waiter (default
+	// 200 ms: a JVM may stall between the record and the command).
+	FairMargin, FairMarginRedisson time.Duration
 	// Slack is liveness's "+ 1 s" (default 1 s).
 	Slack time.Duration
+	// FairWait is the fair locks' wait timeout (default 5 s): a waiter
+	// that left its entry in a fair queue (killed, deaf, or its attempt
+	// ended in doubt) holds the waiters behind it up until it passes.
+	FairWait time.Duration
 	// RedissonTimeout is the Java workers' Redisson response timeout
 	// (default 1 s): Redisson sends a command again when no reply came
 	// within it, so a semaphore's release that took longer, or failed
@@ -191,7 +203,7 @@ type Config struct {
 }
 
 func (c Config) validate() error {
-	for name, d := range map[string]time.Duration{"ChunkTimeout": c.ChunkTimeout, "Horizon": c.Horizon, "FairMargin": c.FairMargin, "Slack": c.Slack, "RedissonTimeout": c.RedissonTimeout, "RedissonResend": c.RedissonResend} {
+	for name, d := range map[string]time.Duration{"ChunkTimeout": c.ChunkTimeout, "Horizon": c.Horizon, "FairMargin": c.FairMargin, "FairMarginRedisson": c.FairMarginRedisson, "Slack": c.Slack, "FairWait": c.FairWait, "RedissonTimeout": c.RedissonTimeout, "RedissonResend": c.RedissonResend} {
 		if d < 0 {
 			return fmt.Errorf("check: Config.%s is negative (%v)", name, d)
 		}
@@ -215,8 +227,10 @@ func (c Config) withDefaults() Config {
 	}
 	def(&c.ChunkTimeout, 10*time.Second)
 	def(&c.Horizon, 5*time.Second)
-	def(&c.FairMargin, 250*time.Millisecond)
+	def(&c.FairMargin, 50*time.Millisecond)
+	def(&c.FairMarginRedisson, 200*time.Millisecond)
 	def(&c.Slack, time.Second)
+	def(&c.FairWait, 5*time.Second)
 	def(&c.RedissonTimeout, time.Second)
 	def(&c.RedissonResend, 2*(c.RedissonTimeout+100*time.Millisecond))
 	if c.ChunkOps <= 0 {

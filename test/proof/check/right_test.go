@@ -84,39 +84,47 @@ func TestCheckPassesRightHistories(t *testing.T) {
 			go-1 release 6000 6001 ok`,
 			[]string{"measured liveness"}},
 		{"fair: a waiter overtaken just after a fault is not judged", fair, `
-			nemesis reset 0 5
-			go-1 acquire 6 7 ok
-			go-2 acquire 10 500 ok
-			go-3 acquire 300 400 ok
-			go-1 release 350 351 ok
-			go-3 release 450 451 ok
-			go-2 release 600 601 ok`,
+			go-0 acquire 0 1 ok
+			go-0 release 2 3 ok
+			nemesis reset 1100 1105
+			go-1 acquire 1106 1107 ok
+			go-2 acquire 1110 1600 ok
+			go-3 acquire 1400 1500 ok
+			go-1 release 1450 1451 ok
+			go-3 release 1550 1551 ok
+			go-2 release 1700 1701 ok`,
 			nil},
 		{"fair: a waiter of a process just spawned, overtaken, is not judged", fair, `
-			go-1 acquire 0 1 ok
-			nemesis spawn 5 5 target=java-2
-			java-2 acquire 10 900 ok
-			go-2 acquire 300 400 ok
-			go-1 release 350 351 ok
-			go-2 release 450 451 ok
-			java-2 release 950 951 ok`,
+			go-0 acquire 0 1 ok
+			go-0 release 2 3 ok
+			go-1 acquire 1100 1101 ok
+			nemesis spawn 1105 1105 target=java-2
+			java-2 acquire 1110 2000 ok
+			go-2 acquire 1400 1500 ok
+			go-1 release 1450 1451 ok
+			go-2 release 1550 1551 ok
+			java-2 release 2050 2051 ok`,
 			nil},
 		{"fair: grants in arrival order", fair, `
-			go-1 acquire 0 1 ok
-			go-2 acquire 10 300 ok
-			java-1 acquire 200 400 ok
-			go-1 release 250 251 ok
-			go-2 release 350 351 ok
-			java-1 release 450 451 ok`,
+			go-0 acquire 0 1 ok
+			go-0 release 2 3 ok
+			go-1 acquire 1100 1101 ok
+			go-2 acquire 1110 1400 ok
+			java-1 acquire 1300 1500 ok
+			go-1 release 1350 1351 ok
+			go-2 release 1450 1451 ok
+			java-1 release 1550 1551 ok`,
 			nil},
 		{"fair: a retry after an attempt that timed out keeps the attempt's place", fair, `
-			go-1 acquire 0 1 ok
-			java-1 acquire 5 1010 info
-			go-2 acquire 10 1300 ok
-			java-1 acquire 1020 1200 ok
-			go-1 release 1100 1101 ok
-			java-1 release 1250 1251 ok
-			go-2 release 1350 1351 ok`,
+			go-0 acquire 0 1 ok
+			go-0 release 2 3 ok
+			go-1 acquire 1100 1101 ok
+			java-1 acquire 1105 2110 info
+			go-2 acquire 1110 2400 ok
+			java-1 acquire 2120 2300 ok
+			go-1 release 2200 2201 ok
+			java-1 release 2350 2351 ok
+			go-2 release 2450 2451 ok`,
 			nil},
 		{"election: a leader paused past its lease, terms growing", election, `
 			go-1 acquire 0 1 ok token=1

@@ -18,6 +18,11 @@ type section struct {
 	start, end   int64
 	token, count int64
 	counted      int64 // when the count was read: its enter's return
+	// free is when Redis let the hold go at the latest, as far as the
+	// history shows: a release's return, a lost, or, when neither says
+	// (a release without an answer, a process killed), a lease after its
+	// holder was last heard of.
+	free int64
 }
 
 // sections returns the name's holds, by start.
@@ -25,30 +30,48 @@ func (c *nameCheck) sections() []section {
 	var out []section
 	open := map[int32]int{}   // process → its open section in out
 	marked := map[int32]int{} // process → 1: marked in, 2: and lost since
-	closeAt := func(p int32, t int64) {
+	told := map[int32]int{}   // process → its section a lost ended, until its release
+	closeAt := func(p int32, t, free int64) {
 		if i, ok := open[p]; ok {
 			out[i].end = min(out[i].end, t)
+			if marked[p] != 2 {
+				out[i].free = free
+			}
 			delete(open, p)
 		}
 		delete(marked, p)
 	}
+	lease := int64(c.spec.Lease())
 	for _, o := range c.ops {
 		switch o.Kind {
 		case history.OpAcquire:
-			closeAt(o.Proc, o.Call)
+			delete(told, o.Proc)
+			closeAt(o.Proc, o.Call, o.Call+lease)
 			if o.Outcome == history.OutcomeOK {
 				open[o.Proc] = len(out)
 				out = append(out, section{proc: o.Proc, mode: o.Mode, permits: max(o.Value, 1), call: o.Call,
-					start: o.Return, end: c.procLast[o.Proc], token: o.Token})
+					start: o.Return, end: c.procLast[o.Proc], token: o.Token, free: c.lapse(o.Proc, c.procLast[o.Proc])})
 			}
 		case history.OpLost:
-			if marked[o.Proc] == 0 {
-				closeAt(o.Proc, o.Call)
-			} else {
+			if i, ok := open[o.Proc]; ok && marked[o.Proc] == 0 {
+				told[o.Proc] = i
+				closeAt(o.Proc, o.Call, o.Call)
+			} else if i, ok := open[o.Proc]; ok {
 				marked[o.Proc] = 2
+				out[i].free = o.Call
 			}
 		case history.OpRelease:
-			closeAt(o.Proc, o.Call)
+			free := o.Return
+			if !o.Outcome.Known() {
+				free = c.lapse(o.Proc, o.Call)
+			}
+			if i, ok := told[o.Proc]; ok && o.Outcome != history.OutcomeFail {
+				// Told of a loss Redis had not made (a renewal whose reply
+				// was lost): it held until this release let go.
+				out[i].free = max(out[i].free, free)
+			}
+			delete(told, o.Proc)
+			closeAt(o.Proc, o.Call, free)
 		case history.OpEnter:
 			if i, ok := open[o.Proc]; ok && o.Outcome != history.OutcomeFail {
 				marked[o.Proc] = 1
@@ -58,7 +81,7 @@ func (c *nameCheck) sections() []section {
 			}
 		case history.OpLeave:
 			if marked[o.Proc] == 2 {
-				closeAt(o.Proc, o.Return) // lost while marked in: inside until it left
+				closeAt(o.Proc, o.Return, 0) // lost while marked in: inside until it left
 			}
 			delete(marked, o.Proc)
 		}
@@ -67,35 +90,47 @@ func (c *nameCheck) sections() []section {
 	return out
 }
 
+// lapse returns when a hold of process p, last heard of at t, lapsed at
+// the latest: a lease after t, or after p was killed if it was killed
+// later (its watchdog renewed until then).
+func (c *nameCheck) lapse(p int32, t int64) int64 {
+	if k, killed := c.fi.killedAt(c.procName(p), t); killed {
+		t = k
+	}
+	return t + int64(c.spec.Lease())
+}
+
 // lockKind reports whether the workload is a lease lock with a watchdog
 // (or a fixed lease): a holder paused past its lease loses it.
 func lockKind(w string) bool { return w != history.Semaphore && w != history.PESemaphore }
 
 // mayHaveLost returns what may have ended s's hold without its holder
-// knowing by time to, or "" if nothing did:
-//   - a fixed lease (or a permit's lease) run out;
-//   - a fault that may lose acquisitions (Manifest.LosesLocks), or the
-//     unacknowledged ones of a semaphore or a Redisson holder
-//     (Manifest.LosesUnacked), or did so shortly before (lostBy);
-//   - for a lease lock: a pause of its process; or, for a Redisson
-//     holder (which is told nothing when its lease is lost), any fault
-//     that hits its process.
+// knowing, between its acquisition's invocation and by, or "" if nothing
+// did. Only causes on s's own hold count:
+//   - a fixed lease (or a permit's lease) run out by by;
+//   - a fault on s's lock service that may lose acquisitions
+//     (Manifest.LosesLocks), or the ones no replica acknowledged when s
+//     was promised none (Manifest.LosesUnacked: a semaphore's, a Redisson
+//     holder's), whose span (lostBy) overlaps;
+//   - for a lease lock: a pause of s's own process; or, for a Redisson
+//     holder (which is told nothing when its lease is lost), a fault that
+//     hits its process or its Redis.
 //
 // A relock holder that was not paused is told (Lost) no later than Redis
 // expires its lock, and its section ends there: nothing else explains an
-// overlap.
-func (c *nameCheck) mayHaveLost(s *section, to int64) string {
-	if c.spec.Expires() && to >= s.call+int64(c.spec.Lease()) {
+// overlap. A fault on another process explains nothing.
+func (c *nameCheck) mayHaveLost(s *section, by int64) string {
+	if c.spec.Expires() && by >= s.call+int64(c.spec.Lease()) {
 		return "lease run out"
 	}
 	proc := c.run.Procs[s.proc]
 	m := c.run.Manifest
-	if cause := c.lostBy(s.call, to, func(f *history.Fault) bool {
+	if cause := c.lostBy(s.call, by, func(f *history.Fault) bool {
 		return m.LosesLocksUnder(f.Kind) || m.LosesUnackedUnder(f.Kind) && (proc.Side == "java" || !lockKind(c.spec.Workload))
 	}); cause != "" {
 		return cause
 	}
-	return c.fi.any(s.call, to, func(f *history.Fault) bool {
+	return c.fi.any(s.call, by, func(f *history.Fault) bool {
 		switch {
 		case !lockKind(c.spec.Workload):
 			return false
@@ -106,9 +141,25 @@ func (c *nameCheck) mayHaveLost(s *section, to int64) string {
 	})
 }
 
+// overlap is two processes' sections that overlapped during [from, to],
+// explained by cause.
+type overlap struct {
+	a, b     int32
+	from, to int64
+	cause    string
+}
+
+// heldFirst reports whether s may have held before other was granted:
+// unless s's acquisition was invoked after other's returned, Redis may
+// have granted s first.
+func heldFirst(s, other *section) bool { return s.call < other.start }
+
 // exclusion checks that no two sections overlap (for rw: no writer's
-// beside any other), and counts those that do: measured when one holder
-// may have lost its hold unknowingly (mayHaveLost), violations otherwise.
+// beside any other), and counts those that do: measured when the holder
+// whose hold broke may have lost it unknowingly before the other was
+// granted (mayHaveLost), violations otherwise. The hold that broke is the
+// earlier one's, or the later one's if its acquisition was in flight when
+// the earlier one's returned (Redis may have granted it first).
 func (c *nameCheck) exclusion(secs []section) {
 	var active []*section
 	for i := range secs {
@@ -125,87 +176,19 @@ func (c *nameCheck) exclusion(secs []section) {
 				continue
 			}
 			c.res.Overlaps++
+			cause := c.mayHaveLost(a, s.start)
+			if cause == "" && heldFirst(s, a) {
+				cause = c.mayHaveLost(s, a.start)
+			}
 			to := min(a.end, s.end)
-			cause := c.mayHaveLost(a, to)
-			if cause == "" {
-				cause = c.mayHaveLost(s, to)
+			if cause != "" {
+				c.overlaps = append(c.overlaps, overlap{a.proc, s.proc, s.start, to, cause})
 			}
 			c.finding(cause, CheckExclusion, s.start, "%s %s (from %s) and %s %s (from %s) held it together for %s",
 				c.procName(a.proc), holdName(a), c.clock(a.start), c.procName(s.proc), holdName(s), c.clock(s.start), dur(to-s.start))
 		}
 		active = append(active, s)
 	}
-}
-
-// permits checks a semaphore: never more than N inside, by sections and
-// by the count each holder read when it marked in. An overrun is measured
-// when a holder inside then may have lost its permit unknowingly.
-func (c *nameCheck) permits(secs []section) {
-	n := int64(c.spec.Permits)
-	longest := int64(0)
-	for i := range secs {
-		longest = max(longest, secs[i].end-secs[i].start)
-	}
-	var active []*section
-	for i := range secs {
-		s := &secs[i]
-		kept := active[:0]
-		inside := s.permits
-		for _, a := range active {
-			if a.end > s.start {
-				kept = append(kept, a)
-				inside += a.permits
-			}
-		}
-		active = append(kept, s)
-		c.res.MaxInside = max(c.res.MaxInside, int(inside))
-		if inside > n {
-			c.finding(c.explainOverrun(secs, longest, s.start, s.start), CheckPermits, s.start, "%d permits held at once, of %d, once %s was granted", inside, n, c.procName(s.proc))
-		}
-	}
-	for i := range secs {
-		if s := &secs[i]; s.count > n {
-			c.finding(c.explainOverrun(secs, longest, s.start, s.counted), CheckPermits, s.counted, "%s counted %d inside when it marked in, of %d", c.procName(s.proc), s.count, n)
-		}
-	}
-}
-
-// explainOverrun returns what may explain more than N holders inside
-// during [from, to]: a holder inside that may have lost its permit
-// unknowingly (explainInside), or a Redisson release of the object before
-// to that Redisson may have sent twice (a count of one permit too many
-// stays so), or "".
-func (c *nameCheck) explainOverrun(secs []section, longest, from, to int64) string {
-	if cause := c.explainInside(secs, longest, from, to); cause != "" {
-		return cause
-	}
-	for _, o := range c.ops {
-		if o.Call >= to {
-			break
-		}
-		if o.Kind != history.OpRelease || c.run.Procs[o.Proc].Side != "java" {
-			continue
-		}
-		if o.Outcome == history.OutcomeInfo || o.Outcome == history.OutcomeNone || o.Return-o.Call > int64(c.cfg.RedissonTimeout) {
-			return "a Redisson release resent"
-		}
-	}
-	return ""
-}
-
-// explainInside returns what may have ended the hold of a holder inside
-// during [from, to] unknowingly by to, or "" (longest: the longest
-// section).
-func (c *nameCheck) explainInside(secs []section, longest, from, to int64) string {
-	hi := sort.Search(len(secs), func(i int) bool { return secs[i].start > to })
-	for i := hi - 1; i >= 0 && secs[i].start >= from-longest; i-- {
-		if s := &secs[i]; s.end >= from {
-			if cause := c.mayHaveLost(s, to); cause != "" {
-				return cause
-			}
-		}
-	}
-	return ""
 }
 
 func holdName(s *section) string {

@@ -12,17 +12,23 @@ import (
 // only grows, this is what linearizability means (order the operations by
 // token: a linearization exactly when no operation returned before
 // another was invoked with a higher token), so no model search is needed.
-// A regression across a fault that explains it for a and b (cause: why,
-// or "") is measured once, and the order is checked afresh from the token
-// after it.
-func (c *nameCheck) tokenOrder(check, what string, ops []*history.Operation, distinct bool, cause func(kind string, a, b *history.Operation) string) {
+// A token repeats or goes back only when the counter lost what an
+// acquisition wrote: the earlier of the two (the one granted first, or
+// the higher one that had returned), or for a token repeated, the later
+// one too if it was in flight when the earlier returned (it may have been
+// counted first). cause says why a fault of kind may have lost lost's
+// write ("" if it may not); a fault counts whose span (lostBy) overlaps
+// lost's invocation up to the other's return. A regression so explained
+// is measured once, and the order is checked afresh from the token after
+// it.
+func (c *nameCheck) tokenOrder(check, what string, ops []*history.Operation, distinct bool, cause func(kind string, lost *history.Operation) string) {
 	if len(ops) == 0 {
 		return
 	}
-	lossy := func(a, b *history.Operation) string {
+	lossy := func(lost, other *history.Operation) string {
 		var why string
-		c.lostBy(min(a.Call, b.Call), max(a.Return, b.Return), func(f *history.Fault) bool {
-			why = cause(f.Kind, a, b)
+		c.lostBy(lost.Call, other.Return, func(f *history.Fault) bool {
+			why = cause(f.Kind, lost)
 			return why != ""
 		})
 		return why
@@ -33,7 +39,11 @@ func (c *nameCheck) tokenOrder(check, what string, ops []*history.Operation, dis
 			break
 		}
 		if p, dup := first[o.Token]; dup {
-			c.finding(lossy(p, o), check, max(p.Return, o.Return),
+			why := lossy(p, o)
+			if why == "" && o.Call < p.Return {
+				why = lossy(o, p)
+			}
+			c.finding(why, check, max(p.Return, o.Return),
 				"%s token %d to %s and to %s", what, o.Token, c.procName(p.Proc), c.procName(o.Proc))
 			continue
 		}
@@ -72,9 +82,10 @@ func (c *nameCheck) grantTokens() {
 		}
 	}
 	m := c.run.Manifest
-	c.tokenOrder(CheckGrantTokens, "granted", ops, true, func(kind string, a, b *history.Operation) string {
-		java := c.run.Procs[a.Proc].Side == "java" || c.run.Procs[b.Proc].Side == "java"
-		if m.LosesLocksUnder(kind) || java && m.LosesUnackedUnder(kind) {
+	c.tokenOrder(CheckGrantTokens, "granted", ops, true, func(kind string, lost *history.Operation) string {
+		// relock's acquisitions were acknowledged by a replica (on a
+		// service with WithReplicaAck), Redisson's tokens were not.
+		if m.LosesLocksUnder(kind) || c.run.Procs[lost.Proc].Side == "java" && m.LosesUnackedUnder(kind) {
 			return kind
 		}
 		return ""
@@ -90,7 +101,7 @@ func (c *nameCheck) storeTokens() {
 			ops = append(ops, o)
 		}
 	}
-	c.tokenOrder(CheckStoreTokens, "the store accepted", ops, false, func(kind string, _, _ *history.Operation) string {
+	c.tokenOrder(CheckStoreTokens, "the store accepted", ops, false, func(kind string, _ *history.Operation) string {
 		if c.run.Manifest.LosesDataUnder(kind) {
 			return kind
 		}

@@ -112,30 +112,36 @@ func TestCheckCatchesWrongHistories(t *testing.T) {
 			go-2 release 5 6 ok mode=write`,
 			[]string{"VIOLATION exclusion"}},
 		{"fair: a later arrival granted first", fair, `
-			go-1 acquire 0 1 ok
-			go-2 acquire 10 500 ok
-			go-3 acquire 300 400 ok
-			go-1 release 350 351 ok
-			go-3 release 450 451 ok
-			go-2 release 600 601 ok`,
+			go-0 acquire 0 1 ok
+			go-0 release 2 3 ok
+			go-1 acquire 1100 1101 ok
+			go-2 acquire 1110 1600 ok
+			go-3 acquire 1400 1500 ok
+			go-1 release 1450 1451 ok
+			go-3 release 1550 1551 ok
+			go-2 release 1700 1701 ok`,
 			[]string{"VIOLATION fair-order"}},
 		{"fair: a process just spawned excuses its own waiters, not the others'", fair, `
-			go-1 acquire 0 1 ok
-			go-2 acquire 10 900 ok
-			nemesis spawn 20 20 target=java-2
-			java-2 acquire 300 400 ok
-			go-1 release 350 351 ok
-			java-2 release 450 451 ok
-			go-2 release 950 951 ok`,
+			go-0 acquire 0 1 ok
+			go-0 release 2 3 ok
+			go-1 acquire 1100 1101 ok
+			go-2 acquire 1110 2000 ok
+			nemesis spawn 1120 1120 target=java-2
+			java-2 acquire 1400 1500 ok
+			go-1 release 1450 1451 ok
+			java-2 release 1550 1551 ok
+			go-2 release 2050 2051 ok`,
 			[]string{"VIOLATION fair-order"}},
 		{"fair: a retry keeps its place, not one it never had", fair, `
-			go-1 acquire 0 1 ok
-			go-2 acquire 5 1300 ok
-			java-1 acquire 400 1010 info
-			java-1 acquire 1020 1200 ok
-			go-1 release 1100 1101 ok
-			java-1 release 1250 1251 ok
-			go-2 release 1350 1351 ok`,
+			go-0 acquire 0 1 ok
+			go-0 release 2 3 ok
+			go-1 acquire 1100 1101 ok
+			go-2 acquire 1105 2400 ok
+			java-1 acquire 1500 2110 info
+			java-1 acquire 2120 2300 ok
+			go-1 release 2200 2201 ok
+			java-1 release 2350 2351 ok
+			go-2 release 2450 2451 ok`,
 			[]string{"VIOLATION fair-order"}},
 		{"a waiter never served after the fault healed", plain, `
 			nemesis partition 0 100
@@ -143,7 +149,7 @@ func TestCheckCatchesWrongHistories(t *testing.T) {
 			go-1 acquire 50 - none
 			go-2 release 2 3 ok
 			end=10000`,
-			[]string{"VIOLATION liveness"}},
+			[]string{"VIOLATION liveness", "VIOLATION progress"}},
 		{"a restart of another lock service explains no token regression", onSingle(fenced), `
 			go-1 acquire 0 1 ok token=2
 			go-1 release 2 3 ok

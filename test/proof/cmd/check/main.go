@@ -43,7 +43,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.ChunkTimeout, "chunk-timeout", def.ChunkTimeout, "porcupine's limit on one chunk of a register's history; a chunk not decided is unchecked")
 	fs.IntVar(&cfg.ChunkOps, "chunk-ops", def.ChunkOps, "operations a register chunk aims at")
 	fs.DurationVar(&cfg.Horizon, "horizon", def.Horizon, "how long after its invocation (or a fault it overlaps) an operation of unknown outcome on a register without fencing may still take effect")
-	fs.DurationVar(&cfg.FairMargin, "fair-margin", def.FairMargin, "how much earlier a fair waiter must have been invoked to count as the earlier arrival")
+	fs.DurationVar(&cfg.FairMargin, "fair-margin", def.FairMargin, "how much earlier a relock fair waiter must have been invoked to count as the earlier arrival")
+	fs.DurationVar(&cfg.FairMarginRedisson, "fair-margin-redisson", def.FairMarginRedisson, "how much earlier a Redisson fair waiter must have been invoked to count as the earlier arrival")
 	fs.DurationVar(&cfg.Slack, "slack", def.Slack, "liveness: the slack beyond a waiter's wait, or beyond one lease after a fault healed")
 	fs.IntVar(&cfg.MaxVisualizations, "visualizations", def.MaxVisualizations, "porcupine visualizations to write at most")
 	fs.Usage = func() {

@@ -28,6 +28,9 @@ func writeRun(t *testing.T, corrupt bool) string {
 	if err := history.WriteManifest(dir, m); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, history.LeftoversFile), []byte("null\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	files := map[string]*json.Encoder{}
 	ids := map[string]int64{}
 	write := func(proc string, e history.Event) {

@@ -1,0 +1,184 @@
+package check
+
+import (
+	"testing"
+
+	"github.com/relock-go/relock/test/proof/history"
+)
+
+// plainLong is plain with waits longer than a lease and Config.Slack, as
+// the proof's are: a waiter can wait on a free lock past progress's bound.
+var plainLong = history.NameSpec{Workload: history.Plain, LeaseMS: 1000, WaitMS: 5000}
+
+// Checks that can fail: fair order among close arrivals and beside faults
+// on other processes, progress on a free lock, waits bounded by their own
+// faults only, leftovers, lost updates whatever the last write's outcome.
+// Each wrong history stands beside a right one. (Fair histories start with
+// go-0's wait: the burst of the object's first waits is not judged.)
+func TestChecksCanFail(t *testing.T) {
+	runCases(t, []checkCase{
+		// Wrong.
+		{"fair: the last of close arrivals granted first", fair, `
+			go-0 acquire 0 1 ok
+			go-0 release 2 3 ok
+			go-1 acquire 1100 1101 ok
+			go-2 acquire 1110 1300 ok
+			go-3 acquire 1200 1250 ok
+			go-1 release 1240 1241 ok
+			go-3 release 1251 1252 ok
+			go-2 release 1301 1302 ok`,
+			[]string{"VIOLATION fair-order"}},
+		{"fair: a pause of another process excuses no overtaking", fair, `
+			go-0 acquire 0 1 ok
+			go-0 release 2 3 ok
+			go-1 acquire 1100 1101 ok
+			go-2 acquire 1110 1700 ok
+			nemesis pause 1120 1400 target=go-1
+			go-3 acquire 1300 1500 ok
+			go-1 release 1450 1451 ok
+			go-3 release 1550 1551 ok
+			go-2 release 1750 1751 ok`,
+			[]string{"VIOLATION fair-order"}},
+		{"progress: nobody gets a free lock for 10 s after a fault healed, every waiter told in time", plainLong, `
+			go-1 acquire 0 1 ok
+			go-1 release 2 3 ok
+			nemesis partition 10 100
+			go-2 acquire 3000 8000 fail
+			go-3 acquire 3100 8100 fail
+			go-2 acquire 8200 13200 fail
+			go-1 acquire 13300 13301 ok
+			go-1 release 13302 13303 ok`,
+			[]string{"VIOLATION progress"}},
+		{"liveness: a 2 s wait does not chain through faults on other processes", plain, `
+			go-1 acquire 0 1 ok
+			go-2 acquire 10 13500 fail
+			nemesis pause 100 2500 target=go-1
+			nemesis pause 2600 5000 target=java-1
+			nemesis partition 5100 7500 target=go-3
+			nemesis pause 7600 10000 target=go-1
+			nemesis latency 10100 11500 target=java-1
+			go-1 release 13600 13601 ok
+			java-1 acquire 14000 14001 ok
+			java-1 release 14002 14003 ok
+			go-3 acquire 14004 14005 ok
+			go-3 release 14006 14007 ok`,
+			[]string{"VIOLATION liveness"}},
+		{"leftovers: a lock still held after the run", plain, `
+			go-1 acquire 0 1 ok
+			go-1 release 2 3 ok
+			leftover single proof:single:plain:0 hash -1 lock`,
+			[]string{"VIOLATION leftovers"}},
+		{"rw: an update lost, though the last write's outcome is unknown", rw, `
+			go-1 acquire 0 1 ok mode=write
+			go-2 acquire 0.5 2 ok mode=write
+			go-1 read 3 4 ok value=0
+			go-2 read 3 4 ok value=0
+			go-1 write 5 6 ok value=1
+			go-2 write 7 8 ok value=1
+			go-1 release 9 10 ok mode=write
+			go-2 release 11 12 ok mode=write
+			go-3 acquire 13 14 ok mode=write
+			go-3 read 15 16 ok value=1
+			go-3 write 17 - none value=2
+			nemesis kill 18 18 target=go-3`,
+			[]string{"VIOLATION exclusion", "VIOLATION lost-updates"}},
+
+		// Right.
+		{"fair: close arrivals, within the margin, in either order", fair, `
+			go-0 acquire 0 1 ok
+			go-0 release 2 3 ok
+			go-1 acquire 1100 1101 ok
+			go-2 acquire 1110 1300 ok
+			go-3 acquire 1130 1250 ok
+			go-1 release 1240 1241 ok
+			go-3 release 1251 1252 ok
+			go-2 release 1301 1302 ok`,
+			nil},
+		{"fair: a waiter whose own process was paused is not judged", fair, `
+			go-0 acquire 0 1 ok
+			go-0 release 2 3 ok
+			go-1 acquire 1100 1101 ok
+			go-2 acquire 1110 1700 ok
+			nemesis pause 1120 1400 target=go-2
+			go-3 acquire 1300 1500 ok
+			go-1 release 1450 1451 ok
+			go-3 release 1550 1551 ok
+			go-2 release 1750 1751 ok`,
+			nil},
+		{"progress: a killed holder's lock is granted a lease after the kill", plainLong, `
+			go-1 acquire 0 1 ok
+			go-2 acquire 100 2600 ok
+			nemesis kill 500 500 target=go-1
+			go-2 release 2700 2701 ok`,
+			nil},
+		{"progress: waiters granted in turn while the lock is held", plainLong, `
+			go-1 acquire 0 1 ok
+			go-2 acquire 10 3000 ok
+			go-1 release 2990 2991 ok
+			go-3 acquire 20 4500 ok
+			go-2 release 4490 4491 ok
+			go-3 release 4600 4601 ok`,
+			nil},
+		{"liveness: a wait bounded by back-to-back faults on its own process", plain, `
+			go-1 acquire 0 1 ok
+			go-2 acquire 10 13500 fail
+			nemesis pause 100 2500 target=go-2
+			nemesis partition 2600 5000 target=go-2
+			nemesis pause 5100 7500 target=go-2
+			nemesis latency 7600 10000 target=go-2
+			nemesis partition 10100 11500 target=go-2
+			go-1 release 13600 13601 ok`,
+			nil},
+		{"leftovers: counters meant to stay, and a latch that expires", plain, `
+			go-1 acquire 0 1 ok
+			go-1 release 2 3 ok
+			leftover single redisson_lock_token:{proof:single:fenced:0} string -1 token_counter
+			leftover single redisson_unlock_latch:{proof:single:plain:0}:x string 4000 unlock_latch`,
+			nil},
+		{"leftovers: a run that did not list them is unchecked", plain, `
+			go-1 acquire 0 1 ok
+			go-1 release 2 3 ok
+			no-leftovers`,
+			[]string{"unchecked leftovers"}},
+		{"rw: no update lost, though the last write's outcome is unknown", rw, `
+			go-1 acquire 0 1 ok mode=write
+			go-1 read 3 4 ok value=0
+			go-1 write 5 6 ok value=1
+			go-1 release 9 10 ok mode=write
+			go-3 acquire 13 14 ok mode=write
+			go-3 read 15 16 ok value=1
+			go-3 write 17 - none value=2
+			nemesis kill 18 18 target=go-3`,
+			nil},
+	})
+}
+
+// A lost update is dated at the write that overwrote it, and counted under
+// the fault whose span holds that write, not at the fleet's final read
+// long after.
+func TestLostUpdatesAreDatedAtTheirWrites(t *testing.T) {
+	r, err := Check(parseRun(t, plain, `
+		go-1 acquire 0 1 ok
+		go-1 read 2 3 ok value=0
+		nemesis pause 4 1500 target=go-1
+		go-2 acquire 5 1100 ok
+		go-2 read 1101 1102 ok value=0
+		go-2 write 1103 1104 ok value=1
+		go-2 release 1105 1106 ok
+		go-1 write 1501 1502 ok value=1
+		go-1 release 1504 1505 fail
+		final read 60000 60001 ok value=1`), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range r.Findings {
+		if f.Check == CheckLostUpdates && f.At != ms("1502", t) {
+			t.Errorf("%v: dated at %v, want the overwriting write's return (+1.502s)", f, f.Since)
+		}
+	}
+	for _, c := range r.Cells {
+		if c.Fault == NoFault && c.Measured > 0 {
+			t.Errorf("%d findings out of every fault's span: %+v", c.Measured, c)
+		}
+	}
+}
