@@ -51,7 +51,7 @@ func Check(run *history.Run, cfg Config) (*Result, error) {
 	for i, name := range run.Names {
 		spec := run.Manifest.Names[name]
 		c := &nameCheck{cfg: cfg, run: run, fi: newFaultIndex(run, procs, spec), procLast: procLast, name: name, spec: spec,
-			ops: byName[i], visuals: vis, cells: map[string]*Cell{}}
+			ops: byName[i], visuals: vis, cells: map[string]*Cell{}, causes: map[causeKey]int{}}
 		checks[i] = c
 		wg.Add(1)
 		limit <- struct{}{}
@@ -62,12 +62,19 @@ func Check(run *history.Run, cfg Config) (*Result, error) {
 	}
 	wg.Wait()
 	res := &Result{Visualizations: vis.paths}
+	causes := map[causeKey]int{}
 	for _, f := range leftovers(run) {
 		res.Findings = append(res.Findings, f)
 		res.add(f.Severity)
+		if f.Severity == Violation {
+			causes[causeKey{check: f.Check}]++
+		}
 	}
 	cells := map[[2]string]*Cell{}
 	for _, c := range checks {
+		for k, n := range c.causes {
+			causes[k] += n
+		}
 		res.Names = append(res.Names, c.res)
 		res.Findings = append(res.Findings, c.findings...)
 		res.merge(c.res.Counts)
@@ -83,6 +90,12 @@ func Check(run *history.Run, cfg Config) (*Result, error) {
 	for _, cell := range cells {
 		res.Cells = append(res.Cells, *cell)
 	}
+	for k, n := range causes {
+		res.Causes = append(res.Causes, CauseCount{Cause: k.cause, Side: k.side, Check: k.check, Findings: n})
+	}
+	slices.SortFunc(res.Causes, func(a, b CauseCount) int {
+		return cmp.Or(strings.Compare(a.Cause, b.Cause), strings.Compare(a.Side, b.Side), strings.Compare(a.Check, b.Check))
+	})
 	slices.SortFunc(res.Names, func(a, b NameResult) int { return strings.Compare(a.Name, b.Name) })
 	slices.SortFunc(res.Findings, func(a, b Finding) int { return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmp.Compare(a.At, b.At)) })
 	slices.SortFunc(res.Cells, func(a, b Cell) int {
@@ -118,6 +131,7 @@ type nameCheck struct {
 	res      NameResult
 	findings []Finding
 	overlaps []overlap        // exclusion's explained overlaps
+	causes   map[causeKey]int // findings by cause, side and check
 	cells    map[string]*Cell // by fault kind
 }
 
@@ -151,15 +165,18 @@ func (c *nameCheck) check() {
 	c.liveness()
 }
 
-// finding adds a finding: measured, explained by cause, or if there is no
-// cause a violation.
-func (c *nameCheck) finding(cause, check string, at int64, format string, args ...any) {
+// finding adds a finding on side (the side of the holder whose hold broke,
+// or of the waiter; "" for the harness): measured, explained by cause, or
+// if there is no cause a violation.
+func (c *nameCheck) finding(side, cause, check string, at int64, format string, args ...any) {
 	sev := Violation
 	if cause != "" {
 		sev = Measured
 	}
-	c.add(Finding{Severity: sev, Check: check, At: at, Cause: cause, Text: fmt.Sprintf(format, args...)})
+	c.add(Finding{Severity: sev, Check: check, Side: side, At: at, Cause: cause, Text: fmt.Sprintf(format, args...)})
 }
+
+func (c *nameCheck) side(p int32) string { return c.run.Procs[p].Side }
 
 // add counts f, attributes it to the faults whose span holds it, and keeps
 // it (a measured one up to Config.MaxExamples per check).
@@ -172,6 +189,9 @@ func (c *nameCheck) add(f Finding) {
 		c.res.ByCheck[f.Check] = bc
 	}
 	bc.add(f.Severity)
+	if f.Severity != Unchecked {
+		c.causes[causeKey{f.Cause, f.Side, f.Check}]++
+	}
 	c.attribute(f.At, f.At, func(cell *Cell) { cell.add(f.Severity) })
 	if f.Severity != Measured || bc.Measured <= c.cfg.MaxExamples {
 		c.findings = append(c.findings, f)

@@ -45,7 +45,8 @@ func (c *nameCheck) permits(secs []section) {
 		active = append(kept, s)
 		c.res.MaxInside = max(c.res.MaxInside, int(inside))
 		if inside > n {
-			c.finding(c.explainOverrun(active, s, inside-n, s.start, resent), CheckPermits, s.start,
+			side, cause := c.explainOverrun(active, s, inside-n, s.start, resent)
+			c.finding(side, cause, CheckPermits, s.start,
 				"%d permits held at once, of %d, once %s was granted", inside, n, c.procName(s.proc))
 		}
 	}
@@ -61,7 +62,8 @@ func (c *nameCheck) permits(secs []section) {
 				inside = append(inside, &secs[j])
 			}
 		}
-		c.finding(c.explainOverrun(inside, s, s.count-n, s.counted, resent), CheckPermits, s.counted,
+		side, cause := c.explainOverrun(inside, s, s.count-n, s.counted, resent)
+		c.finding(side, cause, CheckPermits, s.counted,
 			"%s counted %d inside when it marked in, of %d", c.procName(s.proc), s.count, n)
 	}
 }
@@ -69,11 +71,13 @@ func (c *nameCheck) permits(secs []section) {
 // explainOverrun returns what explains extra permits too many at time at,
 // among the holders inside (newest: the holder whose grant or count showed
 // it) and the resent releases, or "" if the causes found account for
-// fewer. The newest holder's own loss explains nothing when its
+// fewer; and the side of the first holder that accounts for one (of
+// newest when none does). The newest holder's own loss explains nothing when its
 // acquisition was invoked after every other holder's returned: its permit
 // was not yet counted when the others were granted.
-func (c *nameCheck) explainOverrun(inside []*section, newest *section, extra, at int64, resent []resend) string {
+func (c *nameCheck) explainOverrun(inside []*section, newest *section, extra, at int64, resent []resend) (side, cause string) {
 	var causes []string
+	side = c.side(newest.proc)
 	covered := int64(0)
 	first := false
 	for _, h := range inside {
@@ -86,21 +90,27 @@ func (c *nameCheck) explainOverrun(inside []*section, newest *section, extra, at
 			continue
 		}
 		if cause := c.mayHaveLost(h, at); cause != "" {
+			if len(causes) == 0 {
+				side = c.side(h.proc)
+			}
 			covered += h.permits
 			causes = append(causes, cause)
 		}
 	}
 	for _, r := range resent {
 		if r.at <= at {
+			if len(causes) == 0 {
+				side = "java"
+			}
 			covered += r.permits
 			causes = append(causes, CauseResentRelease)
 		}
 	}
 	if covered < extra {
-		return ""
+		return c.side(newest.proc), ""
 	}
 	slices.Sort(causes)
-	return strings.Join(slices.Compact(causes), ", ")
+	return side, strings.Join(slices.Compact(causes), ", ")
 }
 
 // resentReleases returns the name's Redisson releases that Redisson may

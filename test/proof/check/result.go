@@ -53,10 +53,15 @@ type Finding struct {
 	Check    string
 	Name     string
 	Workload string
-	At       int64         // ns since the Unix epoch: when it happened
-	Since    time.Duration // At, from the run's start
-	Cause    string        // Measured: what explains it (a fault, a lease run out)
-	Text     string
+	// Side is the side ("go", "java") of the holder whose hold broke (the
+	// holder that lost it, or the earlier one when nothing explains it),
+	// of the waiter, or of the write whose update was lost; "" for the
+	// harness's register and the run's leftovers.
+	Side  string
+	At    int64         // ns since the Unix epoch: when it happened
+	Since time.Duration // At, from the run's start
+	Cause string        // Measured: what explains it (a fault, a lease run out)
+	Text  string
 }
 
 func (f Finding) String() string {
@@ -131,6 +136,16 @@ type Cell struct {
 	Counts
 }
 
+// causeKey counts findings by cause ("": a violation), side and check.
+type causeKey struct{ cause, side, check string }
+
+// CauseCount is how many findings one cause explains on one side, by
+// check; Cause "" counts the violations.
+type CauseCount struct {
+	Cause, Side, Check string
+	Findings           int
+}
+
 // NoFault is the Cell.Fault of what happened out of every fault's span.
 const NoFault = "none"
 
@@ -142,6 +157,9 @@ type Result struct {
 	// in Names count them all).
 	Findings []Finding
 	Cells    []Cell
+	// Causes counts every violation and measured finding by cause, side
+	// and check.
+	Causes []CauseCount
 	// Visualizations are the porcupine visualizations written (HTML), one
 	// per register chunk found illegal, up to Config.MaxVisualizations.
 	Visualizations []string

@@ -176,15 +176,17 @@ func (c *nameCheck) exclusion(secs []section) {
 				continue
 			}
 			c.res.Overlaps++
-			cause := c.mayHaveLost(a, s.start)
+			side, cause := c.side(a.proc), c.mayHaveLost(a, s.start)
 			if cause == "" && heldFirst(s, a) {
-				cause = c.mayHaveLost(s, a.start)
+				if cause = c.mayHaveLost(s, a.start); cause != "" {
+					side = c.side(s.proc)
+				}
 			}
 			to := min(a.end, s.end)
 			if cause != "" {
 				c.overlaps = append(c.overlaps, overlap{a.proc, s.proc, s.start, to, cause})
 			}
-			c.finding(cause, CheckExclusion, s.start, "%s %s (from %s) and %s %s (from %s) held it together for %s",
+			c.finding(side, cause, CheckExclusion, s.start, "%s %s (from %s) and %s %s (from %s) held it together for %s",
 				c.procName(a.proc), holdName(a), c.clock(a.start), c.procName(s.proc), holdName(s), c.clock(s.start), dur(to-s.start))
 		}
 		active = append(active, s)

@@ -39,11 +39,13 @@ func (c *nameCheck) tokenOrder(check, what string, ops []*history.Operation, dis
 			break
 		}
 		if p, dup := first[o.Token]; dup {
-			why := lossy(p, o)
+			side, why := c.side(p.Proc), lossy(p, o)
 			if why == "" && o.Call < p.Return {
-				why = lossy(o, p)
+				if why = lossy(o, p); why != "" {
+					side = c.side(o.Proc)
+				}
 			}
-			c.finding(why, check, max(p.Return, o.Return),
+			c.finding(side, why, check, max(p.Return, o.Return),
 				"%s token %d to %s and to %s", what, o.Token, c.procName(p.Proc), c.procName(o.Proc))
 			continue
 		}
@@ -63,7 +65,7 @@ func (c *nameCheck) tokenOrder(check, what string, ops []*history.Operation, dis
 			continue
 		}
 		cause := lossy(top, o)
-		c.finding(cause, check, o.Return, "%s token %d to %s after token %d to %s had returned",
+		c.finding(c.side(top.Proc), cause, check, o.Return, "%s token %d to %s after token %d to %s had returned",
 			what, o.Token, c.procName(o.Proc), top.Token, c.procName(top.Proc))
 		if cause != "" {
 			// Afresh: o counts once it has returned, as every op does;

@@ -41,7 +41,8 @@ func Write(dir string, run *history.Run, res *check.Result) ([]string, error) {
 }
 
 // Markdown writes the whole report: the verdict, the table of fault kind by
-// workload, each name's figures, and the findings (every violation and
+// workload, the table of findings by cause and side, each name's figures,
+// and the findings (every violation and
 // unchecked part, and examples of what was measured).
 func Markdown(w io.Writer, run *history.Run, res *check.Result) error {
 	var b strings.Builder
@@ -60,6 +61,11 @@ func Markdown(w io.Writer, run *history.Run, res *check.Result) error {
 		return err
 	}
 	b.WriteString("\nA cell counts the acquisitions made while the fault was on or its effects could last (its span, then one lease and a second), and the findings in that span.\n\n")
+	b.WriteString("## Findings by cause and side\n\n")
+	if err := Causes(&b, res); err != nil {
+		return err
+	}
+	b.WriteString("\nA finding counts on the side of the holder whose hold broke (for an overlap nothing explains, the earlier holder), of the waiter, or of the write whose update was lost; the harness's own are its register's.\n\n")
 	b.WriteString("## Names\n\n")
 	if err := Names(&b, res); err != nil {
 		return err

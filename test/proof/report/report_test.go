@@ -34,9 +34,32 @@ func sample() (*history.Run, *check.Result) {
 			{Fault: "pause", Workload: history.Semaphore, Acquisitions: 10},
 		},
 		Findings: []check.Finding{{Severity: check.Violation, Check: check.CheckRegister, At: 100*s + s/4}, {Severity: check.Measured, Check: check.CheckExclusion, At: 100*s + 3*s/4}},
-		Counts:   check.Counts{Violations: 1, Measured: 3},
+		Causes: []check.CauseCount{{Cause: "", Side: "", Check: check.CheckRegister, Findings: 1},
+			{Cause: "pause", Side: "go", Check: check.CheckExclusion, Findings: 2}, {Cause: "pause", Side: "go", Check: check.CheckLostUpdates, Findings: 1},
+			{Cause: "failover", Side: "java", Check: check.CheckGrantTokens, Findings: 1}},
+		Counts: check.Counts{Violations: 1, Measured: 3},
 	}
 	return run, res
+}
+
+// The table of causes has a row per cause, the violations first, then by
+// findings; a column per side and the harness; in each cell the findings
+// and how many each check made, most first.
+func TestCauses(t *testing.T) {
+	_, res := sample()
+	var b strings.Builder
+	if err := Causes(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	want := `| cause | Go (relock) | Java (Redisson) | harness |
+|---|---|---|---|
+| **no cause: violations** | | | 1 (register 1) |
+| pause | 3 (exclusion 2, lost-updates 1) | | |
+| failover | | 1 (grant-tokens 1) | |
+`
+	if b.String() != want {
+		t.Fatalf("table:\n%s\nwant:\n%s", b.String(), want)
+	}
 }
 
 // The table has a row per fault kind (no fault first, then in the order of

@@ -1,6 +1,7 @@
 // Package report writes what a proof run showed: a Markdown report (the
-// table of fault kind by workload that docs/guarantees.md gives users,
-// then each name's figures and the findings) and a PNG timeline
+// table of fault kind by workload and the table of findings by cause and
+// side that docs/guarantees.md gives users, then each name's figures and
+// the findings) and a PNG timeline
 // (acquisitions per second on each side, faults shaded, violations and
 // measured findings marked).
 //
@@ -130,8 +131,8 @@ func thousands(n int64) string {
 // Names writes a table of each name's figures as Markdown.
 func Names(w io.Writer, res *check.Result) error {
 	var b strings.Builder
-	b.WriteString("| name | workload | acquisitions | register | overlaps | lost updates | most inside | most overtaken | longest wait | violations | measured |\n")
-	b.WriteString("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| name | workload | acquisitions | register | overlaps | lost updates | most inside | most overtaken (judged, not) | longest wait | longest free wait | violations | measured |\n")
+	b.WriteString("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, n := range res.Names {
 		lost := "-"
 		if n.Register != "" && n.LostUpdates >= 0 {
@@ -148,9 +149,17 @@ func Names(w io.Writer, res *check.Result) error {
 		if register == "" {
 			register = "-"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %d |\n", n.Name, n.Workload, thousands(int64(n.Acquisitions)),
-			register, dash(n.Overlaps, !sem), lost, dash(n.MaxInside, sem), dash(n.MaxOvertaken, n.Workload == history.Fair),
-			n.LongestWait.Round(time.Millisecond), n.Violations, n.Measured)
+		overtaken := "-"
+		if n.Workload == history.Fair {
+			overtaken = fmt.Sprintf("%d (%d, %d)", n.MaxOvertaken, n.FairWaiters, n.FairSkipped)
+		}
+		free := "-"
+		if !sem {
+			free = n.FreeLongest.Round(time.Millisecond).String()
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %d |\n", n.Name, n.Workload, thousands(int64(n.Acquisitions)),
+			register, dash(n.Overlaps, !sem), lost, dash(n.MaxInside, sem), overtaken,
+			n.LongestWait.Round(time.Millisecond), free, n.Violations, n.Measured)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -2,8 +2,8 @@
 // history files and manifest.json the fleet wrote), writes the report
 // (report.md and timeline.png, package report) and porcupine's
 // visualization of any illegal register chunk beside the history, and
-// prints the verdict, the table of fault kind by workload and the
-// findings.
+// prints the verdict, the table of fault kind by workload, the table of
+// findings by cause and side, and the findings.
 //
 //	go run ./cmd/check [flags] RUN_DIR
 //
@@ -87,6 +87,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "%s: %d operations of %d processes read in %v, checked in %v\n\n", report.Verdict(res), len(r.Ops), len(r.Procs),
 		loaded.Round(time.Millisecond), (time.Since(began) - loaded).Round(time.Millisecond))
 	if err := report.Table(stdout, r, res); err != nil {
+		fmt.Fprintln(stderr, "check:", err)
+		return exitError
+	}
+	fmt.Fprintln(stdout)
+	if err := report.Causes(stdout, res); err != nil {
 		fmt.Fprintln(stderr, "check:", err)
 		return exitError
 	}
