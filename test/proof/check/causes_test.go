@@ -99,3 +99,34 @@ func TestCausesBelongToTheHolderThatLost(t *testing.T) {
 			[]string{"measured exclusion"}},
 	})
 }
+
+// A fair waiter whose own process was paused just before it arrived may
+// have kept its place from before the pause (a grant it could not claim):
+// it overtakes nobody. A pause of the overtaken waiter's holder does not
+// count so.
+func TestFairOvertakerThatKeptItsPlace(t *testing.T) {
+	runCases(t, []checkCase{
+		{"fair: a waiter paused just before it arrived is no later arrival", fair, `
+			go-0 acquire 0 1 ok
+			go-0 release 2 3 ok
+			go-1 acquire 1100 1101 ok
+			nemesis pause 1102 1190 target=go-3
+			go-2 acquire 1110 1700 ok
+			go-3 acquire 1200 1500 ok
+			go-1 release 1450 1451 ok
+			go-3 release 1550 1551 ok
+			go-2 release 1750 1751 ok`,
+			nil},
+		{"fair: a pause of the holder keeps nobody's place", fair, `
+			go-0 acquire 0 1 ok
+			go-0 release 2 3 ok
+			go-1 acquire 1100 1101 ok
+			nemesis pause 1102 1190 target=go-1
+			go-2 acquire 1110 1700 ok
+			go-3 acquire 1200 1500 ok
+			go-1 release 1450 1451 ok
+			go-3 release 1550 1551 ok
+			go-2 release 1750 1751 ok`,
+			[]string{"VIOLATION fair-order"}},
+	})
+}

@@ -49,8 +49,10 @@
 //     attempt that timed out keeps its place. A waiter hit by a fault (its
 //     process, everyone, its lock service) while it waited, or within a
 //     lease and Config.Slack after, is not judged, and is counted
-//     (FairSkipped); a fault on another process excuses nothing. A spawn
-//     counts so for its own waiters only.
+//     (FairSkipped); a fault on another process excuses nothing, but a
+//     waiter whose own process a fault hit just before it arrived may have
+//     kept an older place, and is no later arrival. A spawn counts so for
+//     its own waiters only.
 //   - liveness (every name with a bounded wait): every acquire returns,
 //     served or told, within its wait, its wait for a replica
 //     (NameSpec.AckMS) and Config.Slack, or within one lease and
@@ -90,7 +92,8 @@
 // it again: applied twice) for one release's, from the moment a resend
 // could apply, in its own semaphore; a process killed before then resent
 // nothing. Also measured: a Redisson acquisition late by no more than
-// Config.RedissonResend (its retry policy), and lost updates of the plain
+// Config.RedissonResend (its retry policy: its last command's response
+// timeout and two resends), and lost updates of the plain
 // (unfenced) counter, or across a fault that lost writes, or of two
 // read-write writers whose overlap a cause explains.
 //

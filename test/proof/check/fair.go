@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/relock-go/relock/test/proof/history"
+	"github.com/relock-go/relock/test/proof/nemesis"
 )
 
 // fairOrder checks a fair lock's grants against arrival order: a waiter A
@@ -23,7 +24,9 @@ import (
 // spawned in a killed one's place counts so for its own waiters: its cold
 // start delays its queueing, which no lock can order. Faults on other
 // processes excuse nothing: a paused holder or a killed waiter leaves the
-// queue's order as it was. Waiters not judged are counted (FairSkipped).
+// queue's order as it was; but a waiter whose own process a fault hit just
+// before it arrived may have kept its place from before (keptPlace), and
+// is no later arrival. Waiters not judged are counted (FairSkipped).
 func (c *nameCheck) fairOrder() {
 	after := int64(c.spec.Lease() + c.cfg.Slack)
 	arrived := c.arrivals()
@@ -57,7 +60,7 @@ func (c *nameCheck) fairOrder() {
 		over := 0
 		var first *history.Operation
 		overtakes := func(b *history.Operation) {
-			if arrived[b] > since+margin && b.Return < a.Return {
+			if arrived[b] > since+margin && b.Return < a.Return && !c.keptPlace(b, arrived[b], after) {
 				over++
 				if first == nil || arrived[b] < arrived[first] {
 					first = b
@@ -81,6 +84,17 @@ func (c *nameCheck) fairOrder() {
 				proc, c.clock(since), over, c.spec.FairBound, c.procName(first.Proc), dur(arrived[first]-since))
 		}
 	}
+}
+
+// keptPlace reports whether b, arrived at at, may have kept a place in the
+// queue from before: a fault hit its own process within after before it
+// (a paused waiter granted a turn it could not claim, or evicted while
+// alive, goes back to the head), so it is no later arrival.
+func (c *nameCheck) keptPlace(b *history.Operation, at, after int64) bool {
+	proc := c.procName(b.Proc)
+	return c.fi.any(at-after, at, func(f *history.Fault) bool {
+		return f.End+after >= at && f.Target == proc && f.Kind != nemesis.Spawn
+	}) != ""
 }
 
 // arrivals gives each acquisition the time its waiter joined the queue:

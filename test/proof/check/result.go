@@ -204,11 +204,12 @@ type Config struct {
 	// within it, so a semaphore's release that took longer, or failed
 	// without an answer, may have been applied twice.
 	RedissonTimeout time.Duration
-	// RedissonResend is how much longer than its wait a Redisson
-	// acquisition may take by resending its last command (default 2.2 s:
-	// the workers' two retries, each after a response timeout and a 100 ms
-	// delay). A Java acquire late by no more is measured, not a violation:
-	// Redisson's own retry policy, which relock cannot bound.
+	// RedissonResend is how much longer than its wait (and Config.Slack)
+	// a Redisson acquisition may take by resending its last command
+	// (default 3.2 s: the workers' first response timeout and two
+	// retries, each after a 100 ms delay and a response timeout). A Java
+	// acquire late by no more is measured, not a violation: Redisson's own
+	// retry policy, which relock cannot bound.
 	RedissonResend time.Duration
 	// VisualDir is where porcupine's visualizations are written (default:
 	// the run's directory; none if the run has none); MaxVisualizations
@@ -250,7 +251,7 @@ func (c Config) withDefaults() Config {
 	def(&c.Slack, time.Second)
 	def(&c.FairWait, 5*time.Second)
 	def(&c.RedissonTimeout, time.Second)
-	def(&c.RedissonResend, 2*(c.RedissonTimeout+100*time.Millisecond))
+	def(&c.RedissonResend, c.RedissonTimeout+2*(c.RedissonTimeout+100*time.Millisecond))
 	if c.ChunkOps <= 0 {
 		c.ChunkOps = 1000
 	}

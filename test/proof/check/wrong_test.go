@@ -164,8 +164,8 @@ func TestCheckCatchesWrongHistories(t *testing.T) {
 			[]string{"VIOLATION liveness"}},
 		{"a Redisson waiter told past its wait and Redisson's resends", plain, `
 			go-1 acquire 0 1 ok
-			java-1 acquire 2 5500 fail
-			go-1 release 6000 6001 ok`,
+			java-1 acquire 2 6500 fail
+			go-1 release 7000 7001 ok`,
 			[]string{"VIOLATION liveness"}},
 		{"a waiter told past its wait and its wait for a replica", withAck(plain), `
 			go-1 acquire 0 1 ok
