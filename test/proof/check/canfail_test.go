@@ -182,3 +182,31 @@ func TestLostUpdatesAreDatedAtTheirWrites(t *testing.T) {
 		}
 	}
 }
+
+// What liveness and fair order cannot judge is counted, not dropped: a
+// waiter killed before its bound, a fair waiter a fault hit or in the
+// burst of an object's first waits.
+func TestWhatIsNotJudgedIsCounted(t *testing.T) {
+	r, err := Check(parseRun(t, plain, `
+		go-1 acquire 0 - none
+		nemesis kill 500 500 target=go-1
+		end=10000`), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := r.Names[0]; n.WaitersUnjudged != 1 || n.Waiters != 0 {
+		t.Fatalf("waiters judged %d, not judged %d: want 0 and 1", n.Waiters, n.WaitersUnjudged)
+	}
+	r, err = Check(parseRun(t, fair, `
+		go-0 acquire 0 1 ok
+		go-0 release 2 3 ok
+		go-1 acquire 1100 1200 ok
+		nemesis partition 1150 1160 target=go-1
+		go-1 release 1300 1301 ok`), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := r.Names[0]; n.FairSkipped != 2 || n.FairWaiters != 0 {
+		t.Fatalf("fair waiters judged %d, not judged %d: want 0 and 2 (go-0's, in the burst of the first waits; go-1's, partitioned)", n.FairWaiters, n.FairSkipped)
+	}
+}

@@ -26,7 +26,8 @@ import (
 // processes excuse nothing: a paused holder or a killed waiter leaves the
 // queue's order as it was; but a waiter whose own process a fault hit just
 // before it arrived may have kept its place from before (keptPlace), and
-// is no later arrival. Waiters not judged are counted (FairSkipped).
+// is no later arrival. Waiters not judged (faulted, or in the burst) are
+// counted (FairSkipped).
 func (c *nameCheck) fairOrder() {
 	after := int64(c.spec.Lease() + c.cfg.Slack)
 	arrived := c.arrivals()

@@ -50,6 +50,7 @@ func (c *nameCheck) liveness() {
 			continue
 		}
 		if k, killed := c.fi.killedAt(proc, o.Call); (killed && k <= bound) || bound >= c.run.End {
+			c.res.WaitersUnjudged++
 			continue
 		}
 		c.res.Waiters++

@@ -115,10 +115,11 @@ type NameResult struct {
 	// waiter; FairWaiters how many waiters were judged, FairSkipped how
 	// many were not (a fault hit them while they waited).
 	MaxOvertaken, FairWaiters, FairSkipped int
-	// Waiters is how many acquires liveness judged; LongestWait the
-	// longest any of them waited.
-	Waiters     int
-	LongestWait time.Duration
+	// Waiters is how many acquires liveness judged; WaitersUnjudged how
+	// many it could not (no completion: killed, or the run ended, before
+	// their bound); LongestWait the longest any judged one waited.
+	Waiters, WaitersUnjudged int
+	LongestWait              time.Duration
 	// FreeLongest is the longest a waiter waited while nobody held the
 	// lock, out of faults' reach (progress).
 	FreeLongest time.Duration
