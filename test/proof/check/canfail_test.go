@@ -49,6 +49,14 @@ func TestChecksCanFail(t *testing.T) {
 			go-1 acquire 13300 13301 ok
 			go-1 release 13302 13303 ok`,
 			[]string{"VIOLATION progress"}},
+		{"progress: a fault that began later excuses no wait on a free lock before it", plainLong, `
+			go-1 acquire 0 1 ok
+			go-1 release 2 3 ok
+			go-2 acquire 100 4900 fail
+			nemesis partition 4000 4500
+			go-1 acquire 9000 9001 ok
+			go-1 release 9002 9003 ok`,
+			[]string{"VIOLATION progress"}},
 		{"liveness: a 2 s wait does not chain through faults on other processes", plain, `
 			go-1 acquire 0 1 ok
 			go-2 acquire 10 13500 fail

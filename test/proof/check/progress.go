@@ -19,10 +19,10 @@ import (
 // lease after it returned (for a fair lock, a fair wait timeout: a waiter
 // that left its entry in the queue is passed over only when its deadline
 // passes). The clock starts again after each fault on the name's lock
-// service or any process, one lease, a fair wait timeout (fair lock) and
-// Config.Slack after it healed: a paused holder, a killed or deaf waiter
-// at a fair queue's head, an emptied server, each holds waiters up that
-// long. Semaphores are not judged here: a killed holder's permit is gone
+// service or any process, a lease (for a fair lock, a fair wait timeout if
+// longer) and Config.Slack after it healed: a paused holder, a killed or
+// deaf waiter at a fair queue's head, an emptied server, each holds
+// waiters up that long. Semaphores are not judged here: a killed holder's permit is gone
 // for good (permits belong to nobody), so an empty semaphore may rightly
 // refuse everyone.
 func (c *nameCheck) progress(secs []section) {
@@ -84,19 +84,19 @@ func (c *nameCheck) freeWhile(from, to int64, waiters []*history.Operation, w *i
 				end = k
 			}
 		}
+		// The longest stretch of [t0, t1] out of every fault's span.
 		t0, t1 := max(from, o.Call), min(to, end)
-		for moved := true; moved && t0 < t1; {
-			moved = false
-			c.fi.each(t0-after, t1, func(f *history.Fault) bool {
-				if e := f.End + after; e > t0 {
-					t0, moved = e, true
-				}
-				return true
-			})
+		gap := func(until int64) {
+			if until-t0 > longest {
+				worst, longest, since = o, until-t0, t0
+			}
 		}
-		if t1-t0 > longest {
-			worst, longest, since = o, t1-t0, t0
-		}
+		c.fi.each(t0-after, t1, func(f *history.Fault) bool {
+			gap(min(f.Start, t1))
+			t0 = max(t0, f.End+after)
+			return true
+		})
+		gap(t1)
 	}
 	c.res.FreeLongest = max(c.res.FreeLongest, time.Duration(longest))
 	if worst != nil && longest > bound {
