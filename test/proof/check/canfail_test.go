@@ -21,6 +21,7 @@ func TestChecksCanFail(t *testing.T) {
 		{"fair: the last of close arrivals granted first", fair, `
 			go-0 acquire 0 1 ok
 			go-0 release 2 3 ok
+			busy go-2 1100 2500
 			go-1 acquire 1100 1101 ok
 			go-2 acquire 1110 1300 ok
 			go-3 acquire 1200 1250 ok
@@ -31,6 +32,7 @@ func TestChecksCanFail(t *testing.T) {
 		{"fair: a pause of another process excuses no overtaking", fair, `
 			go-0 acquire 0 1 ok
 			go-0 release 2 3 ok
+			busy go-2 1100 2500
 			go-1 acquire 1100 1101 ok
 			go-2 acquire 1110 1700 ok
 			nemesis pause 1120 1400 target=go-1
@@ -95,9 +97,20 @@ func TestChecksCanFail(t *testing.T) {
 		{"fair: close arrivals, within the margin, in either order", fair, `
 			go-0 acquire 0 1 ok
 			go-0 release 2 3 ok
+			busy go-2 1100 2500
 			go-1 acquire 1100 1101 ok
 			go-2 acquire 1110 1300 ok
 			go-3 acquire 1130 1250 ok
+			go-1 release 1240 1241 ok
+			go-3 release 1251 1252 ok
+			go-2 release 1301 1302 ok`,
+			nil},
+		{"fair: a waiter whose process wrote nothing meanwhile (stalled) may have queued late", fair, `
+			go-0 acquire 0 1 ok
+			go-0 release 2 3 ok
+			go-1 acquire 1100 1101 ok
+			go-2 acquire 1110 1300 ok
+			go-3 acquire 1200 1250 ok
 			go-1 release 1240 1241 ok
 			go-3 release 1251 1252 ok
 			go-2 release 1301 1302 ok`,
@@ -143,6 +156,11 @@ func TestChecksCanFail(t *testing.T) {
 			leftover single redisson_lock_token:{proof:single:fenced:0} string -1 token_counter
 			leftover single redisson_unlock_latch:{proof:single:plain:0}:x string 4000 unlock_latch`,
 			nil},
+		{"leftovers: a fair queue whose last deadline the run did not record is measured", plain, `
+			go-1 acquire 0 1 ok
+			go-1 release 2 3 ok
+			leftover single redisson_lock_queue:{proof:single:fair:1} list -1 fair_queue`,
+			[]string{"measured leftovers"}},
 		{"leftovers: a run that did not list them is unchecked", plain, `
 			go-1 acquire 0 1 ok
 			go-1 release 2 3 ok

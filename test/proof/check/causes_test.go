@@ -109,6 +109,7 @@ func TestFairOvertakerThatKeptItsPlace(t *testing.T) {
 		{"fair: a waiter paused just before it arrived is no later arrival", fair, `
 			go-0 acquire 0 1 ok
 			go-0 release 2 3 ok
+			busy go-2 1100 2500
 			go-1 acquire 1100 1101 ok
 			nemesis pause 1102 1190 target=go-3
 			go-2 acquire 1110 1700 ok
@@ -120,6 +121,7 @@ func TestFairOvertakerThatKeptItsPlace(t *testing.T) {
 		{"fair: a pause of the holder keeps nobody's place", fair, `
 			go-0 acquire 0 1 ok
 			go-0 release 2 3 ok
+			busy go-2 1100 2500
 			go-1 acquire 1100 1101 ok
 			nemesis pause 1102 1190 target=go-1
 			go-2 acquire 1110 1700 ok

@@ -36,10 +36,18 @@ func Check(run *history.Run, cfg Config) (*Result, error) {
 	}
 	byName := make([][]*history.Operation, len(run.Names))
 	procLast := make([]int64, len(run.Procs))
+	lines := make([][]int64, len(run.Procs))
 	for i := range run.Ops {
 		o := &run.Ops[i]
 		byName[o.Name] = append(byName[o.Name], o)
 		procLast[o.Proc] = max(procLast[o.Proc], o.Call, o.Return)
+		lines[o.Proc] = append(lines[o.Proc], o.Call)
+		if o.Done() {
+			lines[o.Proc] = append(lines[o.Proc], o.Return)
+		}
+	}
+	for _, l := range lines {
+		slices.Sort(l)
 	}
 	procs := map[string]bool{}
 	for _, p := range run.Procs {
@@ -50,7 +58,7 @@ func Check(run *history.Run, cfg Config) (*Result, error) {
 	limit := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i, name := range run.Names {
 		spec := run.Manifest.Names[name]
-		c := &nameCheck{cfg: cfg, run: run, fi: newFaultIndex(run, procs, spec), procLast: procLast, name: name, spec: spec,
+		c := &nameCheck{cfg: cfg, run: run, fi: newFaultIndex(run, procs, spec), procLast: procLast, lines: lines, name: name, spec: spec,
 			ops: byName[i], visuals: vis, cells: map[string]*Cell{}, causes: map[causeKey]int{}}
 		checks[i] = c
 		wg.Add(1)
@@ -66,8 +74,8 @@ func Check(run *history.Run, cfg Config) (*Result, error) {
 	for _, f := range leftovers(run) {
 		res.Findings = append(res.Findings, f)
 		res.add(f.Severity)
-		if f.Severity == Violation {
-			causes[causeKey{check: f.Check}]++
+		if f.Severity != Unchecked {
+			causes[causeKey{cause: f.Cause, check: f.Check}]++
 		}
 	}
 	cells := map[[2]string]*Cell{}
@@ -123,6 +131,7 @@ type nameCheck struct {
 	run      *history.Run
 	fi       *faultIndex // the faults that concern the name
 	procLast []int64     // each process's last line
+	lines    [][]int64   // each process's lines' times, in order
 	name     string
 	spec     history.NameSpec
 	ops      []*history.Operation // by invocation

@@ -44,8 +44,9 @@
 //     by sections and by the count each read when it marked in.
 //   - fair-order (fair): no waiter is granted after more than FairBound
 //     waiters invoked more than its margin after it (Config.FairMargin for
-//     relock, Config.FairMarginRedisson for Redisson: the history shows
-//     when a waiter was invoked, not when it queued); a retry after an
+//     relock, Config.FairMarginRedisson for Redisson, and the longest time
+//     its process wrote no line meanwhile: the history shows when a waiter
+//     was invoked, not when it queued); a retry after an
 //     attempt that timed out keeps its place. A waiter hit by a fault (its
 //     process, everyone, its lock service) while it waited, or within a
 //     lease and Config.Slack after, is not judged, and is counted
@@ -62,7 +63,8 @@
 //     for a replica and Config.Slack while nobody holds the lock, out of
 //     faults' reach; "told in time" is not progress.
 //   - leftovers (the run): after the run, the lock services hold only keys
-//     meant to stay (history.KeptFamilies) or with a TTL.
+//     meant to stay (history.KeptFamilies) or with a TTL; a fair queue's
+//     keys are measured (the run does not record its deadlines).
 //
 // # What is measured (Measured: counted and reported, never a failure)
 //

@@ -2,6 +2,7 @@ package check
 
 import (
 	"math"
+	"sort"
 
 	"github.com/relock-go/relock/test/proof/history"
 	"github.com/relock-go/relock/test/proof/nemesis"
@@ -10,7 +11,9 @@ import (
 // fairOrder checks a fair lock's grants against arrival order: a waiter A
 // is overtaken by B when B arrived more than A's margin after A (so it
 // queued after A) and was granted before A: Config.FairMargin for a relock
-// waiter, Config.FairMarginRedisson for a Redisson one. No waiter may be
+// waiter, Config.FairMarginRedisson for a Redisson one, and the longest
+// silence of A's process in between (it wrote no line: it was not running,
+// and could not queue). No waiter may be
 // overtaken by more than the name's FairBound. A waiter that arrived
 // within Config.Slack of the object's first wait is not judged: every
 // process moves to a new object at once (the run's start, a new epoch
@@ -61,7 +64,7 @@ func (c *nameCheck) fairOrder() {
 		over := 0
 		var first *history.Operation
 		overtakes := func(b *history.Operation) {
-			if arrived[b] > since+margin && b.Return < a.Return && !c.keptPlace(b, arrived[b], after) {
+			if arrived[b] > since+margin+c.silence(a.Proc, since, arrived[b]) && b.Return < a.Return && !c.keptPlace(b, arrived[b], after) {
 				over++
 				if first == nil || arrived[b] < arrived[first] {
 					first = b
@@ -85,6 +88,20 @@ func (c *nameCheck) fairOrder() {
 				proc, c.clock(since), over, c.spec.FairBound, c.procName(first.Proc), dur(arrived[first]-since))
 		}
 	}
+}
+
+// silence returns the longest time within [from, to] in which process p
+// wrote no line: a process that wrote nothing was not running (a JVM's
+// collection, a starved host), and a waiter of it could not queue then.
+func (c *nameCheck) silence(p int32, from, to int64) int64 {
+	ts := c.lines[p]
+	i := sort.Search(len(ts), func(i int) bool { return ts[i] > from })
+	last, longest := from, int64(0)
+	for ; i < len(ts) && ts[i] <= to; i++ {
+		longest = max(longest, ts[i]-last)
+		last = ts[i]
+	}
+	return max(longest, to-last)
 }
 
 // keptPlace reports whether b, arrived at at, may have kept a place in the

@@ -26,7 +26,9 @@ import (
 // keeps the registers on a server no fault touches (Manifest.LosesData
 // empty), as the proof does. The run lists no leftovers unless a line
 // "leftover service key type ttl_ms family" (family's spaces written _)
-// gives one; "no-leftovers": the run did not list them.
+// gives one; "no-leftovers": the run did not list them. "busy proc from
+// to": the process writes a line every 5 ms then (reads of the manifest's
+// other name), as a running process of the proof does.
 
 const start = int64(1_000_000_000_000) // the run's start, ns
 
@@ -46,6 +48,8 @@ func parseRun(t *testing.T, spec history.NameSpec, text string) *history.Run {
 		Manifest: history.Manifest{Names: map[string]history.NameSpec{"n": spec, "other": {Workload: history.Plain, LeaseMS: 1, Redis: "elsewhere"}}}}
 	procs := map[string]int32{}
 	ids := map[string]int64{}
+	var busy []history.Operation
+	var busyProc []string
 	end := int64(0)
 	for _, line := range strings.Split(text, "\n") {
 		f := strings.Fields(line)
@@ -58,6 +62,16 @@ func parseRun(t *testing.T, spec history.NameSpec, text string) *history.Run {
 		}
 		if f[0] == "store-apart" {
 			run.Manifest.LosesData = []string{}
+			continue
+		}
+		if f[0] == "busy" && len(f) == 4 {
+			// The process writes a line every 5 ms (a read of "other"):
+			// it is running, not silent.
+			run.Names = []string{"n", "other"}
+			for at := ms(f[2], t); at <= ms(f[3], t); at += 5 * int64(time.Millisecond) {
+				busy = append(busy, history.Operation{Call: at, Return: at + 1, Kind: history.OpRead, Outcome: history.OutcomeOK, Name: 1, ID: -1})
+				busyProc = append(busyProc, f[1])
+			}
 			continue
 		}
 		if f[0] == "no-leftovers" {
@@ -140,6 +154,15 @@ func parseRun(t *testing.T, spec history.NameSpec, text string) *history.Run {
 		}
 		run.Ops = append(run.Ops, o)
 		end = max(end, o.Call, o.Return)
+	}
+	for i, o := range busy {
+		p, ok := procs[busyProc[i]]
+		if !ok {
+			t.Fatalf("busy %s: no such process", busyProc[i])
+		}
+		ids[busyProc[i]]++
+		o.Proc, o.ID = p, ids[busyProc[i]]
+		run.Ops = append(run.Ops, o)
 	}
 	slices.SortStableFunc(run.Ops, func(a, b history.Operation) int { return cmp.Compare(a.Call, b.Call) })
 	slices.SortStableFunc(run.Faults, func(a, b history.Fault) int { return cmp.Compare(a.Start, b.Start) })

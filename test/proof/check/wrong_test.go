@@ -114,6 +114,7 @@ func TestCheckCatchesWrongHistories(t *testing.T) {
 		{"fair: a later arrival granted first", fair, `
 			go-0 acquire 0 1 ok
 			go-0 release 2 3 ok
+			busy go-2 1100 2500
 			go-1 acquire 1100 1101 ok
 			go-2 acquire 1110 1600 ok
 			go-3 acquire 1400 1500 ok
@@ -124,6 +125,7 @@ func TestCheckCatchesWrongHistories(t *testing.T) {
 		{"fair: a process just spawned excuses its own waiters, not the others'", fair, `
 			go-0 acquire 0 1 ok
 			go-0 release 2 3 ok
+			busy go-2 1100 2500
 			go-1 acquire 1100 1101 ok
 			go-2 acquire 1110 2000 ok
 			nemesis spawn 1120 1120 target=java-2
@@ -135,6 +137,7 @@ func TestCheckCatchesWrongHistories(t *testing.T) {
 		{"fair: a retry keeps its place, not one it never had", fair, `
 			go-0 acquire 0 1 ok
 			go-0 release 2 3 ok
+			busy go-2 1100 2500
 			go-1 acquire 1100 1101 ok
 			go-2 acquire 1105 2400 ok
 			java-1 acquire 1500 2110 info
