@@ -11,8 +11,9 @@ import (
 )
 
 // causeSides are the table's columns: the side of the holder whose hold
-// broke (or of the waiter), then the harness's own findings.
-var causeSides = []struct{ side, title string }{{"go", "Go (relock)"}, {"java", "Java (Redisson)"}, {"", "harness"}}
+// broke (or of the waiter), then what is on neither: the harness's register
+// and the run's leftovers.
+var causeSides = []struct{ side, title string }{{"go", "Go (relock)"}, {"java", "Java (Redisson)"}, {"", "neither (harness, leftovers)"}}
 
 // Causes writes the table of findings by cause and side as Markdown: a
 // row per cause (violations first, as "no cause"), in each cell the

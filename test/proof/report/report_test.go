@@ -51,7 +51,7 @@ func TestCauses(t *testing.T) {
 	if err := Causes(&b, res); err != nil {
 		t.Fatal(err)
 	}
-	want := `| cause | Go (relock) | Java (Redisson) | harness |
+	want := `| cause | Go (relock) | Java (Redisson) | neither (harness, leftovers) |
 |---|---|---|---|
 | **no cause: violations** | | | 1 (register 1) |
 | pause | 3 (exclusion 2, lost-updates 1) | | |
