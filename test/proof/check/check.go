@@ -174,10 +174,15 @@ func (c *nameCheck) check() {
 	c.liveness()
 }
 
-// finding adds a finding on side (the side of the holder whose hold broke,
-// or of the waiter; "" for the harness): measured, explained by cause, or
-// if there is no cause a violation.
-func (c *nameCheck) finding(side, cause, check string, at int64, format string, args ...any) {
+// finding adds a finding on neither side (findingOf).
+func (c *nameCheck) finding(cause, check string, at int64, format string, args ...any) {
+	c.findingOf("", cause, check, at, format, args...)
+}
+
+// findingOf adds a finding on side (the side of the holder whose hold
+// broke, or of the waiter; "" for neither: the harness): measured,
+// explained by cause, or if there is no cause a violation.
+func (c *nameCheck) findingOf(side, cause, check string, at int64, format string, args ...any) {
 	sev := Violation
 	if cause != "" {
 		sev = Measured

@@ -53,7 +53,7 @@ func (c *nameCheck) register() {
 			text += "; see " + path
 			c.visuals.add(path)
 		}
-		c.finding("", ch.lossy, CheckRegister, at, "%s", text)
+		c.finding(ch.lossy, CheckRegister, at, "%s", text)
 	}
 	c.lostUpdates(ops, final)
 }
@@ -105,13 +105,13 @@ func (c *nameCheck) lostUpdates(ops []regOp, settled []regState) {
 	if known {
 		lost = max(lost, ok-hi)
 		if lo > ok+maybe {
-			c.finding("", "", CheckLostUpdates, c.lastCall(), "the counter ended at %d, above its %d writes that may have taken effect", lo, ok+maybe)
+			c.finding("", CheckLostUpdates, c.lastCall(), "the counter ended at %d, above its %d writes that may have taken effect", lo, ok+maybe)
 		}
 	}
 	c.res.LostUpdates = lost
 	for _, pw := range over {
 		p, w := pw[0], pw[1]
-		c.finding(c.side(p.proc), c.lostCause(p, w), CheckLostUpdates, w.ret, "%s wrote %d at %s over %s's %d of %s: an update lost",
+		c.findingOf(c.side(p.proc), c.lostCause(p, w), CheckLostUpdates, w.ret, "%s wrote %d at %s over %s's %d of %s: an update lost",
 			c.procName(w.proc), w.in.value, c.clock(w.ret), c.procName(p.proc), p.in.value, c.clock(p.ret))
 	}
 	if rest := lost - int64(len(over)); rest > 0 {
@@ -119,7 +119,7 @@ func (c *nameCheck) lostUpdates(ops []regOp, settled []regState) {
 		if c.spec.Workload == history.Plain {
 			cause = "no fencing"
 		}
-		c.finding("", cause, CheckLostUpdates, c.lastCall(), "the counter ended at %d after %d accepted writes: %d updates lost that no write shows", hi, ok, rest)
+		c.finding(cause, CheckLostUpdates, c.lastCall(), "the counter ended at %d after %d accepted writes: %d updates lost that no write shows", hi, ok, rest)
 	}
 	if !known {
 		c.res.LostUpdates = -1

@@ -84,7 +84,7 @@ func (c *nameCheck) fairOrder() {
 		}
 		c.res.MaxOvertaken = max(c.res.MaxOvertaken, over)
 		if over > c.spec.FairBound {
-			c.finding(c.side(a.Proc), "", CheckFairOrder, a.Return, "%s, arrived at %s, was overtaken by %d later arrivals (bound %d), the first %s, arrived %s later",
+			c.findingOf(c.side(a.Proc), "", CheckFairOrder, a.Return, "%s, arrived at %s, was overtaken by %d later arrivals (bound %d), the first %s, arrived %s later",
 				proc, c.clock(since), over, c.spec.FairBound, c.procName(first.Proc), dur(arrived[first]-since))
 		}
 	}

@@ -44,7 +44,7 @@ func (c *nameCheck) liveness() {
 				if c.run.Procs[o.Proc].Side == "java" && o.Return <= bound+int64(c.cfg.RedissonResend) {
 					cause = CauseRedissonResend
 				}
-				c.finding(c.side(o.Proc), cause, CheckLiveness, o.Return, "%s's acquire, invoked at %s, returned after %s, past its bound of %s",
+				c.findingOf(c.side(o.Proc), cause, CheckLiveness, o.Return, "%s's acquire, invoked at %s, returned after %s, past its bound of %s",
 					c.procName(o.Proc), c.clock(o.Call), dur(o.Return-o.Call), dur(bound-o.Call))
 			}
 			continue
@@ -54,7 +54,7 @@ func (c *nameCheck) liveness() {
 			continue
 		}
 		c.res.Waiters++
-		c.finding(c.side(o.Proc), "", CheckLiveness, bound, "%s's acquire, invoked at %s, was never served nor told (bound %s)",
+		c.findingOf(c.side(o.Proc), "", CheckLiveness, bound, "%s's acquire, invoked at %s, was never served nor told (bound %s)",
 			c.procName(o.Proc), c.clock(o.Call), dur(bound-o.Call))
 	}
 }

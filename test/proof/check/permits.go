@@ -46,7 +46,7 @@ func (c *nameCheck) permits(secs []section) {
 		c.res.MaxInside = max(c.res.MaxInside, int(inside))
 		if inside > n {
 			side, cause := c.explainOverrun(active, s, inside-n, s.start, resent)
-			c.finding(side, cause, CheckPermits, s.start,
+			c.findingOf(side, cause, CheckPermits, s.start,
 				"%d permits held at once, of %d, once %s was granted", inside, n, c.procName(s.proc))
 		}
 	}
@@ -63,7 +63,7 @@ func (c *nameCheck) permits(secs []section) {
 			}
 		}
 		side, cause := c.explainOverrun(inside, s, s.count-n, s.counted, resent)
-		c.finding(side, cause, CheckPermits, s.counted,
+		c.findingOf(side, cause, CheckPermits, s.counted,
 			"%s counted %d inside when it marked in, of %d", c.procName(s.proc), s.count, n)
 	}
 }

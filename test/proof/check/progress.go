@@ -100,7 +100,7 @@ func (c *nameCheck) freeWhile(from, to int64, waiters []*history.Operation, w *i
 	}
 	c.res.FreeLongest = max(c.res.FreeLongest, time.Duration(longest))
 	if worst != nil && longest > bound {
-		c.finding(c.side(worst.Proc), "", CheckProgress, since+bound, "%s waited %s from %s while nobody held the lock (bound %s)",
+		c.findingOf(c.side(worst.Proc), "", CheckProgress, since+bound, "%s waited %s from %s while nobody held the lock (bound %s)",
 			c.procName(worst.Proc), dur(longest), c.clock(since), dur(bound))
 	}
 }

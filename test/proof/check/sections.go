@@ -186,7 +186,7 @@ func (c *nameCheck) exclusion(secs []section) {
 			if cause != "" {
 				c.overlaps = append(c.overlaps, overlap{a.proc, s.proc, s.start, to, cause})
 			}
-			c.finding(side, cause, CheckExclusion, s.start, "%s %s (from %s) and %s %s (from %s) held it together for %s",
+			c.findingOf(side, cause, CheckExclusion, s.start, "%s %s (from %s) and %s %s (from %s) held it together for %s",
 				c.procName(a.proc), holdName(a), c.clock(a.start), c.procName(s.proc), holdName(s), c.clock(s.start), dur(to-s.start))
 		}
 		active = append(active, s)

@@ -45,7 +45,7 @@ func (c *nameCheck) tokenOrder(check, what string, ops []*history.Operation, dis
 					side = c.side(o.Proc)
 				}
 			}
-			c.finding(side, why, check, max(p.Return, o.Return),
+			c.findingOf(side, why, check, max(p.Return, o.Return),
 				"%s token %d to %s and to %s", what, o.Token, c.procName(p.Proc), c.procName(o.Proc))
 			continue
 		}
@@ -65,7 +65,7 @@ func (c *nameCheck) tokenOrder(check, what string, ops []*history.Operation, dis
 			continue
 		}
 		cause := lossy(top, o)
-		c.finding(c.side(top.Proc), cause, check, o.Return, "%s token %d to %s after token %d to %s had returned",
+		c.findingOf(c.side(top.Proc), cause, check, o.Return, "%s token %d to %s after token %d to %s had returned",
 			what, o.Token, c.procName(o.Proc), top.Token, c.procName(top.Proc))
 		if cause != "" {
 			// Afresh: o counts once it has returned, as every op does;
