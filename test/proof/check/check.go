@@ -131,6 +131,7 @@ func (c *nameCheck) check() {
 		c.permits(secs)
 	default:
 		c.exclusion(secs)
+		c.told(secs)
 	}
 	switch c.spec.Workload {
 	case history.Fenced, history.Election:
