@@ -18,6 +18,12 @@
 //	go run ./test/cmd/mutants                    # every mutation (make mutants)
 //	go run ./test/cmd/mutants -only 'fair|sem'   # those whose names match
 //	go run ./test/cmd/mutants -list              # the table of mutations
+//	go run ./test/cmd/mutants -proof             # the proof's set (make proof-mutants)
+//
+// With -proof it runs the proof's mutation set instead (proofMutations):
+// each mutant breaks a promise of docs/guarantees.md, and a short proof
+// (test/proof's cmd/proof, under the faults that show it) followed by its
+// checker must find violations; -only and -list apply to that set.
 package main
 
 import (
@@ -52,7 +58,12 @@ func main() {
 	goCmd := flag.String("go", "go", "the go command")
 	run := flag.String("run", "", "run these tests (a -run pattern) instead of each mutation's own, to see what they catch")
 	verbose := flag.Bool("v", false, "print the output of every go test run")
+	proof := flag.Bool("proof", false, "run the proof's mutation set instead: a short proof on each mutant must find violations")
 	flag.Parse()
+	if *proof {
+		proofMain(*only, *list, *goCmd, *keep, *verbose)
+		return
+	}
 	if err := check(mutations); err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		os.Exit(2)
