@@ -95,8 +95,8 @@ var violationLine = regexp.MustCompile(`(?m)^VIOLATION (\S+) `)
 
 // runProof applies m to the scratch copy, runs its short proof and the
 // checker on it, and restores the copy.
-func (r *runner) runProof(m proofMutation) proofOutcome {
-	o := proofOutcome{m: m}
+func (r *runner) runProof(m proofMutation) (o proofOutcome) {
+	o.m = m
 	start := time.Now()
 	defer func() { o.took = time.Since(start) }()
 	restore, err := mutation{Name: m.Name, Edits: m.Edits}.apply(r.scratch)
