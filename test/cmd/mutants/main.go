@@ -23,7 +23,9 @@
 // With -proof it runs the proof's mutation set instead (proofMutations):
 // each mutant breaks a promise of docs/guarantees.md, and a short proof
 // (test/proof's cmd/proof, under the faults that show it) followed by its
-// checker must find violations; -only and -list apply to that set.
+// checker must find violations; -only, -list and -baseline (each
+// mutation's short proof first run unmutated: it must find no violation
+// of the mutation's checks) apply to that set.
 package main
 
 import (
@@ -61,7 +63,7 @@ func main() {
 	proof := flag.Bool("proof", false, "run the proof's mutation set instead: a short proof on each mutant must find violations")
 	flag.Parse()
 	if *proof {
-		proofMain(*only, *list, *goCmd, *keep, *verbose)
+		proofMain(*only, *list, *baseline, *goCmd, *keep, *verbose)
 		return
 	}
 	if err := check(mutations); err != nil {

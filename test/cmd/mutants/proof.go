@@ -33,6 +33,11 @@ type proofMutation struct {
 	// Duration is how long the faults are injected (the first of each
 	// kind is injected even if it takes longer).
 	Duration time.Duration
+	// Checks are the checks (cmd/check's names) that judge the promise
+	// the mutant breaks: it is killed by a violation of one of them, not
+	// by a violation of another check alone (which says the run failed,
+	// not that the proof saw this promise broken).
+	Checks []string
 	// Waits names what the proof lacks to catch the mutant (a workload
 	// it does not run yet): the mutant is not run and is listed as
 	// waiting, its text still checked.
@@ -53,8 +58,8 @@ func checkProofSet(ms []proofMutation) error {
 			return fmt.Errorf("proof mutation %q: a name is lower-case words joined by dashes", m.Name)
 		case seen[m.Name]:
 			return fmt.Errorf("proof mutation %s: named twice", m.Name)
-		case m.What == "" || len(m.Edits) == 0 || len(m.Faults) == 0 || m.Duration <= 0:
-			return fmt.Errorf("proof mutation %s: it needs what it does, edits, faults and a duration", m.Name)
+		case m.What == "" || len(m.Edits) == 0 || len(m.Faults) == 0 || m.Duration <= 0 || len(m.Checks) == 0:
+			return fmt.Errorf("proof mutation %s: it needs what it does, edits, faults, a duration and its checks", m.Name)
 		}
 		seen[m.Name] = true
 		for _, e := range m.Edits {
@@ -93,18 +98,23 @@ type proofOutcome struct {
 // violationLine is cmd/check's line of a violation: its check follows.
 var violationLine = regexp.MustCompile(`(?m)^VIOLATION (\S+) `)
 
-// runProof applies m to the scratch copy, runs its short proof and the
-// checker on it, and restores the copy.
-func (r *runner) runProof(m proofMutation) (o proofOutcome) {
+// runProof applies m to the scratch copy (unless baseline), runs its
+// short proof and the checker on it, and restores the copy.
+func (r *runner) runProof(m proofMutation, baseline bool) (o proofOutcome) {
 	o.m = m
 	start := time.Now()
 	defer func() { o.took = time.Since(start) }()
-	restore, err := mutation{Name: m.Name, Edits: m.Edits}.apply(r.scratch)
-	if err != nil {
-		o.v, o.note = broken, err.Error()
-		return o
+	dir := filepath.Join(r.scratch, "proof-runs", m.Name)
+	if baseline {
+		dir += "-baseline"
+	} else {
+		restore, err := mutation{Name: m.Name, Edits: m.Edits}.apply(r.scratch)
+		if err != nil {
+			o.v, o.note = broken, err.Error()
+			return o
+		}
+		defer restoreOrExit(restore)
 	}
-	defer restoreOrExit(restore)
 	switch {
 	case m.Waits != "":
 		o.v, o.note = notRun, "waits for "+m.Waits
@@ -113,7 +123,6 @@ func (r *runner) runProof(m proofMutation) (o proofOutcome) {
 		o.v, o.note = notRun, "needs Java and the Redisson peer's jar (RELOCK_REDISSON_PEER)"
 		return o
 	}
-	dir := filepath.Join(r.scratch, "proof-runs", m.Name)
 	ctx, cancel := context.WithTimeout(context.Background(), proofLimit(m))
 	defer cancel()
 	if out, code := r.inProof(ctx, m.proofArgs(dir)...); code != 0 {
@@ -123,11 +132,16 @@ func (r *runner) runProof(m proofMutation) (o proofOutcome) {
 	out, code := r.inProof(ctx, "run", "./cmd/check", dir)
 	switch code {
 	case 1:
-		o.v = killed
 		for _, sm := range violationLine.FindAllStringSubmatch(out, -1) {
 			if !slices.Contains(o.checks, sm[1]) {
 				o.checks = append(o.checks, sm[1])
 			}
+		}
+		o.v = survived
+		if slices.ContainsFunc(o.checks, func(c string) bool { return slices.Contains(m.Checks, c) }) {
+			o.v = killed
+		} else {
+			o.note = "no violation of " + strings.Join(m.Checks, " or ")
 		}
 	case 0, 3:
 		o.v, o.note = survived, lastLines(out, 1)
@@ -188,10 +202,7 @@ func reportProof(w *os.File, outcomes []proofOutcome, total time.Duration) bool 
 		case o.v == notRun && o.m.Waits == "":
 			ok = ok && !testenv.InCI()
 		}
-		why := strings.Join(o.checks, ", ")
-		if why == "" {
-			why = o.note
-		}
+		why := strings.Join(append(slices.Clone(o.checks), o.note), " ")
 		fmt.Fprintf(tw, "%s\t%v\t%v\t%s\n", o.m.Name, o.v, o.took.Round(time.Second), why)
 	}
 	_ = tw.Flush()
@@ -223,7 +234,7 @@ func chooseProof(ms []proofMutation, only string) ([]proofMutation, error) {
 }
 
 // proofMain runs the proof's mutation set (-proof) and exits.
-func proofMain(only string, list bool, goCmd string, keep, verbose bool) {
+func proofMain(only string, list, baseline bool, goCmd string, keep, verbose bool) {
 	if err := checkProofSet(proofMutations); err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		os.Exit(2)
@@ -257,10 +268,21 @@ func proofMain(only string, list bool, goCmd string, keep, verbose bool) {
 		}
 		restoreOrExit(restore)
 	}
+	if baseline {
+		for _, m := range selected {
+			o := r.runProof(m, true)
+			fmt.Printf("baseline of %s: %v\n", m.Name, o.took.Round(time.Second))
+			if o.v != survived && o.v != notRun {
+				fmt.Printf("  the unmutated proof fails it, or does not run: %v %s\n", o.v, strings.Join(append(o.checks, o.note), " "))
+				r.close()
+				os.Exit(1)
+			}
+		}
+	}
 	start := time.Now()
 	var outcomes []proofOutcome
 	for i, m := range selected {
-		o := r.runProof(m)
+		o := r.runProof(m, false)
 		fmt.Printf("[%d/%d] %s: %s (%v) %s\n", i+1, len(selected), m.Name, o.v, o.took.Round(time.Second), strings.Join(append(o.checks, o.note), " "))
 		outcomes = append(outcomes, o)
 	}

@@ -5,7 +5,8 @@ import "time"
 // proofMutations is the proof's mutation set (-proof, make proof-mutants):
 // each breaks a promise of docs/guarantees.md in the library's code, and a
 // short proof under the faults that show it must fail with violations.
-// An edit's text must be found exactly once, as in mutations.
+// An edit's text must be found exactly once, as in mutations; Checks are
+// cmd/check's names of the checks that judge the promise broken.
 var proofMutations = []proofMutation{
 	{
 		Name:     "told-half-a-lease-late",
@@ -13,6 +14,7 @@ var proofMutations = []proofMutation{
 		Edits:    []edit{{File: "rlock/hold.go", Old: "func lossMargin(lease time.Duration) time.Duration { return lease/100 + 2*time.Millisecond }", New: "func lossMargin(lease time.Duration) time.Duration { return -lease / 2 }"}},
 		Faults:   []string{"partition"},
 		Duration: time.Minute,
+		Checks:   []string{"told", "exclusion"},
 	},
 	{
 		Name: "failed-renewal-ignored",
@@ -24,6 +26,7 @@ var proofMutations = []proofMutation{
 			continue`}},
 		Faults:   []string{"partition"},
 		Duration: time.Minute,
+		Checks:   []string{"told", "exclusion"},
 	},
 	{
 		Name: "fenced-token-repeated",
@@ -34,6 +37,7 @@ var proofMutations = []proofMutation{
 		Faults:    []string{"reset"},
 		Workloads: []string{"fenced"},
 		Duration:  30 * time.Second,
+		Checks:    []string{"grant-tokens", "store-tokens", "register", "lost-updates"},
 	},
 	{
 		Name:  "fair-grants-the-newest",
@@ -45,14 +49,16 @@ var proofMutations = []proofMutation{
 		Faults:    []string{"restart-always"},
 		Workloads: []string{"fair"},
 		Duration:  30 * time.Second,
+		Checks:    []string{"fair-order"},
 	},
 	{
 		Name:      "semaphore-one-permit-too-many",
-		What:      "a semaphore's acquisition takes a permit when one fewer than asked is left",
-		Edits:     []edit{{File: "scripts/sem_acquire.lua", Old: "if value == false or tonumber(value) < tonumber(ARGV[1]) then", New: "if value == false or tonumber(value) + 1 < tonumber(ARGV[1]) then"}},
+		What:      "a semaphore's acquisition takes one permit fewer than it is granted: more than N get in",
+		Edits:     []edit{{File: "scripts/sem_acquire.lua", Old: "redis.call('decrby', KEYS[1], ARGV[1])", New: "redis.call('decrby', KEYS[1], ARGV[1] - 1)"}},
 		Faults:    []string{"restart-always"},
 		Workloads: []string{"semaphore"},
 		Duration:  30 * time.Second,
+		Checks:    []string{"permits"},
 	},
 	{
 		Name:      "two-leaders-one-term",
@@ -61,6 +67,7 @@ var proofMutations = []proofMutation{
 		Faults:    []string{"reset"},
 		Workloads: []string{"election"},
 		Duration:  30 * time.Second,
+		Checks:    []string{"grant-tokens", "exclusion"},
 	},
 	{
 		Name:     "rate-limiter-over-its-limit",
@@ -68,6 +75,7 @@ var proofMutations = []proofMutation{
 		Edits:    []edit{{File: "scripts/rate_acquire.lua", Old: "  if value >= n then", New: "  if value + 1 >= n then"}},
 		Faults:   []string{"reset"},
 		Duration: 30 * time.Second,
+		Checks:   []string{"rate"},
 		Waits:    "a rate limiter workload",
 	},
 	{
@@ -80,5 +88,10 @@ var proofMutations = []proofMutation{
 		Faults:    []string{"reset"},
 		Workloads: []string{"plain", "fenced"},
 		Duration:  30 * time.Second,
+		Checks:    []string{"liveness"},
+		// Waiters sleep out the TTL they were told (up to a lease), then
+		// take the lock or end their wait: within liveness's bound, and
+		// the contended lock is taken meanwhile by those who come.
+		Waits: "a check that bounds how long a released lock's waiters sleep",
 	},
 }

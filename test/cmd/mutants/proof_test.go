@@ -41,15 +41,16 @@ func copyOf(t *testing.T, edits []edit) string {
 
 // The proof's table refuses what would test nothing.
 func TestProofSetRefusesIncompleteMutations(t *testing.T) {
-	ok := proofMutation{Name: "m", What: "w", Edits: []edit{{File: "f", Old: "a", New: "b"}}, Faults: []string{"reset"}, Duration: time.Second}
+	ok := proofMutation{Name: "m", What: "w", Edits: []edit{{File: "f", Old: "a", New: "b"}}, Faults: []string{"reset"}, Duration: time.Second, Checks: []string{"told"}}
 	if err := checkProofSet([]proofMutation{ok}); err != nil {
 		t.Fatalf("a complete mutation refused: %v", err)
 	}
 	for name, m := range map[string]proofMutation{
-		"no faults":        {Name: "m", What: "w", Edits: ok.Edits, Duration: time.Second},
-		"no duration":      {Name: "m", What: "w", Edits: ok.Edits, Faults: ok.Faults},
-		"an empty edit":    {Name: "m", What: "w", Edits: []edit{{File: "f", Old: "a", New: "a"}}, Faults: ok.Faults, Duration: time.Second},
-		"a name with caps": {Name: "M", What: "w", Edits: ok.Edits, Faults: ok.Faults, Duration: time.Second},
+		"no faults":        {Name: "m", What: "w", Edits: ok.Edits, Duration: time.Second, Checks: ok.Checks},
+		"no duration":      {Name: "m", What: "w", Edits: ok.Edits, Faults: ok.Faults, Checks: ok.Checks},
+		"no checks":        {Name: "m", What: "w", Edits: ok.Edits, Faults: ok.Faults, Duration: time.Second},
+		"an empty edit":    {Name: "m", What: "w", Edits: []edit{{File: "f", Old: "a", New: "a"}}, Faults: ok.Faults, Duration: time.Second, Checks: ok.Checks},
+		"a name with caps": {Name: "M", What: "w", Edits: ok.Edits, Faults: ok.Faults, Duration: time.Second, Checks: ok.Checks},
 	} {
 		if checkProofSet([]proofMutation{m}) == nil {
 			t.Errorf("%s: accepted", name)
