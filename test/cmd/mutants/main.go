@@ -109,14 +109,14 @@ func main() {
 
 // choose returns the mutations whose names match the regular expression
 // only (all of them when it is empty), and fails when none does.
-func choose(ms []mutation, only string) ([]mutation, error) {
+func choose[M interface{ name() string }](ms []M, only string) ([]M, error) {
 	re, err := regexp.Compile(only)
 	if err != nil {
 		return nil, fmt.Errorf("-only: %w", err)
 	}
-	var out []mutation
+	var out []M
 	for _, m := range ms {
-		if re.MatchString(m.Name) {
+		if re.MatchString(m.name()) {
 			out = append(out, m)
 		}
 	}

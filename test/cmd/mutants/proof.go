@@ -44,28 +44,23 @@ type proofMutation struct {
 	Waits string
 }
 
+func (m proofMutation) name() string { return m.Name }
+
 // proofSeed is the seed of every short proof: the same faults at the same
 // moments from one run to the next.
 const proofSeed = 1
 
-// checkProofSet reports what is wrong with the proof's mutation table: as
-// check does for mutations, and a mutation without faults or duration.
+// checkProofSet reports what is wrong with the proof's mutation table: an
+// entry checkEntry refuses, or a mutation without faults, duration or
+// checks.
 func checkProofSet(ms []proofMutation) error {
 	seen := map[string]bool{}
 	for _, m := range ms {
-		switch {
-		case !regexp.MustCompile(`^[a-z0-9-]+$`).MatchString(m.Name):
-			return fmt.Errorf("proof mutation %q: a name is lower-case words joined by dashes", m.Name)
-		case seen[m.Name]:
-			return fmt.Errorf("proof mutation %s: named twice", m.Name)
-		case m.What == "" || len(m.Edits) == 0 || len(m.Faults) == 0 || m.Duration <= 0 || len(m.Checks) == 0:
-			return fmt.Errorf("proof mutation %s: it needs what it does, edits, faults, a duration and its checks", m.Name)
+		if err := checkEntry(seen, m.Name, m.What, m.Edits); err != nil {
+			return err
 		}
-		seen[m.Name] = true
-		for _, e := range m.Edits {
-			if e.File == "" || e.Old == "" || e.Old == e.New {
-				return fmt.Errorf("proof mutation %s: an edit of %q changes nothing", m.Name, e.File)
-			}
+		if len(m.Faults) == 0 || m.Duration <= 0 || len(m.Checks) == 0 {
+			return fmt.Errorf("mutation %s: it needs faults, a duration and its checks", m.Name)
 		}
 	}
 	return nil
@@ -130,25 +125,30 @@ func (r *runner) runProof(m proofMutation, baseline bool) (o proofOutcome) {
 		return o
 	}
 	out, code := r.inProof(ctx, "run", "./cmd/check", dir)
+	o.v, o.checks, o.note = m.judge(out, code)
+	return o
+}
+
+// judge reads cmd/check's output and exit code on m's short proof: killed
+// when it found violations of one of m's checks (checks lists every check
+// with violations), survived when it found none of theirs (note says
+// why), broken when the checker failed.
+func (m proofMutation) judge(out string, code int) (v verdict, checks []string, note string) {
 	switch code {
 	case 1:
 		for _, sm := range violationLine.FindAllStringSubmatch(out, -1) {
-			if !slices.Contains(o.checks, sm[1]) {
-				o.checks = append(o.checks, sm[1])
+			if !slices.Contains(checks, sm[1]) {
+				checks = append(checks, sm[1])
 			}
 		}
-		o.v = survived
-		if slices.ContainsFunc(o.checks, func(c string) bool { return slices.Contains(m.Checks, c) }) {
-			o.v = killed
-		} else {
-			o.note = "no violation of " + strings.Join(m.Checks, " or ")
+		if slices.ContainsFunc(checks, func(c string) bool { return slices.Contains(m.Checks, c) }) {
+			return killed, checks, ""
 		}
+		return survived, checks, "no violation of " + strings.Join(m.Checks, " or ")
 	case 0, 3:
-		o.v, o.note = survived, lastLines(out, 1)
-	default:
-		o.v, o.note = broken, "the checker failed: "+lastLines(out, 5)
+		return survived, nil, lastLines(out, 1)
 	}
-	return o
+	return broken, nil, "the checker failed: " + lastLines(out, 5)
 }
 
 // restoreOrExit restores the scratch copy, or ends the program: every
@@ -214,32 +214,13 @@ func reportProof(w *os.File, outcomes []proofOutcome, total time.Duration) bool 
 	return ok
 }
 
-// chooseProof returns the proof mutations whose names match only (every
-// one when it is empty), and fails when none does.
-func chooseProof(ms []proofMutation, only string) ([]proofMutation, error) {
-	re, err := regexp.Compile(only)
-	if err != nil {
-		return nil, fmt.Errorf("-only: %w", err)
-	}
-	var out []proofMutation
-	for _, m := range ms {
-		if re.MatchString(m.Name) {
-			out = append(out, m)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no proof mutation matches -only %q", only)
-	}
-	return out, nil
-}
-
 // proofMain runs the proof's mutation set (-proof) and exits.
 func proofMain(only string, list, baseline bool, goCmd string, keep, verbose bool) {
 	if err := checkProofSet(proofMutations); err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		os.Exit(2)
 	}
-	selected, err := chooseProof(proofMutations, only)
+	selected, err := choose(proofMutations, only)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		os.Exit(2)

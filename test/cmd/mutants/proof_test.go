@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -58,5 +59,31 @@ func TestProofSetRefusesIncompleteMutations(t *testing.T) {
 	}
 	if checkProofSet([]proofMutation{ok, ok}) == nil {
 		t.Error("a name used twice: accepted")
+	}
+}
+
+// A short proof kills its mutant only with violations of the mutant's
+// own checks.
+func TestProofVerdictCountsOnlyTheMutantsChecks(t *testing.T) {
+	m := proofMutation{Checks: []string{"told", "exclusion"}}
+	const violated = "VIOLATED: 10 operations\n\nVIOLATION liveness n (plain) at +1s: late\nVIOLATION exclusion n (plain) at +2s: together\n2 violations, 0 unchecked, 0 measured\n"
+	for _, tc := range []struct {
+		name   string
+		m      proofMutation
+		out    string
+		code   int
+		want   verdict
+		checks []string
+	}{
+		{"a violation of its check", m, violated, 1, killed, []string{"liveness", "exclusion"}},
+		{"violations of other checks alone", proofMutation{Checks: []string{"permits"}}, violated, 1, survived, []string{"liveness", "exclusion"}},
+		{"proven", m, "proven: 10 operations\n0 violations, 0 unchecked, 3 measured\n", 0, survived, nil},
+		{"unchecked", m, "not proven\n0 violations, 1 unchecked\n", 3, survived, nil},
+		{"the checker failed", m, "check: history: bad line\n", 2, broken, nil},
+	} {
+		v, checks, note := tc.m.judge(tc.out, tc.code)
+		if v != tc.want || !slices.Equal(checks, tc.checks) {
+			t.Errorf("%s: %v %q (%s), want %v %q", tc.name, v, checks, note, tc.want, tc.checks)
+		}
 	}
 }
