@@ -146,7 +146,16 @@ proof: redis-server ## Go and Java fleets under faults, histories checked (DURAT
 	@dir="$${PROOF_DIR:-$(CURDIR)/test/proof/runs/$$(date -u +%Y%m%dT%H%M%SZ)}"; \
 	  cd test/proof && \
 	  RELOCK_REDISSON_PEER=$(RELOCK_REDISSON_PEER) $(GO) run ./cmd/proof -dir "$$dir" -duration $(DURATION) $(PROOFFLAGS) && \
+	  $(GO) run ./cmd/renewals "$$dir" && \
 	  $(GO) run ./cmd/check "$$dir"
+
+# The proof's mutation set (test/cmd/mutants -proof, docs/testing.md): each
+# mutant breaks a promise of docs/guarantees.md in a scratch copy, and a
+# short proof under the faults that show it must fail with violations.
+# PROOFMUTANTSFLAGS="-only told" narrows it. Needs what make proof needs.
+.PHONY: proof-mutants
+proof-mutants: redis-server ## a short proof on each of a set of library mutations: every one must fail it
+	RELOCK_REDISSON_PEER=$(RELOCK_REDISSON_PEER) $(GO) run ./test/cmd/mutants -proof $(PROOFMUTANTSFLAGS)
 
 # Many Clients with faults switching on and off, every critical section
 # checked; bounded in time (SOAKFLAGS="-duration 10m -clients 16").

@@ -18,6 +18,14 @@
 //	go run ./test/cmd/mutants                    # every mutation (make mutants)
 //	go run ./test/cmd/mutants -only 'fair|sem'   # those whose names match
 //	go run ./test/cmd/mutants -list              # the table of mutations
+//	go run ./test/cmd/mutants -proof             # the proof's set (make proof-mutants)
+//
+// With -proof it runs the proof's mutation set instead (proofMutations):
+// each mutant breaks a promise of docs/guarantees.md, and a short proof
+// (test/proof's cmd/proof, under the faults that show it) followed by its
+// checker must find violations; -only, -list and -baseline (each
+// mutation's short proof first run unmutated: it must find no violation
+// of the mutation's checks) apply to that set.
 package main
 
 import (
@@ -52,7 +60,12 @@ func main() {
 	goCmd := flag.String("go", "go", "the go command")
 	run := flag.String("run", "", "run these tests (a -run pattern) instead of each mutation's own, to see what they catch")
 	verbose := flag.Bool("v", false, "print the output of every go test run")
+	proof := flag.Bool("proof", false, "run the proof's mutation set instead: a short proof on each mutant must find violations")
 	flag.Parse()
+	if *proof {
+		proofMain(*only, *list, *baseline, *goCmd, *keep, *verbose)
+		return
+	}
 	if err := check(mutations); err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		os.Exit(2)
@@ -96,14 +109,14 @@ func main() {
 
 // choose returns the mutations whose names match the regular expression
 // only (all of them when it is empty), and fails when none does.
-func choose(ms []mutation, only string) ([]mutation, error) {
+func choose[M interface{ name() string }](ms []M, only string) ([]M, error) {
 	re, err := regexp.Compile(only)
 	if err != nil {
 		return nil, fmt.Errorf("-only: %w", err)
 	}
-	var out []mutation
+	var out []M
 	for _, m := range ms {
-		if re.MatchString(m.Name) {
+		if re.MatchString(m.name()) {
 			out = append(out, m)
 		}
 	}

@@ -37,6 +37,8 @@ type mutation struct {
 	Java bool
 }
 
+func (m mutation) name() string { return m.Name }
+
 // edit replaces the one occurrence of Old in File (relative to the
 // repository's root) by New.
 type edit struct {
@@ -85,29 +87,42 @@ func (m mutation) apply(root string) (restore func() error, err error) {
 	return restore, nil
 }
 
-// check reports what is wrong with the table itself: a name used twice or
-// not usable with -only, a mutation without edits, packages, -run
-// pattern or timeout, an edit that changes nothing, or a -run pattern
-// that is not a regular expression.
+// check reports what is wrong with the table itself: an entry checkEntry
+// refuses, a mutation without packages, -run pattern or timeout, or a
+// -run pattern that is not a regular expression.
 func check(ms []mutation) error {
 	seen := map[string]bool{}
 	for _, m := range ms {
-		switch {
-		case !regexp.MustCompile(`^[a-z0-9-]+$`).MatchString(m.Name):
-			return fmt.Errorf("mutation %q: a name is lower-case words joined by dashes", m.Name)
-		case seen[m.Name]:
-			return fmt.Errorf("mutation %s: named twice", m.Name)
-		case m.What == "" || len(m.Edits) == 0 || len(m.Pkgs) == 0 || m.Run == "" || m.Timeout <= 0:
-			return fmt.Errorf("mutation %s: it needs what it does, edits, packages, a -run pattern and a timeout", m.Name)
+		if err := checkEntry(seen, m.Name, m.What, m.Edits); err != nil {
+			return err
 		}
-		seen[m.Name] = true
+		if len(m.Pkgs) == 0 || m.Run == "" || m.Timeout <= 0 {
+			return fmt.Errorf("mutation %s: it needs packages, a -run pattern and a timeout", m.Name)
+		}
 		if _, err := regexp.Compile(m.Run); err != nil {
 			return fmt.Errorf("mutation %s: -run %q: %w", m.Name, m.Run, err)
 		}
-		for _, e := range m.Edits {
-			if e.File == "" || e.Old == "" || e.Old == e.New {
-				return fmt.Errorf("mutation %s: an edit of %q changes nothing", m.Name, e.File)
-			}
+	}
+	return nil
+}
+
+// checkEntry reports what is wrong with one entry of a mutation table (the
+// tests' or the proof's): a name not usable with -only, or used before
+// (seen, to which it adds the name), no text of what it does, no edits,
+// or an edit that changes nothing.
+func checkEntry(seen map[string]bool, name, what string, edits []edit) error {
+	switch {
+	case !regexp.MustCompile(`^[a-z0-9-]+$`).MatchString(name):
+		return fmt.Errorf("mutation %q: a name is lower-case words joined by dashes", name)
+	case seen[name]:
+		return fmt.Errorf("mutation %s: named twice", name)
+	case what == "" || len(edits) == 0:
+		return fmt.Errorf("mutation %s: it needs what it does and edits", name)
+	}
+	seen[name] = true
+	for _, e := range edits {
+		if e.File == "" || e.Old == "" || e.Old == e.New {
+			return fmt.Errorf("mutation %s: an edit of %q changes nothing", name, e.File)
 		}
 	}
 	return nil

@@ -160,6 +160,7 @@ func (c *nameCheck) check() {
 	default:
 		c.exclusion(secs)
 		c.progress(secs)
+		c.told(secs)
 	}
 	switch c.spec.Workload {
 	case history.Fenced, history.Election:

@@ -39,7 +39,7 @@ func (l *loop) fencedWork(work context.Context, token int64) {
 	if !finished(o, err, history.Event{Value: v, Token: token}) {
 		return
 	}
-	l.hold()
+	l.work(work)
 	if work.Err() != nil {
 		return
 	}
@@ -77,7 +77,7 @@ func (l *loop) increment(work context.Context, mode string) {
 	if !ok {
 		return
 	}
-	l.hold()
+	l.work(work)
 	if work.Err() != nil {
 		return
 	}
@@ -99,13 +99,15 @@ func (l *loop) read(work context.Context, mode string) (int64, bool) {
 	return v, finished(o, err, history.Event{Value: v})
 }
 
-// fair: take the fair lock, pause, release.
+// fair: take the fair lock, pause under its Context, release.
 func (l *loop) fair(ctx context.Context, m *rlock.FairMutex) bool {
 	if _, ok := l.acquire(ctx, "", untokened(m.Lock)); !ok {
 		return false
 	}
+	work, stop := m.Context(context.Background())
 	end := l.watch(m.Lost(), 0)
-	l.hold()
+	l.work(work)
+	stop()
 	end()
 	l.unlock(m.Unlock)
 	return true
@@ -133,7 +135,7 @@ func (l *loop) rw(ctx context.Context, rw *rlock.RWMutex) bool {
 	end := l.watch(lost(), 0)
 	if mode == rlock.ModeRead {
 		if _, ok := l.read(wctx, mode); ok {
-			l.hold()
+			l.work(wctx)
 		}
 	} else {
 		l.increment(wctx, mode)

@@ -150,6 +150,29 @@ func (l *loop) pause(ctx context.Context, d time.Duration) {
 // end early when the worker stops: a section is finished as it began.
 func (l *loop) hold() { time.Sleep(l.between(l.w.c.hold)) }
 
+// work pauses inside the section of a hold the watchdog keeps, as hold
+// does, or for 0.5 to 4 leases when it takes one of the process's long
+// holds (-long at once): real work that outlives several renewals. It ends
+// early when work (the hold's Context) ends: a holder told of its loss
+// stops.
+func (l *loop) work(work context.Context) {
+	d := l.between(l.w.c.hold)
+	select {
+	case l.w.long <- struct{}{}:
+		defer func() { <-l.w.long }()
+		lease := float64(l.w.c.lease)
+		d = time.Duration(lease * (longHoldMin + l.rng.Float64()*(longHoldMax-longHoldMin)))
+	default:
+	}
+	l.pause(work, d)
+}
+
+// The bounds of a long hold, in leases.
+const (
+	longHoldMin = 0.5
+	longHoldMax = 4
+)
+
 // acquire records an acquisition made with take, whose wait is bounded
 // (and ends when the worker stops), and reports whether it succeeded.
 // take returns the token granted, or 0 where there is none.

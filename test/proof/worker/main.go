@@ -52,6 +52,7 @@ type config struct {
 	permits               int
 	ackTimeout            time.Duration
 	hold, think, wait     time.Duration
+	long                  int
 	seed                  int64
 	warmup                time.Duration
 }
@@ -75,6 +76,7 @@ func parse(args []string) (config, error) {
 	fs.IntVar(&c.permits, "permits", 2, "the permits of each semaphore")
 	fs.DurationVar(&c.ackTimeout, "ack-timeout", time.Second, "the ack namespace's WithReplicaAck timeout")
 	fs.DurationVar(&c.hold, "hold", 3*time.Millisecond, "the longest pause inside a section")
+	fs.IntVar(&c.long, "long", 1, "how many sections of a lock the watchdog keeps are long (0.5 to 4 leases) at once")
 	fs.DurationVar(&c.think, "think", 10*time.Millisecond, "the longest pause between two iterations")
 	fs.DurationVar(&c.wait, "wait", 20*time.Second, "how long an acquisition may wait")
 	fs.Int64Var(&c.seed, "seed", 1, "seed of the pauses' random lengths")
@@ -84,6 +86,9 @@ func parse(args []string) (config, error) {
 	}
 	if c.history == "" || c.resource == "" {
 		return c, fmt.Errorf("-history and -resource are required")
+	}
+	if c.long < 0 {
+		return c, fmt.Errorf("-long %d: want 0 or more", c.long)
 	}
 	c.namespaces, c.workloads = split(*namespaces), split(*workloads)
 	c.sentinels = map[string][]string{store.Ack: split(*ackSentinels), store.NoAck: split(*noackSentinels)}

@@ -23,6 +23,11 @@ type worker struct {
 	store    *store.Store
 	rdbs     []*redis.Client
 	locks    map[string]*rlock.Client // by namespace
+	// long holds a token for each long hold in progress (loop.work):
+	// -long at once, so that the process always has that many sections
+	// outliving renewals, whatever the contention, and the others stay
+	// short. Nil during the warm-up, which takes none.
+	long chan struct{}
 }
 
 // timeouts of every go-redis client: a command that Redis does not answer
@@ -116,6 +121,7 @@ func (w *worker) warmup(ctx context.Context, ls []*loop, d time.Duration) {
 // run runs every loop on the run's objects until ctx ends, then waits for
 // each to finish its iteration.
 func (w *worker) run(ctx context.Context, ls []*loop) {
+	w.long = make(chan struct{}, w.c.long)
 	each(ls, func(l *loop) { l.run(ctx) })
 }
 

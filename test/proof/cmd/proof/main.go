@@ -29,6 +29,7 @@ func main() {
 	flag.IntVar(&c.Go, "go", 3, "Go processes")
 	flag.IntVar(&c.Java, "java", 2, "Java processes")
 	faults := flag.String("faults", "", "the fault kinds, comma-separated (default: every kind)")
+	workloads := flag.String("workloads", "", "the workloads, comma-separated (default: every one)")
 	flag.DurationVar(&c.Lease, "lease", 2*time.Second, "every lock's lease (watchdog timeout)")
 	flag.DurationVar(&c.Wait, "wait", 5*time.Second, "how long an acquisition may wait")
 	flag.IntVar(&c.Permits, "permits", 2, "each semaphore's permits")
@@ -40,6 +41,9 @@ func main() {
 	}
 	if *faults != "" {
 		c.Faults = strings.Split(*faults, ",")
+	}
+	if *workloads != "" {
+		c.Workloads = strings.Split(*workloads, ",")
 	}
 	c.Log = os.Stdout
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

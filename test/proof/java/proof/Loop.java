@@ -113,6 +113,8 @@ final class Loop {
     private long between(long ms) { return ms <= 0 ? 0 : (long) (rng.nextDouble() * (ms + 1)); }
 
     private void hold() throws InterruptedException { Thread.sleep(between(holdMs)); }
+    /** Pauses inside a section the watchdog keeps: a long hold if one is free (Worker.workLong), else as hold. */
+    private void work() throws InterruptedException { if (!w.workLong(rng)) hold(); }
 
     // ------------------------------------------------------------ recording
 
@@ -167,7 +169,7 @@ final class Loop {
         try {
             long v = w.store.read(object, token);
             o.done("ok", outcome(v, token, 0, null));
-            hold();
+            work();
             o = invoke("write", null, v + 1, token);
             if (w.store.write(object, token, v + 1)) {
                 o.done("ok", outcome(v + 1, token, 0, null));
@@ -189,7 +191,7 @@ final class Loop {
         if (increment) {
             increment(mode);
         } else {
-            hold();
+            work();
         }
         release(l::unlock, mode);
         return true;
@@ -215,7 +217,7 @@ final class Loop {
         if (v == null) {
             return;
         }
-        hold();
+        work();
         History.Op o = invoke("write", mode, v + 1, 0);
         try {
             w.store.set(object, v + 1);
@@ -248,7 +250,7 @@ final class Loop {
         }
         if (reader) {
             if (read(mode) != null) {
-                hold();
+                work();
             }
         } else {
             increment(mode);

@@ -10,6 +10,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 import org.redisson.Redisson;
@@ -59,7 +61,10 @@ public final class Worker {
             Map.entry("lease", "2000"), Map.entry("fair-wait", "5000"), Map.entry("permit-lease", "2000"),
             Map.entry("permits", "2"), Map.entry("ack-timeout", "1000"), Map.entry("hold", "3"),
             Map.entry("think", "10"), Map.entry("wait", "20000"), Map.entry("seed", "1"), Map.entry("lua", ""),
-            Map.entry("warmup", "2000")));
+            Map.entry("warmup", "2000"), Map.entry("long", "1")));
+
+    /** The bounds of a long hold (workLong), in leases. */
+    private static final double LONG_HOLD_MIN = 0.5, LONG_HOLD_MAX = 4;
 
     /** The pause before a command is sent again. */
     private static final ConstantDelay RETRY = new ConstantDelay(Duration.ofMillis(100));
@@ -71,6 +76,13 @@ public final class Worker {
     private final List<Loop> loops = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
     volatile boolean stopping;
+    /**
+     * A permit for each long hold in progress (Loop.work): --long at once,
+     * so that the process always has that many sections outliving
+     * renewals, and the others stay short. Null during the warm-up, which
+     * takes none.
+     */
+    volatile Semaphore longHolds;
 
     public static void main(String[] args) throws Exception {
         Worker w = new Worker();
@@ -88,10 +100,30 @@ public final class Worker {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         for (String line; (line = in.readLine()) != null; ) {
             if (line.equals("go")) {
+                w.longHolds = new Semaphore(Integer.parseInt(w.flag("long")));
                 w.threads.forEach(Thread::start);
                 return;
             }
         }
+    }
+
+    /**
+     * Works for 0.5 to 4 leases (drawn with rng) if one of the process's
+     * long holds is free, and reports whether it did: real work that
+     * outlives several renewals. Redisson tells its holder nothing, so it
+     * works to the end.
+     */
+    boolean workLong(Random rng) throws InterruptedException {
+        Semaphore s = longHolds;
+        if (s == null || !s.tryAcquire()) {
+            return false;
+        }
+        try {
+            Thread.sleep((long) (millis("lease") * (LONG_HOLD_MIN + rng.nextDouble() * (LONG_HOLD_MAX - LONG_HOLD_MIN))));
+        } finally {
+            s.release();
+        }
+        return true;
     }
 
     /** Runs every loop on its warm-up object for --warmup, in parallel. */
