@@ -3,8 +3,10 @@ package fleet
 import (
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
+	"github.com/relock-go/relock/test/proof/nemesis"
 	"github.com/relock-go/relock/test/proof/store"
 )
 
@@ -100,6 +102,21 @@ func (c *Config) defaults() error {
 		return fmt.Errorf("fleet: %d permits", c.Permits)
 	}
 	return nil
+}
+
+// sideWorkloads returns the workloads the processes of side run: every
+// one for Go, all but store.GoOnly for Java.
+func (c *Config) sideWorkloads(side string) []string {
+	if side == nemesis.Go {
+		return c.Workloads
+	}
+	var out []string
+	for _, wl := range c.Workloads {
+		if !slices.Contains(store.GoOnly, wl) {
+			out = append(out, wl)
+		}
+	}
+	return out
 }
 
 // logf writes one progress line.

@@ -75,7 +75,7 @@ func (f *fleet) spawn(side string) (*proc, error) {
 		"single":     single,
 		"via":        strings.Join(via, ","),
 		"namespaces": strings.Join(f.cfg.Namespaces, ","),
-		"workloads":  strings.Join(f.cfg.Workloads, ","),
+		"workloads":  strings.Join(f.cfg.sideWorkloads(side), ","),
 		"permits":    strconv.Itoa(f.cfg.Permits),
 		"seed":       strconv.FormatInt(seed, 10),
 	}

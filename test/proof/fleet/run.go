@@ -243,6 +243,11 @@ func (f *fleet) manifest(res *Result) history.Manifest {
 			spec.Permits = f.cfg.Permits
 		case store.PESemaphore:
 			spec.Permits, spec.LeaseMS = f.cfg.Permits, f.cfg.PermitLease.Milliseconds()
+		case store.Latch:
+			spec.Permits = store.LatchCount
+		case store.Rate:
+			spec.Permits, spec.IntervalMS = store.RateLimit, store.RateInterval.Milliseconds()
+			spec.WaitMS = spec.IntervalMS // TryWait's
 		}
 		m.Names[n.object] = spec
 	}

@@ -44,10 +44,17 @@ const (
 	Semaphore   = "semaphore"
 	PESemaphore = "pesemaphore"
 	Election    = "election"
+	FairRW      = "fairrw"
+	Latch       = "latch"
+	Rate        = "rate"
 )
 
 // Workloads lists every workload.
-var Workloads = []string{Fenced, Plain, Fair, RW, Semaphore, PESemaphore, Election}
+var Workloads = []string{Fenced, Plain, Fair, RW, Semaphore, PESemaphore, Election, FairRW, Latch, Rate}
+
+// GoOnly lists the workloads Redisson has no counterpart of: only the Go
+// processes run them.
+var GoOnly = []string{FairRW}
 
 // The namespaces: where the lock service of a workload's objects runs.
 const (

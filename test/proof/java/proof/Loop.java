@@ -106,6 +106,8 @@ final class Loop {
             case "rw" -> rw();
             case "semaphore" -> semaphore();
             case "pesemaphore" -> pesemaphore();
+            case "latch" -> new Latch(w, r, wl, object, waitMs).iterate();
+            case "rate" -> Rate.iterate(w, r.getRateLimiter(object), wl, object, rng);
             default -> throw new IllegalStateException("unknown workload " + wl);
         };
     }

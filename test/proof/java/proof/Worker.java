@@ -48,7 +48,7 @@ import org.redisson.misc.RedisURI;
 public final class Worker {
 
     static final List<String> NAMESPACES = List.of("single", "ack", "noack");
-    static final List<String> WORKLOADS = List.of("fenced", "plain", "fair", "rw", "semaphore", "pesemaphore", "election");
+    static final List<String> WORKLOADS = List.of("fenced", "plain", "fair", "rw", "semaphore", "pesemaphore", "election", "latch", "rate");
 
     /** The command line, flags --name value, with the Go worker's defaults. */
     final Map<String, String> flags = new LinkedHashMap<>(Map.ofEntries(
