@@ -83,10 +83,11 @@ func startServices(namespaces []string) (*services, error) {
 
 // downAfter is how long the Sentinels let a master be unreachable before
 // they fail it over on their own. The nemesis fails masters over itself
-// (SENTINEL FAILOVER, which needs no vote), and a master that a loaded
-// machine stalls for a second or two must not be failed over behind its
-// back: such a failover, recorded nowhere, would show as violations in a
-// quiet stretch of the history.
+// (SENTINEL FAILOVER, which needs no vote; or, in an unplanned failover,
+// with a short down-after for the fault's span alone), and a master that
+// a loaded machine stalls for a second or two must not be failed over
+// behind its back: such a failover, recorded nowhere, would show as
+// violations in a quiet stretch of the history.
 const downAfter = time.Minute
 
 // onlyPlannedFailovers sets every Sentinel's down-after-milliseconds to
@@ -95,13 +96,21 @@ func (s *services) onlyPlannedFailovers() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for _, d := range s.sentinels {
-		for _, addr := range d.SentinelAddrs() {
-			sc := redis.NewSentinelClient(&redis.Options{Addr: addr})
-			err := sc.Set(ctx, d.MasterName(), "down-after-milliseconds", strconv.FormatInt(downAfter.Milliseconds(), 10)).Err()
-			_ = sc.Close()
-			if err != nil {
-				return fmt.Errorf("sentinel %s: %w", addr, err)
-			}
+		if err := setDownAfter(ctx, d, downAfter); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setDownAfter sets the down-after-milliseconds of d's Sentinels.
+func setDownAfter(ctx context.Context, d *redistest.Sentinel, after time.Duration) error {
+	for _, addr := range d.SentinelAddrs() {
+		sc := redis.NewSentinelClient(&redis.Options{Addr: addr})
+		err := sc.Set(ctx, d.MasterName(), "down-after-milliseconds", strconv.FormatInt(after.Milliseconds(), 10)).Err()
+		_ = sc.Close()
+		if err != nil {
+			return fmt.Errorf("sentinel %s: %w", addr, err)
 		}
 	}
 	return nil
@@ -179,10 +188,15 @@ func (s *services) restart(ctx context.Context, mode string) error {
 // which Sentinel demotes some ten seconds later), so that the next failover
 // can begin.
 func (s *services) failover(ctx context.Context, ns string) error {
-	d := s.sentinels[ns]
-	if err := d.Failover(ctx); err != nil {
+	if err := s.sentinels[ns].Failover(ctx); err != nil {
 		return err
 	}
+	return s.awaitReplica(ctx, ns)
+}
+
+// awaitReplica waits until namespace ns's master has its replica in sync.
+func (s *services) awaitReplica(ctx context.Context, ns string) error {
+	d := s.sentinels[ns]
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	return poll(ctx, func() error {

@@ -58,17 +58,20 @@ type Manifest struct {
 
 // DefaultLosesLocks: a restart without persistence, or with appendfsync
 // everysec (up to a second of writes), and a failover without
-// WithReplicaAck may each lose acknowledged writes.
-var DefaultLosesLocks = []string{"restart-nopersist", "restart-everysec", "failover"}
+// WithReplicaAck, planned or not (a master killed, or cut off), may each
+// lose acknowledged writes.
+var DefaultLosesLocks = []string{"restart-nopersist", "restart-everysec", "failover", "kill-master", "cut-master"}
 
 // DefaultLosesData: those, and a failover with WithReplicaAck, which waits
 // for replicas on acquisitions but not on a register's writes.
-var DefaultLosesData = []string{"restart-nopersist", "restart-everysec", "failover", "failover-ack"}
+var DefaultLosesData = []string{"restart-nopersist", "restart-everysec", "failover", "failover-ack",
+	"kill-master", "kill-master-ack", "cut-master", "cut-master-ack"}
 
-// DefaultLosesUnacked: a failover with WithReplicaAck, which covers relock's
-// lock acquisitions and election terms only: neither relock's semaphores
-// nor Redisson (its RFencedLock's token, its semaphores) wait for replicas.
-var DefaultLosesUnacked = []string{"failover-ack"}
+// DefaultLosesUnacked: a failover with WithReplicaAck, planned or not, which
+// covers relock's lock acquisitions and election terms only: neither
+// relock's semaphores nor Redisson (its RFencedLock's token, its
+// semaphores) wait for replicas.
+var DefaultLosesUnacked = []string{"failover-ack", "kill-master-ack", "cut-master-ack"}
 
 // NameSpec describes one name of a run.
 type NameSpec struct {

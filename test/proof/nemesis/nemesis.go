@@ -56,11 +56,27 @@ const (
 	FailoverAck = "failover-ack"
 	// ScriptFlush empties the script cache of every lock service.
 	ScriptFlush = "script-flush"
+	// KillMaster kills the master of every Sentinel deployment at once
+	// (SIGKILL), and its Sentinels elect the replica on their own; the
+	// killed server then starts again, empty, and they make it the new
+	// master's replica. The history records it by deployment: KillMaster
+	// on noack, KillMasterAck on ack.
+	KillMaster    = "kill-master"
+	KillMasterAck = "kill-master-ack"
+	// CutMaster cuts the master of every Sentinel deployment off from
+	// its clients (their proxies black-holed) and from its Sentinels and
+	// replica (its process stopped) until the Sentinels elected the
+	// replica, and for Length more; then everything heals at once, and
+	// clients that have not heard of the switch may still write to the
+	// former master until the Sentinels demote it. Recorded as CutMaster
+	// on noack, CutMasterAck on ack.
+	CutMaster    = "cut-master"
+	CutMasterAck = "cut-master-ack"
 )
 
 // Kinds lists every kind.
 var Kinds = []string{Partition, Latency, Reset, Pause, Kill, RestartAlways, RestartEverysec,
-	RestartNoPersist, Failover, FailoverAck, ScriptFlush}
+	RestartNoPersist, Failover, FailoverAck, ScriptFlush, KillMaster, CutMaster}
 
 // The sides a pause or kill picks its process from.
 const (
@@ -77,7 +93,8 @@ type Fault struct {
 	Side string
 	// Everyone: a network fault hits every process, not one.
 	Everyone bool
-	// Length is how long a partition, latency or pause lasts.
+	// Length is how long a partition, latency or pause lasts, and how
+	// long a cut master stays cut off after the Sentinels elected another.
 	Length time.Duration
 	// Delay is a latency fault's delay, each way.
 	Delay time.Duration
@@ -173,6 +190,8 @@ func (s *Schedule) Next() Fault {
 		f.Side, f.Length = side, s.leases(1, 3)
 	case Kill:
 		f.Side = side
+	case CutMaster:
+		f.Length = s.leases(0.5, 1.5)
 	}
 	return f
 }
