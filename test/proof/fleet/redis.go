@@ -27,14 +27,17 @@ type services struct {
 	resource  *redistest.Server
 	single    *redistest.Server
 	sentinels map[string]*redistest.Sentinel
+	// redlock are the redlock workload's three independent servers, which
+	// no fault of a lock service touches.
+	redlock []*redistest.Server
 	// admin is a client of the resource, for the epochs and the marks.
 	admin *redis.Client
 }
 
 // startServices starts the resource and the lock services of namespaces,
 // the Sentinel deployments in parallel (each waits for its Sentinels to
-// find one another).
-func startServices(namespaces []string) (*services, error) {
+// find one another), and with redlock the redlock workload's servers.
+func startServices(namespaces []string, redlock bool) (*services, error) {
 	s := &services{sentinels: make(map[string]*redistest.Sentinel)}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -68,6 +71,14 @@ func startServices(namespaces []string) (*services, error) {
 	if slices.Contains(namespaces, store.Single) {
 		if s.single, err = redistest.Start("--appendonly", "yes", "--appendfsync", "everysec"); err != nil {
 			add(err)
+		}
+		for i := 0; redlock && i < 3; i++ {
+			srv, err := redistest.Start()
+			if err != nil {
+				add(err)
+				break
+			}
+			s.redlock = append(s.redlock, srv)
 		}
 	}
 	wg.Wait()
@@ -124,7 +135,7 @@ func (s *services) close() error {
 	for _, d := range s.sentinels {
 		errs = append(errs, d.Close())
 	}
-	for _, srv := range []*redistest.Server{s.single, s.resource} {
+	for _, srv := range append([]*redistest.Server{s.single, s.resource}, s.redlock...) {
 		if srv != nil {
 			errs = append(errs, srv.Close())
 		}

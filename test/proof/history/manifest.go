@@ -25,10 +25,11 @@ const (
 	FairRW      = "fairrw"      // FairRWMutex (Go only: Redisson has none)
 	Latch       = "latch"       // CountDownLatch, RCountDownLatch: rounds of a latch each
 	Rate        = "rate"        // RateLimiter, RRateLimiter
+	RedLock     = "redlock"     // NewRedLock, RedissonRedLock, over three servers
 )
 
 // Workloads lists the workloads in the order reports show them.
-var Workloads = []string{Fenced, Plain, Fair, RW, Semaphore, PESemaphore, Election, FairRW, Latch, Rate}
+var Workloads = []string{Fenced, Plain, Fair, RW, Semaphore, PESemaphore, Election, FairRW, Latch, Rate, RedLock}
 
 // Manifest describes a run: when it ran, what each name is, and which
 // faults may lose writes that Redis acknowledged. The fleet writes it

@@ -47,10 +47,11 @@ const (
 	FairRW      = "fairrw"
 	Latch       = "latch"
 	Rate        = "rate"
+	RedLock     = "redlock"
 )
 
 // Workloads lists every workload.
-var Workloads = []string{Fenced, Plain, Fair, RW, Semaphore, PESemaphore, Election, FairRW, Latch, Rate}
+var Workloads = []string{Fenced, Plain, Fair, RW, Semaphore, PESemaphore, Election, FairRW, Latch, Rate, RedLock}
 
 // GoOnly lists the workloads Redisson has no counterpart of: only the Go
 // processes run them.
@@ -69,6 +70,11 @@ const (
 	// replica.
 	NoAck = "noack"
 )
+
+// RedLockService names the lock service of the redlock workload: three
+// independent redis-servers, which its objects of namespace Single use
+// (the other namespaces run no redlock).
+const RedLockService = "redlock"
 
 // Namespaces lists every namespace.
 var Namespaces = []string{Single, Ack, NoAck}

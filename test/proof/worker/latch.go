@@ -11,7 +11,7 @@ import (
 
 // openPoll is how often a part of a latch round looks whether the round
 // has begun.
-const openPoll = 5 * time.Millisecond
+const openPoll = 20 * time.Millisecond
 
 // latch takes a part in a round of the latch workload (store's rounds),
 // every operation recorded with the round as its token: the count set

@@ -97,6 +97,8 @@ func (l *loop) use(object string) error {
 		l.handle = l.latch
 	case store.Rate:
 		l.handle = l.rate(l.locks.NewRateLimiter(l.object))
+	case store.RedLock:
+		l.handle = l.redLock()
 	case store.Semaphore:
 		l.handle = l.locks.NewSemaphore(l.object)
 	case store.PESemaphore:

@@ -46,6 +46,7 @@ type config struct {
 	// via maps a Sentinel deployment's data node to the proxy this
 	// process reaches it through.
 	via                   map[string]string
+	redlock               []string // the redlock servers' proxies
 	namespaces, workloads []string
 	lease, fairWait       time.Duration
 	permitLease           time.Duration
@@ -66,6 +67,7 @@ func parse(args []string) (config, error) {
 	ackSentinels := fs.String("ack-sentinels", "", "the Sentinels of the ack namespace's deployment, host:port,...")
 	noackSentinels := fs.String("noack-sentinels", "", "the Sentinels of the noack namespace's deployment, host:port,...")
 	fs.StringVar(&c.master, "master", "mymaster", "the name the Sentinels monitor the master under")
+	redlock := fs.String("redlock", "", "the proxies of the redlock workload's three servers, host:port,...")
 	via := fs.String("via", "", "the proxies of the Sentinel deployments' data nodes: node=proxy,... (host:port each)")
 	namespaces := fs.String("namespaces", strings.Join(store.Namespaces, ","), "the namespaces to run")
 	workloads := fs.String("workloads", strings.Join(store.Workloads, ","), "the workloads to run")
@@ -85,7 +87,7 @@ func parse(args []string) (config, error) {
 	if c.history == "" || c.resource == "" {
 		return c, fmt.Errorf("-history and -resource are required")
 	}
-	c.namespaces, c.workloads = split(*namespaces), split(*workloads)
+	c.namespaces, c.workloads, c.redlock = split(*namespaces), split(*workloads), split(*redlock)
 	c.sentinels = map[string][]string{store.Ack: split(*ackSentinels), store.NoAck: split(*noackSentinels)}
 	c.via = make(map[string]string)
 	for _, pair := range split(*via) {

@@ -16,7 +16,7 @@ const rateWaitShare = 1.0 / 3
 // rate returns the rate workload's iteration on limiter rl: the first sets
 // its rate (store.RateLimit per store.RateInterval, once, by anyone), each
 // takes one or two permits, recorded as an acquire whose value is the
-// permits: ok when granted, fail when not.
+// permits: ok when granted, fail when not (and the loop backs off).
 func (l *loop) rate(rl *rlock.RateLimiter) func(context.Context) bool {
 	set := false
 	return func(ctx context.Context) bool {
@@ -39,8 +39,9 @@ func (l *loop) rate(rl *rlock.RateLimiter) func(context.Context) bool {
 			ok, err = rl.AllowN(ctx, n)
 		}
 		if err == nil && !ok {
+			// The loop backs off, as a caller turned away would.
 			done(o, history.Fail, history.Event{Error: "no permits"})
-			return true // an answer, not an error: no back-off
+			return false
 		}
 		return acquired(o, err, history.Event{})
 	}

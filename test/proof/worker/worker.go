@@ -23,6 +23,7 @@ type worker struct {
 	store    *store.Store
 	rdbs     []*redis.Client
 	locks    map[string]*rlock.Client // by namespace
+	redlock  []*rlock.Client          // one per redlock server
 }
 
 // timeouts of every go-redis client: a command that Redis does not answer
@@ -75,6 +76,10 @@ func start(c config) (*worker, error) {
 		}
 		w.locks[ns] = lc
 	}
+	if err := w.startRedLock(); err != nil {
+		_ = w.close()
+		return nil, err
+	}
 	return w, nil
 }
 
@@ -83,6 +88,9 @@ func (w *worker) loops() []*loop {
 	var out []*loop
 	for _, ns := range w.c.namespaces {
 		for _, wl := range w.c.workloads {
+			if wl == store.RedLock && ns != store.Single {
+				continue // one redlock loop: its servers are its own, no namespace's
+			}
 			out = append(out, &loop{w: w, ns: ns, wl: wl, locks: w.locks[ns],
 				rng: rand.New(rand.NewPCG(uint64(w.c.seed), uint64(len(out)))), epoch: -1})
 		}
@@ -131,6 +139,9 @@ func (c config) dial(ctx context.Context, network, addr string) (net.Conn, error
 func (w *worker) close() error {
 	var errs []error
 	for _, lc := range w.locks {
+		errs = append(errs, lc.Close())
+	}
+	for _, lc := range w.redlock {
 		errs = append(errs, lc.Close())
 	}
 	for _, rdb := range w.rdbs {

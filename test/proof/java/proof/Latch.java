@@ -17,7 +17,7 @@ final class Latch {
     static final int COUNT = 2;
     /** The parts of a round: store.LatchRound. */
     static final int ROUND = 1 + COUNT + 3;
-    private static final long OPEN_POLL_MS = 5;
+    private static final long OPEN_POLL_MS = 20;
 
     private final Worker w;
     private final RedissonClient r;

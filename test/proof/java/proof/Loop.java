@@ -108,6 +108,7 @@ final class Loop {
             case "pesemaphore" -> pesemaphore();
             case "latch" -> new Latch(w, r, wl, object, waitMs).iterate();
             case "rate" -> Rate.iterate(w, r.getRateLimiter(object), wl, object, rng);
+            case "redlock" -> RedLock.iterate(w, wl, object, waitMs, between(holdMs));
             default -> throw new IllegalStateException("unknown workload " + wl);
         };
     }

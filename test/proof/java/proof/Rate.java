@@ -26,7 +26,7 @@ final class Rate {
 
     private Rate() {}
 
-    /** One iteration; the rate is set first, once, by whoever finds none. */
+    /** One iteration, false unless granted; the rate is set first, once, by whoever finds none. */
     static boolean iterate(Worker w, RRateLimiter rl, String wl, String object, Random rng) {
         if (!SET.contains(object)) {
             rl.trySetRate(RateType.OVERALL, LIMIT, INTERVAL);
@@ -41,7 +41,7 @@ final class Rate {
             } else {
                 o.done("fail", outcome(0, 0, 0, "no permits"));
             }
-            return true;
+            return ok; // turned away: the loop backs off
         } catch (RuntimeException e) {
             o.info(e);
             return false;

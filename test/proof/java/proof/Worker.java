@@ -48,7 +48,7 @@ import org.redisson.misc.RedisURI;
 public final class Worker {
 
     static final List<String> NAMESPACES = List.of("single", "ack", "noack");
-    static final List<String> WORKLOADS = List.of("fenced", "plain", "fair", "rw", "semaphore", "pesemaphore", "election", "latch", "rate");
+    static final List<String> WORKLOADS = List.of("fenced", "plain", "fair", "rw", "semaphore", "pesemaphore", "election", "latch", "rate", "redlock");
 
     /** The command line, flags --name value, with the Go worker's defaults. */
     final Map<String, String> flags = new LinkedHashMap<>(Map.ofEntries(
@@ -59,7 +59,7 @@ public final class Worker {
             Map.entry("lease", "2000"), Map.entry("fair-wait", "5000"), Map.entry("permit-lease", "2000"),
             Map.entry("permits", "2"), Map.entry("ack-timeout", "1000"), Map.entry("hold", "3"),
             Map.entry("think", "10"), Map.entry("wait", "20000"), Map.entry("seed", "1"), Map.entry("lua", ""),
-            Map.entry("warmup", "2000")));
+            Map.entry("warmup", "2000"), Map.entry("redlock", "")));
 
     /** The pause before a command is sent again. */
     private static final ConstantDelay RETRY = new ConstantDelay(Duration.ofMillis(100));
@@ -67,6 +67,8 @@ public final class Worker {
     History history;
     Store store;
     final Map<String, RedissonClient> locks = new HashMap<>();
+    /** A client of each redlock server, when the redlock workload runs. */
+    final List<RedissonClient> redlock = new ArrayList<>();
     private RedissonClient resource;
     private final List<Loop> loops = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
@@ -166,10 +168,14 @@ public final class Worker {
         for (String ns : split(flag("namespaces"))) {
             locks.put(ns, Redisson.create(lockConfig(ns)));
         }
+        redlock.addAll(RedLock.clients(this));
         long seed = Long.parseLong(flag("seed"));
         int n = 0;
         for (String ns : split(flag("namespaces"))) {
             for (String wl : split(flag("workloads"))) {
+                if (wl.equals("redlock") && !ns.equals("single")) {
+                    continue; // one redlock loop: its servers are its own, no namespace's
+                }
                 Loop l = new Loop(this, ns, wl, seed * 1000 + n++);
                 loops.add(l);
                 threads.add(new Thread(l::run, ns + "/" + wl));
@@ -239,6 +245,7 @@ public final class Worker {
             }
         }
         locks.values().forEach(RedissonClient::shutdown);
+        redlock.forEach(RedissonClient::shutdown);
         resource.shutdown();
         try {
             history.close();
