@@ -30,6 +30,10 @@ type Config struct {
 	// Namespaces and Workloads narrow what the processes run (default:
 	// all of store's).
 	Namespaces, Workloads []string
+	// Cluster adds the namespace store.Cluster (a Redis Cluster of three
+	// masters with a replica each) to the default namespaces, and its
+	// faults (nemesis.ClusterKinds) to the default kinds.
+	Cluster bool
 
 	// Lease is every lock's lease (the watchdog's timeout; Redisson's
 	// lockWatchdogTimeout), default 2s.
@@ -86,6 +90,12 @@ func (c *Config) defaults() error {
 	}
 	if c.Namespaces == nil {
 		c.Namespaces = store.Namespaces
+		if c.Cluster {
+			c.Namespaces = append(slices.Clone(c.Namespaces), store.Cluster)
+		}
+	}
+	if c.Faults == nil && c.Cluster {
+		c.Faults = append(slices.Clone(nemesis.Kinds), nemesis.ClusterKinds...)
 	}
 	if c.Workloads == nil {
 		c.Workloads = store.Workloads

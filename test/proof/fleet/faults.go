@@ -65,6 +65,10 @@ func (f *fleet) inject(ctx context.Context, fault nemesis.Fault) error {
 		return f.span(fault, "", func() error { return f.svc.scriptFlush(ctx) })
 	case nemesis.KillMaster, nemesis.CutMaster:
 		return f.unplanned(ctx, fault)
+	case nemesis.ClusterFailover:
+		return f.span(fault, store.Cluster, func() error { return f.clusterFailover(ctx, fault) })
+	case nemesis.SlotMigration:
+		return f.span(fault, store.Cluster, func() error { return f.migrateSlot(ctx, fault) })
 	}
 	return fmt.Errorf("fleet: cannot inject %q", fault.Kind)
 }

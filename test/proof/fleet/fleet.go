@@ -97,6 +97,9 @@ func (f *fleet) spawn(side string) (*proc, error) {
 	for ns, d := range f.svc.sentinels {
 		args[ns+"-sentinels"] = strings.Join(d.SentinelAddrs(), ",")
 	}
+	if f.svc.cluster != nil {
+		args["cluster"] = strings.Join(f.svc.cluster.Addrs(), ",")
+	}
 	var argv []string
 	if side == nemesis.Go {
 		argv = []string{f.workerBin}

@@ -30,6 +30,7 @@ type services struct {
 	// redlock are the redlock workload's three independent servers, which
 	// no fault of a lock service touches.
 	redlock []*redistest.Server
+	cluster *redistest.Cluster // the cluster namespace's, if the run has it
 	// admin is a client of the resource, for the epochs and the marks.
 	admin *redis.Client
 }
@@ -48,7 +49,7 @@ func startServices(namespaces []string, redlock bool) (*services, error) {
 		mu.Unlock()
 	}
 	for _, ns := range namespaces {
-		if ns == store.Single {
+		if ns == store.Single || ns == store.Cluster {
 			continue
 		}
 		wg.Add(1)
@@ -62,6 +63,19 @@ func startServices(namespaces []string, redlock bool) (*services, error) {
 			mu.Lock()
 			s.sentinels[ns] = d
 			mu.Unlock()
+		}()
+	}
+	if slices.Contains(namespaces, store.Cluster) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := startCluster()
+			mu.Lock()
+			s.cluster = c
+			mu.Unlock()
+			if err != nil {
+				add(fmt.Errorf("%s: %w", store.Cluster, err))
+			}
 		}()
 	}
 	var err error
@@ -134,6 +148,9 @@ func (s *services) close() error {
 	}
 	for _, d := range s.sentinels {
 		errs = append(errs, d.Close())
+	}
+	if s.cluster != nil {
+		errs = append(errs, s.cluster.Close())
 	}
 	for _, srv := range append([]*redistest.Server{s.single, s.resource}, s.redlock...) {
 		if srv != nil {
@@ -240,6 +257,9 @@ func (s *services) scriptFlush(ctx context.Context) error {
 			return err
 		}
 		addrs = append(addrs, a)
+	}
+	if s.cluster != nil {
+		addrs = append(addrs, s.cluster.Addrs()...) // replicas too: each may be promoted
 	}
 	for _, a := range addrs {
 		rdb := redis.NewClient(&redis.Options{Addr: a})

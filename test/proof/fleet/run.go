@@ -60,6 +60,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, err
 		}
 	}
+	if f.svc.cluster != nil {
+		f.nodes[store.Cluster] = f.svc.cluster.Addrs()
+	}
 	if f.hist, err = history.Create(filepath.Join(cfg.Dir, "nemesis.jsonl"), "nemesis", ""); err != nil {
 		return nil, err
 	}

@@ -72,11 +72,22 @@ const (
 	// on noack, CutMasterAck on ack.
 	CutMaster    = "cut-master"
 	CutMasterAck = "cut-master-ack"
+	// ClusterFailover promotes the replica of a Redis Cluster master that
+	// serves one of the objects in use (CLUSTER FAILOVER: the replica
+	// takes over once it has every write of its master).
+	ClusterFailover = "cluster-failover"
+	// SlotMigration moves the hash slot of an object in use to another
+	// Redis Cluster master (SETSLOT IMPORTING and MIGRATING, MIGRATE of
+	// its keys, SETSLOT NODE), while its locks are held.
+	SlotMigration = "slot-migration"
 )
 
 // Kinds lists every kind.
 var Kinds = []string{Partition, Latency, Reset, Pause, Kill, RestartAlways, RestartEverysec,
 	RestartNoPersist, Failover, FailoverAck, ScriptFlush, KillMaster, CutMaster}
+
+// ClusterKinds lists the kinds of a run with a Redis Cluster, beside Kinds.
+var ClusterKinds = []string{ClusterFailover, SlotMigration}
 
 // The sides a pause or kill picks its process from.
 const (
@@ -140,8 +151,8 @@ func New(seed int64, kinds []string, lease time.Duration) (*Schedule, error) {
 	}
 	var first []string
 	for _, k := range kinds {
-		if !slices.Contains(Kinds, k) {
-			return nil, fmt.Errorf("nemesis: unknown fault kind %q (want one of %v)", k, Kinds)
+		if !slices.Contains(Kinds, k) && !slices.Contains(ClusterKinds, k) {
+			return nil, fmt.Errorf("nemesis: unknown fault kind %q (want one of %v, %v)", k, Kinds, ClusterKinds)
 		}
 		if k == Pause || k == Kill {
 			first = append(first, k+"/"+Go, k+"/"+Java)

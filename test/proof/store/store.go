@@ -76,7 +76,12 @@ const (
 // (the other namespaces run no redlock).
 const RedLockService = "redlock"
 
-// Namespaces lists every namespace.
+// Cluster is a Redis Cluster of three masters with a replica each,
+// neither side waiting for replicas; only runs that ask for it
+// (fleet.Config.Cluster) have it, and it is not in Namespaces.
+const Cluster = "cluster"
+
+// Namespaces lists every namespace a run has by default.
 var Namespaces = []string{Single, Ack, NoAck}
 
 // Object is the name in Redis of a workload's object in a namespace at an

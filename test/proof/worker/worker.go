@@ -24,6 +24,7 @@ type worker struct {
 	rdbs     []*redis.Client
 	locks    map[string]*rlock.Client // by namespace
 	redlock  []*rlock.Client          // one per redlock server
+	cluster  *redis.ClusterClient     // the cluster namespace's
 }
 
 // timeouts of every go-redis client: a command that Redis does not answer
@@ -56,6 +57,13 @@ func start(c config) (*worker, error) {
 			rlock.WithWatchdogTimeout(c.lease),
 			rlock.WithFairWaitTimeout(c.fairWait),
 			rlock.WithClientName(c.process),
+		}
+		if ns == store.Cluster {
+			if err := w.startCluster(opts); err != nil {
+				_ = w.close()
+				return nil, err
+			}
+			continue
 		}
 		var rdb *redis.Client
 		if ns == store.Single {
@@ -146,6 +154,9 @@ func (w *worker) close() error {
 	}
 	for _, rdb := range w.rdbs {
 		errs = append(errs, rdb.Close())
+	}
+	if w.cluster != nil {
+		errs = append(errs, w.cluster.Close())
 	}
 	if w.resource != nil {
 		errs = append(errs, w.resource.Close())

@@ -59,10 +59,10 @@ public final class Worker {
             Map.entry("lease", "2000"), Map.entry("fair-wait", "5000"), Map.entry("permit-lease", "2000"),
             Map.entry("permits", "2"), Map.entry("ack-timeout", "1000"), Map.entry("hold", "3"),
             Map.entry("think", "10"), Map.entry("wait", "20000"), Map.entry("seed", "1"), Map.entry("lua", ""),
-            Map.entry("warmup", "2000"), Map.entry("redlock", "")));
+            Map.entry("warmup", "2000"), Map.entry("redlock", ""), Map.entry("cluster", "")));
 
     /** The pause before a command is sent again. */
-    private static final ConstantDelay RETRY = new ConstantDelay(Duration.ofMillis(100));
+    static final ConstantDelay RETRY = new ConstantDelay(Duration.ofMillis(100));
 
     History history;
     Store store;
@@ -210,6 +210,9 @@ public final class Worker {
                     .setSubscriptionConnectionMinimumIdleSize(1).setSubscriptionConnectionPoolSize(8);
             return c;
         }
+        if (ns.equals("cluster")) {
+            return Cluster.config(c, this);
+        }
         SentinelServersConfig s = c.useSentinelServers().setMasterName(flag("master")).setCheckSentinelsList(false)
                 .setReadMode(ReadMode.MASTER).setSubscriptionMode(SubscriptionMode.MASTER)
                 .setTimeout(1000).setConnectTimeout(1000).setRetryAttempts(2).setRetryDelay(RETRY)
@@ -219,11 +222,7 @@ public final class Worker {
         for (String a : split(flag(ns + "-sentinels"))) {
             s.addSentinelAddress("redis://" + a);
         }
-        Map<String, String> via = new HashMap<>();
-        for (String pair : split(flag("via"))) {
-            String[] nodeProxy = pair.split("=", 2);
-            via.put(nodeProxy[0], nodeProxy[1]);
-        }
+        Map<String, String> via = via();
         s.setNatMapper(uri -> {
             String proxy = via.get(uri.getHost() + ":" + uri.getPort());
             return proxy == null ? uri : new RedisURI(uri.getScheme() + "://" + proxy);
@@ -231,6 +230,16 @@ public final class Worker {
         c.setCheckLockSyncedSlaves(ns.equals("ack"));
         c.setSlavesSyncTimeout(millis("ack-timeout"));
         return c;
+    }
+
+    /** --via: each data node's proxy, by the node's host:port. */
+    Map<String, String> via() {
+        Map<String, String> via = new HashMap<>();
+        for (String pair : split(flag("via"))) {
+            String[] nodeProxy = pair.split("=", 2);
+            via.put(nodeProxy[0], nodeProxy[1]);
+        }
+        return via;
     }
 
     /** SIGTERM: let every thread finish its iteration (for a while), then close. */
