@@ -106,9 +106,7 @@ final class Loop {
             case "rw" -> rw();
             case "semaphore" -> semaphore();
             case "pesemaphore" -> pesemaphore();
-            case "latch" -> new Latch(w, r, wl, object, waitMs).iterate();
-            case "rate" -> Rate.iterate(w, r.getRateLimiter(object), wl, object, rng);
-            case "redlock" -> RedLock.iterate(w, wl, object, waitMs, between(holdMs));
+            case "latch", "rate", "redlock" -> MoreWorkloads.iterate(w, r, wl, object, rng, waitMs, between(holdMs));
             default -> throw new IllegalStateException("unknown workload " + wl);
         };
     }
