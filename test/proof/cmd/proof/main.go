@@ -29,6 +29,8 @@ func main() {
 	flag.IntVar(&c.Go, "go", 3, "Go processes")
 	flag.IntVar(&c.Java, "java", 2, "Java processes")
 	flag.BoolVar(&c.Cluster, "cluster", false, "add a Redis Cluster namespace (3 masters, a replica each) and its faults")
+	workloads := flag.String("workloads", "", "the workloads, comma-separated (default: every one)")
+	flag.DurationVar(&c.Hold, "hold", 3*time.Millisecond, "the longest pause inside a section")
 	faults := flag.String("faults", "", "the fault kinds, comma-separated (default: every kind)")
 	flag.DurationVar(&c.Lease, "lease", 2*time.Second, "every lock's lease (watchdog timeout)")
 	flag.DurationVar(&c.Wait, "wait", 5*time.Second, "how long an acquisition may wait")
@@ -41,6 +43,9 @@ func main() {
 	}
 	if *faults != "" {
 		c.Faults = strings.Split(*faults, ",")
+	}
+	if *workloads != "" {
+		c.Workloads = strings.Split(*workloads, ",")
 	}
 	c.Log = os.Stdout
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
