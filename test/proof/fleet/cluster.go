@@ -50,9 +50,10 @@ func withNode(addr string, fn func(*redis.Client) error) error {
 	return nil
 }
 
-// inUse returns the key of an object of the cluster namespace in use now,
-// of a workload chosen by pick.
-func (f *fleet) inUse(ctx context.Context, pick int) (string, error) {
+// served returns the key of an object of the cluster namespace in use now,
+// of a workload chosen by pick, the master that serves it, and the slot
+// map.
+func (f *fleet) served(ctx context.Context, pick int) (key, master string, slots []redistest.SlotRange, err error) {
 	var wls []string
 	for _, wl := range f.cfg.Workloads {
 		if wl != store.RedLock {
@@ -61,7 +62,12 @@ func (f *fleet) inUse(ctx context.Context, pick int) (string, error) {
 	}
 	wl := wls[pick%len(wls)]
 	epoch, err := store.New(f.svc.admin, "nemesis").Epoch(ctx, store.Cluster, wl)
-	return store.Object(store.Cluster, wl, epoch), err
+	if err != nil {
+		return "", "", nil, err
+	}
+	key = store.Object(store.Cluster, wl, epoch)
+	slots, err = f.svc.cluster.Slots(ctx)
+	return key, f.svc.cluster.MasterOf(key), slots, err
 }
 
 // clusterFailover promotes the replica of the master that serves an object
@@ -70,16 +76,11 @@ func (f *fleet) inUse(ctx context.Context, pick int) (string, error) {
 func (f *fleet) clusterFailover(ctx context.Context, fault nemesis.Fault) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	key, err := f.inUse(ctx, fault.Pick)
+	key, old, slots, err := f.served(ctx, fault.Pick)
 	if err != nil {
 		return err
 	}
 	c := f.svc.cluster
-	old := c.MasterOf(key)
-	slots, err := c.Slots(ctx)
-	if err != nil {
-		return err
-	}
 	var replica string
 	for _, s := range slots {
 		if s.Master == old && len(s.Replicas) > 0 {
@@ -117,13 +118,7 @@ func (f *fleet) clusterFailover(ctx context.Context, fault nemesis.Fault) error 
 func (f *fleet) migrateSlot(ctx context.Context, fault nemesis.Fault) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	key, err := f.inUse(ctx, fault.Pick)
-	if err != nil {
-		return err
-	}
-	c := f.svc.cluster
-	src := c.MasterOf(key)
-	slots, err := c.Slots(ctx)
+	key, src, slots, err := f.served(ctx, fault.Pick)
 	if err != nil {
 		return err
 	}

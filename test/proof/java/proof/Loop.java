@@ -106,7 +106,8 @@ final class Loop {
             case "rw" -> rw();
             case "semaphore" -> semaphore();
             case "pesemaphore" -> pesemaphore();
-            case "latch", "rate", "redlock" -> MoreWorkloads.iterate(w, r, wl, object, rng, waitMs, between(holdMs));
+            case "latch", "rate" -> MoreWorkloads.iterate(w, r, wl, object, rng, waitMs);
+            case "redlock" -> lock(RedLock.of(w, object), "", false);
             default -> throw new IllegalStateException("unknown workload " + wl);
         };
     }

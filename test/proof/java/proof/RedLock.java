@@ -1,8 +1,5 @@
 package proof;
 
-import static java.util.concurrent.TimeUnit.MILLISECONDS;
-import static proof.History.outcome;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -13,10 +10,10 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * The redlock workload, as the Go worker's: a RedissonRedLock over an RLock
- * of the object's name on each of the three redlock servers (through this
- * process's proxies, --redlock), held with the members' watchdogs: take
- * it, pause, release.
+ * The redlock workload's lock, as the Go worker's: a RedissonRedLock over
+ * an RLock of the object's name on each of the three redlock servers
+ * (through this process's proxies, --redlock), held with the members'
+ * watchdogs, taken, held and released as the fair lock is (Loop's lock).
  */
 final class RedLock {
     private RedLock() {}
@@ -37,33 +34,13 @@ final class RedLock {
         return out;
     }
 
-    /** One iteration on object; false when the lock was not taken. RedissonRedLock is deprecated, and the subject. */
+    /** The RedissonRedLock of object: an RLock of that name on each redlock server. RedissonRedLock is deprecated, and the subject. */
     @SuppressWarnings("deprecation")
-    static boolean iterate(Worker w, String wl, String object, long waitMs, long holdMs) throws InterruptedException {
+    static RLock of(Worker w, String object) {
         List<RLock> members = new ArrayList<>();
         for (RedissonClient c : w.redlock) {
             members.add(c.getLock(object));
         }
-        RedissonRedLock l = new RedissonRedLock(members.toArray(new RLock[0]));
-        History.Op o = w.history.invoke(wl, object, "acquire", null, 0, 0);
-        try {
-            if (!l.tryLock(waitMs, MILLISECONDS)) {
-                o.done("fail", outcome(0, 0, 0, "not acquired within the wait"));
-                return false;
-            }
-        } catch (RuntimeException e) {
-            o.info(e);
-            return false;
-        }
-        o.done("ok", outcome(0, 0, 0, null));
-        Thread.sleep(holdMs);
-        o = w.history.invoke(wl, object, "release", null, 0, 0);
-        try {
-            l.unlock();
-            o.done("ok", outcome(0, 0, 0, null));
-        } catch (RuntimeException e) {
-            o.info(e);
-        }
-        return true;
+        return new RedissonRedLock(members.toArray(new RLock[0]));
     }
 }
