@@ -38,13 +38,12 @@ func (f *fleet) unplanned(ctx context.Context, fault nemesis.Fault) error {
 			defer wg.Done()
 			errs[i] = f.span(one, ns, func() error {
 				d := f.svc.sentinels[ns]
-				if err := setDownAfter(ctx, d, redistest.SentinelDownAfter); err != nil {
-					return err
-				}
-				var err error
-				if fault.Kind == nemesis.KillMaster {
+				err := setDownAfter(ctx, d, redistest.SentinelDownAfter)
+				switch {
+				case err != nil:
+				case fault.Kind == nemesis.KillMaster:
 					err = killMaster(ctx, d)
-				} else {
+				default:
 					err = f.cutMaster(ctx, d, fault)
 				}
 				if err == nil {
