@@ -50,6 +50,9 @@ func Start(target string) (*Proxy, error) {
 // Addr returns the host:port clients connect to.
 func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
+// Target returns the host:port the proxy forwards to.
+func (p *Proxy) Target() string { return p.target }
+
 // Close stops accepting, closes every connection on both sides and returns
 // once every goroutine of the proxy has exited. Later calls do nothing and
 // return nil.

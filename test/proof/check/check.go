@@ -157,6 +157,10 @@ func (c *nameCheck) check() {
 	switch c.spec.Workload {
 	case history.Semaphore, history.PESemaphore:
 		c.permits(secs)
+	case history.Latch:
+		c.latch()
+	case history.Rate:
+		c.rate()
 	default:
 		c.exclusion(secs)
 		c.progress(secs)

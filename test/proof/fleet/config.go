@@ -3,8 +3,10 @@ package fleet
 import (
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
+	"github.com/relock-go/relock/test/proof/nemesis"
 	"github.com/relock-go/relock/test/proof/store"
 )
 
@@ -28,6 +30,10 @@ type Config struct {
 	// Namespaces and Workloads narrow what the processes run (default:
 	// all of store's).
 	Namespaces, Workloads []string
+	// Cluster adds the namespace store.Cluster (a Redis Cluster of three
+	// masters with a replica each) to the default namespaces, and its
+	// faults (nemesis.ClusterKinds) to the default kinds.
+	Cluster bool
 
 	// Lease is every lock's lease (the watchdog's timeout; Redisson's
 	// lockWatchdogTimeout), default 2s.
@@ -84,6 +90,12 @@ func (c *Config) defaults() error {
 	}
 	if c.Namespaces == nil {
 		c.Namespaces = store.Namespaces
+		if c.Cluster {
+			c.Namespaces = append(slices.Clone(c.Namespaces), store.Cluster)
+		}
+	}
+	if c.Faults == nil && c.Cluster {
+		c.Faults = append(slices.Clone(nemesis.Kinds), nemesis.ClusterKinds...)
 	}
 	if c.Workloads == nil {
 		c.Workloads = store.Workloads
@@ -100,6 +112,21 @@ func (c *Config) defaults() error {
 		return fmt.Errorf("fleet: %d permits", c.Permits)
 	}
 	return nil
+}
+
+// sideWorkloads returns the workloads the processes of side run: every
+// one for Go, all but store.GoOnly for Java.
+func (c *Config) sideWorkloads(side string) []string {
+	if side == nemesis.Go {
+		return c.Workloads
+	}
+	var out []string
+	for _, wl := range c.Workloads {
+		if !slices.Contains(store.GoOnly, wl) {
+			out = append(out, wl)
+		}
+	}
+	return out
 }
 
 // logf writes one progress line.

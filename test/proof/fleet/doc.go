@@ -15,7 +15,8 @@
 //   - The workers: Go processes (../worker) and Java processes (../java,
 //     compiled against the Redisson peer's jar and cached by a hash of the
 //     sources, the jar and javac), each running every workload of every
-//     namespace in a loop of its own. Each reaches every lock service
+//     namespace in a loop of its own (store.GoOnly's only on the Go side:
+//     Redisson has no fair read-write lock). Each reaches every lock service
 //     through proxies of its own (test/faultproxy): the single server's,
 //     and one per data node of each Sentinel deployment (the Sentinels
 //     themselves are reached directly).

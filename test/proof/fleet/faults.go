@@ -63,6 +63,12 @@ func (f *fleet) inject(ctx context.Context, fault nemesis.Fault) error {
 		})
 	case nemesis.ScriptFlush:
 		return f.span(fault, "", func() error { return f.svc.scriptFlush(ctx) })
+	case nemesis.KillMaster, nemesis.CutMaster:
+		return f.unplanned(ctx, fault)
+	case nemesis.ClusterFailover:
+		return f.span(fault, store.Cluster, func() error { return f.clusterFailover(ctx, fault) })
+	case nemesis.SlotMigration:
+		return f.span(fault, store.Cluster, func() error { return f.migrateSlot(ctx, fault) })
 	}
 	return fmt.Errorf("fleet: cannot inject %q", fault.Kind)
 }

@@ -58,6 +58,15 @@ func (f *fleet) spawn(side string) (*proc, error) {
 		p.proxies = append(p.proxies, px)
 		single = px.Addr()
 	}
+	var redlock []string
+	for _, srv := range f.svc.redlock {
+		px, err := faultproxy.Start(srv.Addr)
+		if err != nil {
+			return p, errors.Join(err, p.closeProxies())
+		}
+		p.proxies = append(p.proxies, px)
+		redlock = append(redlock, px.Addr())
+	}
 	for _, ns := range f.cfg.Namespaces {
 		for _, node := range f.nodes[ns] {
 			px, err := faultproxy.Start(node)
@@ -74,8 +83,9 @@ func (f *fleet) spawn(side string) (*proc, error) {
 		"resource":   f.svc.resource.Addr,
 		"single":     single,
 		"via":        strings.Join(via, ","),
+		"redlock":    strings.Join(redlock, ","),
 		"namespaces": strings.Join(f.cfg.Namespaces, ","),
-		"workloads":  strings.Join(f.cfg.Workloads, ","),
+		"workloads":  strings.Join(f.cfg.sideWorkloads(side), ","),
 		"permits":    strconv.Itoa(f.cfg.Permits),
 		"seed":       strconv.FormatInt(seed, 10),
 	}
@@ -86,6 +96,9 @@ func (f *fleet) spawn(side string) (*proc, error) {
 	}
 	for ns, d := range f.svc.sentinels {
 		args[ns+"-sentinels"] = strings.Join(d.SentinelAddrs(), ",")
+	}
+	if f.svc.cluster != nil {
+		args["cluster"] = strings.Join(f.svc.cluster.Addrs(), ",")
 	}
 	var argv []string
 	if side == nemesis.Go {

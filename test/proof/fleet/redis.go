@@ -27,14 +27,18 @@ type services struct {
 	resource  *redistest.Server
 	single    *redistest.Server
 	sentinels map[string]*redistest.Sentinel
+	// redlock are the redlock workload's three independent servers, which
+	// no fault of a lock service touches.
+	redlock []*redistest.Server
+	cluster *redistest.Cluster // the cluster namespace's, if the run has it
 	// admin is a client of the resource, for the epochs and the marks.
 	admin *redis.Client
 }
 
 // startServices starts the resource and the lock services of namespaces,
 // the Sentinel deployments in parallel (each waits for its Sentinels to
-// find one another).
-func startServices(namespaces []string) (*services, error) {
+// find one another), and with redlock the redlock workload's servers.
+func startServices(namespaces []string, redlock bool) (*services, error) {
 	s := &services{sentinels: make(map[string]*redistest.Sentinel)}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -45,7 +49,7 @@ func startServices(namespaces []string) (*services, error) {
 		mu.Unlock()
 	}
 	for _, ns := range namespaces {
-		if ns == store.Single {
+		if ns == store.Single || ns == store.Cluster {
 			continue
 		}
 		wg.Add(1)
@@ -61,6 +65,19 @@ func startServices(namespaces []string) (*services, error) {
 			mu.Unlock()
 		}()
 	}
+	if slices.Contains(namespaces, store.Cluster) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := startCluster()
+			mu.Lock()
+			s.cluster = c
+			mu.Unlock()
+			if err != nil {
+				add(fmt.Errorf("%s: %w", store.Cluster, err))
+			}
+		}()
+	}
 	var err error
 	if s.resource, err = redistest.Start(); err != nil {
 		add(err)
@@ -68,6 +85,14 @@ func startServices(namespaces []string) (*services, error) {
 	if slices.Contains(namespaces, store.Single) {
 		if s.single, err = redistest.Start("--appendonly", "yes", "--appendfsync", "everysec"); err != nil {
 			add(err)
+		}
+		for i := 0; redlock && i < 3; i++ {
+			srv, err := redistest.Start()
+			if err != nil {
+				add(err)
+				break
+			}
+			s.redlock = append(s.redlock, srv)
 		}
 	}
 	wg.Wait()
@@ -83,10 +108,11 @@ func startServices(namespaces []string) (*services, error) {
 
 // downAfter is how long the Sentinels let a master be unreachable before
 // they fail it over on their own. The nemesis fails masters over itself
-// (SENTINEL FAILOVER, which needs no vote), and a master that a loaded
-// machine stalls for a second or two must not be failed over behind its
-// back: such a failover, recorded nowhere, would show as violations in a
-// quiet stretch of the history.
+// (SENTINEL FAILOVER, which needs no vote; or, in an unplanned failover,
+// with a short down-after for the fault's span alone), and a master that
+// a loaded machine stalls for a second or two must not be failed over
+// behind its back: such a failover, recorded nowhere, would show as
+// violations in a quiet stretch of the history.
 const downAfter = time.Minute
 
 // onlyPlannedFailovers sets every Sentinel's down-after-milliseconds to
@@ -95,13 +121,21 @@ func (s *services) onlyPlannedFailovers() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for _, d := range s.sentinels {
-		for _, addr := range d.SentinelAddrs() {
-			sc := redis.NewSentinelClient(&redis.Options{Addr: addr})
-			err := sc.Set(ctx, d.MasterName(), "down-after-milliseconds", strconv.FormatInt(downAfter.Milliseconds(), 10)).Err()
-			_ = sc.Close()
-			if err != nil {
-				return fmt.Errorf("sentinel %s: %w", addr, err)
-			}
+		if err := setDownAfter(ctx, d, downAfter); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setDownAfter sets the down-after-milliseconds of d's Sentinels.
+func setDownAfter(ctx context.Context, d *redistest.Sentinel, after time.Duration) error {
+	for _, addr := range d.SentinelAddrs() {
+		sc := redis.NewSentinelClient(&redis.Options{Addr: addr})
+		err := sc.Set(ctx, d.MasterName(), "down-after-milliseconds", strconv.FormatInt(after.Milliseconds(), 10)).Err()
+		_ = sc.Close()
+		if err != nil {
+			return fmt.Errorf("sentinel %s: %w", addr, err)
 		}
 	}
 	return nil
@@ -115,7 +149,10 @@ func (s *services) close() error {
 	for _, d := range s.sentinels {
 		errs = append(errs, d.Close())
 	}
-	for _, srv := range []*redistest.Server{s.single, s.resource} {
+	if s.cluster != nil {
+		errs = append(errs, s.cluster.Close())
+	}
+	for _, srv := range append([]*redistest.Server{s.single, s.resource}, s.redlock...) {
 		if srv != nil {
 			errs = append(errs, srv.Close())
 		}
@@ -179,10 +216,15 @@ func (s *services) restart(ctx context.Context, mode string) error {
 // which Sentinel demotes some ten seconds later), so that the next failover
 // can begin.
 func (s *services) failover(ctx context.Context, ns string) error {
-	d := s.sentinels[ns]
-	if err := d.Failover(ctx); err != nil {
+	if err := s.sentinels[ns].Failover(ctx); err != nil {
 		return err
 	}
+	return s.awaitReplica(ctx, ns)
+}
+
+// awaitReplica waits until namespace ns's master has its replica in sync.
+func (s *services) awaitReplica(ctx context.Context, ns string) error {
+	d := s.sentinels[ns]
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	return poll(ctx, func() error {
@@ -215,6 +257,9 @@ func (s *services) scriptFlush(ctx context.Context) error {
 			return err
 		}
 		addrs = append(addrs, a)
+	}
+	if s.cluster != nil {
+		addrs = append(addrs, s.cluster.Addrs()...) // replicas too: each may be promoted
 	}
 	for _, a := range addrs {
 		rdb := redis.NewClient(&redis.Options{Addr: a})

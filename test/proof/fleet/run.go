@@ -51,7 +51,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	cfg.logf("seed %d, run directory %s", cfg.Seed, cfg.Dir)
-	if f.svc, err = startServices(cfg.Namespaces); err != nil {
+	if f.svc, err = startServices(cfg.Namespaces, slices.Contains(cfg.Workloads, store.RedLock)); err != nil {
 		return nil, err
 	}
 	defer f.svc.close()
@@ -59,6 +59,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if f.nodes[ns], err = f.svc.nodes(ctx, ns); err != nil {
 			return nil, err
 		}
+	}
+	if f.svc.cluster != nil {
+		f.nodes[store.Cluster] = f.svc.cluster.Addrs()
 	}
 	if f.hist, err = history.Create(filepath.Join(cfg.Dir, "nemesis.jsonl"), "nemesis", ""); err != nil {
 		return nil, err
@@ -243,6 +246,13 @@ func (f *fleet) manifest(res *Result) history.Manifest {
 			spec.Permits = f.cfg.Permits
 		case store.PESemaphore:
 			spec.Permits, spec.LeaseMS = f.cfg.Permits, f.cfg.PermitLease.Milliseconds()
+		case store.Latch:
+			spec.Permits = store.LatchCount
+		case store.RedLock:
+			spec.Redis = store.RedLockService
+		case store.Rate:
+			spec.Permits, spec.IntervalMS = store.RateLimit, store.RateInterval.Milliseconds()
+			spec.WaitMS = spec.IntervalMS // TryWait's
 		}
 		m.Names[n.object] = spec
 	}

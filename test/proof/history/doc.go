@@ -27,7 +27,8 @@
 //	          with an error: the effect is unknown)
 //	process   the process, "go-3" or "java-1"; with id, names the operation
 //	side      "go" or "java" ("" for the nemesis)
-//	workload  fenced, plain, fair, rw, semaphore, pesemaphore, election
+//	workload  fenced, plain, fair, rw, semaphore, pesemaphore, election,
+//	          fairrw, latch, rate, redlock
 //	name      the object's name in Redis
 //	id        the operation's number within its process, from 1
 //	op        what was done (below)
@@ -35,9 +36,11 @@
 //	          processes run on one host: one clock)
 //	mode      rw: "read" or "write"
 //	value     a register's value read (on ok), or to be written (on
-//	          invoke); semaphore acquire and release: the permits (0: one)
+//	          invoke); semaphore acquire and release, rate acquire: the
+//	          permits (0: one); latch write: the count set
 //	token     the fencing token the operation holds (read, write: on
-//	          invoke) or was granted (acquire: on ok)
+//	          invoke) or was granted (acquire: on ok); latch: the round
+//	          (on invoke)
 //	count     semaphore enter: how many were inside once this holder
 //	          marked in (on ok)
 //	error     the error text of a fail or info
@@ -75,6 +78,10 @@
 //	          begins, ok when it is healed (a kill: at once; info if it
 //	          could not be injected or healed, taken as over then); a
 //	          fault never completed lasts to the end of the run
+//
+// A latch round's operations (Token: the round) reuse three: write sets
+// the latch's count (fail: it had one), release counts it down, acquire
+// awaits zero (ok: released; fail: the wait ended first).
 //
 // A process holds at most one hold per name at a time (a process that runs
 // several holders of one name gives each its own process name and file): a

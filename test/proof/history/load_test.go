@@ -183,6 +183,8 @@ func TestManifestValidation(t *testing.T) {
 		{"no names", func(m *Manifest) { m.Names = nil }, "names no object"},
 		{"unknown workload", func(m *Manifest) { m.Names["f"] = NameSpec{Workload: "queue", LeaseMS: 1} }, `unknown workload "queue"`},
 		{"semaphore without permits", func(m *Manifest) { m.Names["s"] = NameSpec{Workload: Semaphore, LeaseMS: 1} }, "permits > 0"},
+		{"latch without a count", func(m *Manifest) { m.Names["l"] = NameSpec{Workload: Latch, LeaseMS: 1} }, "permits > 0"},
+		{"rate limiter without an interval", func(m *Manifest) { m.Names["r"] = NameSpec{Workload: Rate, Permits: 1, LeaseMS: 1} }, "interval_ms > 0"},
 		{"no lease", func(m *Manifest) { m.Names["f"] = NameSpec{Workload: Fenced} }, "lease_ms must be positive"},
 		{"wait below -1", func(m *Manifest) { m.Names["f"] = NameSpec{Workload: Fenced, LeaseMS: 1, WaitMS: -2} }, "wait_ms"},
 		{"negative fair bound", func(m *Manifest) { m.Names["f"] = NameSpec{Workload: Fair, LeaseMS: 1, FairBound: -1} }, "fair_bound"},

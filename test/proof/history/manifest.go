@@ -22,10 +22,14 @@ const (
 	Semaphore   = "semaphore"   // Semaphore, RSemaphore
 	PESemaphore = "pesemaphore" // PermitExpirableSemaphore, RPermitExpirableSemaphore
 	Election    = "election"    // Election (and RFencedLock on its name)
+	FairRW      = "fairrw"      // FairRWMutex (Go only: Redisson has none)
+	Latch       = "latch"       // CountDownLatch, RCountDownLatch: rounds of a latch each
+	Rate        = "rate"        // RateLimiter, RRateLimiter
+	RedLock     = "redlock"     // NewRedLock, RedissonRedLock, over three servers
 )
 
 // Workloads lists the workloads in the order reports show them.
-var Workloads = []string{Fenced, Plain, Fair, RW, Semaphore, PESemaphore, Election}
+var Workloads = []string{Fenced, Plain, Fair, RW, Semaphore, PESemaphore, Election, FairRW, Latch, Rate, RedLock}
 
 // Manifest describes a run: when it ran, what each name is, and which
 // faults may lose writes that Redis acknowledged. The fleet writes it
@@ -55,26 +59,32 @@ type Manifest struct {
 
 // DefaultLosesLocks: a restart without persistence, or with appendfsync
 // everysec (up to a second of writes), and a failover without
-// WithReplicaAck may each lose acknowledged writes.
-var DefaultLosesLocks = []string{"restart-nopersist", "restart-everysec", "failover"}
+// WithReplicaAck, planned or not (a master killed, or cut off), may each
+// lose acknowledged writes.
+var DefaultLosesLocks = []string{"restart-nopersist", "restart-everysec", "failover", "kill-master", "cut-master"}
 
 // DefaultLosesData: those, and a failover with WithReplicaAck, which waits
 // for replicas on acquisitions but not on a register's writes.
-var DefaultLosesData = []string{"restart-nopersist", "restart-everysec", "failover", "failover-ack"}
+var DefaultLosesData = []string{"restart-nopersist", "restart-everysec", "failover", "failover-ack",
+	"kill-master", "kill-master-ack", "cut-master", "cut-master-ack"}
 
-// DefaultLosesUnacked: a failover with WithReplicaAck, which covers relock's
-// lock acquisitions and election terms only: neither relock's semaphores
-// nor Redisson (its RFencedLock's token, its semaphores) wait for replicas.
-var DefaultLosesUnacked = []string{"failover-ack"}
+// DefaultLosesUnacked: a failover with WithReplicaAck, planned or not, which
+// covers relock's lock acquisitions and election terms only: neither
+// relock's semaphores nor Redisson (its RFencedLock's token, its
+// semaphores) wait for replicas.
+var DefaultLosesUnacked = []string{"failover-ack", "kill-master-ack", "cut-master-ack"}
 
 // NameSpec describes one name of a run.
 type NameSpec struct {
 	Workload string `json:"workload"`
-	// Permits is a semaphore's N: never more than N inside.
+	// Permits is a semaphore's N: never more than N inside; a latch's
+	// count, each round; a rate limiter's limit, per IntervalMS.
 	Permits int `json:"permits,omitempty"`
 	// LeaseMS is the holders' lease in milliseconds: the watchdog's
 	// timeout, or the fixed lease (FixedLease), or a permit's lease.
 	LeaseMS int64 `json:"lease_ms"`
+	// IntervalMS is a rate limiter's interval in milliseconds.
+	IntervalMS int64 `json:"interval_ms,omitempty"`
 	// FixedLease: holders take the lock for LeaseMS without a watchdog, so
 	// a hold ends LeaseMS after its grant whatever the holder does
 	// (permit-expirable semaphores always do).
@@ -127,8 +137,10 @@ func (m Manifest) Validate() error {
 		switch {
 		case !slices.Contains(Workloads, s.Workload):
 			return fmt.Errorf("history: name %q: unknown workload %q (want one of %v)", name, s.Workload, Workloads)
-		case (s.Workload == Semaphore || s.Workload == PESemaphore) && s.Permits <= 0:
+		case (s.Workload == Semaphore || s.Workload == PESemaphore || s.Workload == Latch || s.Workload == Rate) && s.Permits <= 0:
 			return fmt.Errorf("history: name %q: a %s needs permits > 0, not %d", name, s.Workload, s.Permits)
+		case s.Workload == Rate && s.IntervalMS <= 0:
+			return fmt.Errorf("history: name %q: a rate limiter needs interval_ms > 0, not %d", name, s.IntervalMS)
 		case s.LeaseMS <= 0:
 			return fmt.Errorf("history: name %q: lease_ms must be positive, not %d", name, s.LeaseMS)
 		case s.AckMS < 0:

@@ -56,11 +56,38 @@ const (
 	FailoverAck = "failover-ack"
 	// ScriptFlush empties the script cache of every lock service.
 	ScriptFlush = "script-flush"
+	// KillMaster kills the master of every Sentinel deployment at once
+	// (SIGKILL), and its Sentinels elect the replica on their own; the
+	// killed server then starts again, empty, and they make it the new
+	// master's replica. The history records it by deployment: KillMaster
+	// on noack, KillMasterAck on ack.
+	KillMaster    = "kill-master"
+	KillMasterAck = "kill-master-ack"
+	// CutMaster cuts the master of every Sentinel deployment off from
+	// its clients (their proxies black-holed) and from its Sentinels and
+	// replica (its process stopped) until the Sentinels elected the
+	// replica, and for Length more; then everything heals at once, and
+	// clients that have not heard of the switch may still write to the
+	// former master until the Sentinels demote it. Recorded as CutMaster
+	// on noack, CutMasterAck on ack.
+	CutMaster    = "cut-master"
+	CutMasterAck = "cut-master-ack"
+	// ClusterFailover promotes the replica of a Redis Cluster master that
+	// serves one of the objects in use (CLUSTER FAILOVER: the replica
+	// takes over once it has every write of its master).
+	ClusterFailover = "cluster-failover"
+	// SlotMigration moves the hash slot of an object in use to another
+	// Redis Cluster master (SETSLOT IMPORTING and MIGRATING, MIGRATE of
+	// its keys, SETSLOT NODE), while its locks are held.
+	SlotMigration = "slot-migration"
 )
 
 // Kinds lists every kind.
 var Kinds = []string{Partition, Latency, Reset, Pause, Kill, RestartAlways, RestartEverysec,
-	RestartNoPersist, Failover, FailoverAck, ScriptFlush}
+	RestartNoPersist, Failover, FailoverAck, ScriptFlush, KillMaster, CutMaster}
+
+// ClusterKinds lists the kinds of a run with a Redis Cluster, beside Kinds.
+var ClusterKinds = []string{ClusterFailover, SlotMigration}
 
 // The sides a pause or kill picks its process from.
 const (
@@ -77,7 +104,8 @@ type Fault struct {
 	Side string
 	// Everyone: a network fault hits every process, not one.
 	Everyone bool
-	// Length is how long a partition, latency or pause lasts.
+	// Length is how long a partition, latency or pause lasts, and how
+	// long a cut master stays cut off after the Sentinels elected another.
 	Length time.Duration
 	// Delay is a latency fault's delay, each way.
 	Delay time.Duration
@@ -123,8 +151,8 @@ func New(seed int64, kinds []string, lease time.Duration) (*Schedule, error) {
 	}
 	var first []string
 	for _, k := range kinds {
-		if !slices.Contains(Kinds, k) {
-			return nil, fmt.Errorf("nemesis: unknown fault kind %q (want one of %v)", k, Kinds)
+		if !slices.Contains(Kinds, k) && !slices.Contains(ClusterKinds, k) {
+			return nil, fmt.Errorf("nemesis: unknown fault kind %q (want one of %v, %v)", k, Kinds, ClusterKinds)
 		}
 		if k == Pause || k == Kill {
 			first = append(first, k+"/"+Go, k+"/"+Java)
@@ -173,6 +201,8 @@ func (s *Schedule) Next() Fault {
 		f.Side, f.Length = side, s.leases(1, 3)
 	case Kill:
 		f.Side = side
+	case CutMaster:
+		f.Length = s.leases(0.5, 1.5)
 	}
 	return f
 }

@@ -64,16 +64,41 @@ func TestSameSeedSameFaults(t *testing.T) {
 
 func TestLengthsInLeases(t *testing.T) {
 	const lease = 2 * time.Second
-	s, err := New(1, []string{Pause, Partition, Latency}, lease)
+	s, err := New(1, []string{Pause, Partition, Latency, CutMaster}, lease)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bounds := map[string][2]float64{Pause: {1, 3}, Partition: {0.5, 3}, Latency: {1, 3}}
+	bounds := map[string][2]float64{Pause: {1, 3}, Partition: {0.5, 3}, Latency: {1, 3}, CutMaster: {0.5, 1.5}}
 	for range 200 {
 		f := s.Next()
 		lo, hi := bounds[f.Kind][0], bounds[f.Kind][1]
 		if f.Length < time.Duration(lo*float64(lease)) || f.Length > time.Duration(hi*float64(lease)) {
 			t.Fatalf("%v: length outside [%v, %v] leases", f, lo, hi)
+		}
+	}
+}
+
+// A run with a Cluster draws its kinds; one without never does.
+func TestClusterKindsOnlyWhenAskedFor(t *testing.T) {
+	s, err := New(1, append(slices.Clone(Kinds), ClusterKinds...), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for !s.Covered() {
+		seen[s.Next().Kind] = true
+	}
+	for _, k := range ClusterKinds {
+		if !seen[k] {
+			t.Errorf("the first round did not draw %s", k)
+		}
+	}
+	if s, err = New(1, nil, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for range 500 {
+		if f := s.Next(); slices.Contains(ClusterKinds, f.Kind) {
+			t.Fatalf("drew %v without a Cluster", f)
 		}
 	}
 }

@@ -44,10 +44,18 @@ const (
 	Semaphore   = "semaphore"
 	PESemaphore = "pesemaphore"
 	Election    = "election"
+	FairRW      = "fairrw"
+	Latch       = "latch"
+	Rate        = "rate"
+	RedLock     = "redlock"
 )
 
 // Workloads lists every workload.
-var Workloads = []string{Fenced, Plain, Fair, RW, Semaphore, PESemaphore, Election}
+var Workloads = []string{Fenced, Plain, Fair, RW, Semaphore, PESemaphore, Election, FairRW, Latch, Rate, RedLock}
+
+// GoOnly lists the workloads Redisson has no counterpart of: only the Go
+// processes run them.
+var GoOnly = []string{FairRW}
 
 // The namespaces: where the lock service of a workload's objects runs.
 const (
@@ -63,7 +71,17 @@ const (
 	NoAck = "noack"
 )
 
-// Namespaces lists every namespace.
+// RedLockService names the lock service of the redlock workload: three
+// independent redis-servers, which its objects of namespace Single use
+// (the other namespaces run no redlock).
+const RedLockService = "redlock"
+
+// Cluster is a Redis Cluster of three masters with a replica each,
+// neither side waiting for replicas; only runs that ask for it
+// (fleet.Config.Cluster) have it, and it is not in Namespaces.
+const Cluster = "cluster"
+
+// Namespaces lists every namespace a run has by default.
 var Namespaces = []string{Single, Ack, NoAck}
 
 // Object is the name in Redis of a workload's object in a namespace at an

@@ -91,6 +91,14 @@ func (l *loop) use(object string) error {
 		l.handle = l.locks.NewFairMutex(l.object)
 	case store.RW:
 		l.handle = l.locks.NewRWMutex(l.object)
+	case store.FairRW:
+		l.handle = l.locks.NewFairRWMutex(l.object)
+	case store.Latch:
+		l.handle = l.latch
+	case store.Rate:
+		l.handle = l.rate(l.locks.NewRateLimiter(l.object))
+	case store.RedLock:
+		l.handle = l.redLock()
 	case store.Semaphore:
 		l.handle = l.locks.NewSemaphore(l.object)
 	case store.PESemaphore:
@@ -121,6 +129,8 @@ func (l *loop) iterate(ctx context.Context) bool {
 		return l.pesemaphore(ctx, h)
 	case *rlock.Election:
 		return l.election(ctx, h)
+	case func(context.Context) bool:
+		return h(ctx)
 	}
 	return false
 }

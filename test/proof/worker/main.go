@@ -42,10 +42,12 @@ type config struct {
 	process, history string
 	resource, single string
 	sentinels        map[string][]string // by namespace
+	cluster          []string            // the Cluster's nodes, as it names them
 	master           string
 	// via maps a Sentinel deployment's data node to the proxy this
 	// process reaches it through.
 	via                   map[string]string
+	redlock               []string // the redlock servers' proxies
 	namespaces, workloads []string
 	lease, fairWait       time.Duration
 	permitLease           time.Duration
@@ -65,8 +67,10 @@ func parse(args []string) (config, error) {
 	fs.StringVar(&c.resource, "resource", "", "the resource server, host:port (required)")
 	fs.StringVar(&c.single, "single", "", "the single namespace's server (its proxy), host:port")
 	ackSentinels := fs.String("ack-sentinels", "", "the Sentinels of the ack namespace's deployment, host:port,...")
+	cluster := fs.String("cluster", "", "the cluster namespace's Redis Cluster nodes, host:port,... (reached through -via)")
 	noackSentinels := fs.String("noack-sentinels", "", "the Sentinels of the noack namespace's deployment, host:port,...")
 	fs.StringVar(&c.master, "master", "mymaster", "the name the Sentinels monitor the master under")
+	redlock := fs.String("redlock", "", "the proxies of the redlock workload's three servers, host:port,...")
 	via := fs.String("via", "", "the proxies of the Sentinel deployments' data nodes: node=proxy,... (host:port each)")
 	namespaces := fs.String("namespaces", strings.Join(store.Namespaces, ","), "the namespaces to run")
 	workloads := fs.String("workloads", strings.Join(store.Workloads, ","), "the workloads to run")
@@ -90,8 +94,9 @@ func parse(args []string) (config, error) {
 	if c.long < 0 {
 		return c, fmt.Errorf("-long %d: want 0 or more", c.long)
 	}
-	c.namespaces, c.workloads = split(*namespaces), split(*workloads)
+	c.namespaces, c.workloads, c.redlock = split(*namespaces), split(*workloads), split(*redlock)
 	c.sentinels = map[string][]string{store.Ack: split(*ackSentinels), store.NoAck: split(*noackSentinels)}
+	c.cluster = split(*cluster)
 	c.via = make(map[string]string)
 	for _, pair := range split(*via) {
 		node, proxy, ok := strings.Cut(pair, "=")
@@ -104,6 +109,10 @@ func parse(args []string) (config, error) {
 		switch {
 		case ns == store.Single && c.single == "":
 			return c, fmt.Errorf("namespace %s needs -single", ns)
+		case ns == store.Cluster:
+			if len(c.cluster) == 0 {
+				return c, fmt.Errorf("namespace %s needs -cluster", ns)
+			}
 		case ns != store.Single && len(c.sentinels[ns]) == 0:
 			return c, fmt.Errorf("namespace %s needs -%s-sentinels", ns, ns)
 		}

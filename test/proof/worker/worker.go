@@ -27,7 +27,9 @@ type worker struct {
 	// -long at once, so that the process always has that many sections
 	// outliving renewals, whatever the contention, and the others stay
 	// short. Nil during the warm-up, which takes none.
-	long chan struct{}
+	long    chan struct{}
+	redlock []*rlock.Client      // one per redlock server
+	cluster *redis.ClusterClient // the cluster namespace's
 }
 
 // timeouts of every go-redis client: a command that Redis does not answer
@@ -61,6 +63,13 @@ func start(c config) (*worker, error) {
 			rlock.WithFairWaitTimeout(c.fairWait),
 			rlock.WithClientName(c.process),
 		}
+		if ns == store.Cluster {
+			if err := w.startCluster(opts); err != nil {
+				_ = w.close()
+				return nil, err
+			}
+			continue
+		}
 		var rdb *redis.Client
 		if ns == store.Single {
 			rdb = redis.NewClient(&redis.Options{Addr: c.single,
@@ -80,6 +89,10 @@ func start(c config) (*worker, error) {
 		}
 		w.locks[ns] = lc
 	}
+	if err := w.startRedLock(); err != nil {
+		_ = w.close()
+		return nil, err
+	}
 	return w, nil
 }
 
@@ -88,6 +101,9 @@ func (w *worker) loops() []*loop {
 	var out []*loop
 	for _, ns := range w.c.namespaces {
 		for _, wl := range w.c.workloads {
+			if wl == store.RedLock && ns != store.Single {
+				continue // one redlock loop: its servers are its own, no namespace's
+			}
 			out = append(out, &loop{w: w, ns: ns, wl: wl, locks: w.locks[ns],
 				rng: rand.New(rand.NewPCG(uint64(w.c.seed), uint64(len(out)))), epoch: -1})
 		}
@@ -139,8 +155,14 @@ func (w *worker) close() error {
 	for _, lc := range w.locks {
 		errs = append(errs, lc.Close())
 	}
+	for _, lc := range w.redlock {
+		errs = append(errs, lc.Close())
+	}
 	for _, rdb := range w.rdbs {
 		errs = append(errs, rdb.Close())
+	}
+	if w.cluster != nil {
+		errs = append(errs, w.cluster.Close())
 	}
 	if w.resource != nil {
 		errs = append(errs, w.resource.Close())

@@ -28,6 +28,8 @@ func main() {
 	flag.Int64Var(&c.Seed, "seed", 0, "the seed of the faults and pauses (0: from the clock)")
 	flag.IntVar(&c.Go, "go", 3, "Go processes")
 	flag.IntVar(&c.Java, "java", 2, "Java processes")
+	flag.BoolVar(&c.Cluster, "cluster", false, "add a Redis Cluster namespace (3 masters, a replica each) and its faults")
+	flag.DurationVar(&c.Hold, "hold", 3*time.Millisecond, "the longest pause inside a section")
 	faults := flag.String("faults", "", "the fault kinds, comma-separated (default: every kind)")
 	workloads := flag.String("workloads", "", "the workloads, comma-separated (default: every one)")
 	flag.DurationVar(&c.Lease, "lease", 2*time.Second, "every lock's lease (watchdog timeout)")

@@ -106,6 +106,8 @@ final class Loop {
             case "rw" -> rw();
             case "semaphore" -> semaphore();
             case "pesemaphore" -> pesemaphore();
+            case "latch", "rate" -> MoreWorkloads.iterate(w, r, wl, object, rng, waitMs);
+            case "redlock" -> lock(RedLock.of(w, object), "", false);
             default -> throw new IllegalStateException("unknown workload " + wl);
         };
     }
@@ -115,8 +117,6 @@ final class Loop {
     private void hold() throws InterruptedException { Thread.sleep(between(holdMs)); }
     /** Pauses inside a section the watchdog keeps: a long hold if one is free (Worker.workLong), else as hold. */
     private void work() throws InterruptedException { if (!w.workLong(rng)) hold(); }
-
-    // ------------------------------------------------------------ recording
 
     private History.Op invoke(String op, String mode, long value, long token) {
         return w.history.invoke(wl, object, op, mode, value, token);

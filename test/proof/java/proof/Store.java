@@ -76,6 +76,21 @@ final class Store {
         return eval(leave, List.<Object>of("in:" + object, "in:" + object + ":procs"), process);
     }
 
+    /** Draws the next of object's tickets (1, 2, ...): the Go package store's Ticket. */
+    long ticket(String object) {
+        return client.getAtomicLong("tickets:" + object).incrementAndGet();
+    }
+
+    /** Records that round of object has begun: its latch has its count. */
+    void open(String object, long round) {
+        client.<String>getBucket("round:" + object + ":" + round, StringCodec.INSTANCE).set("1");
+    }
+
+    /** Whether round of object has begun. */
+    boolean isOpen(String object, long round) {
+        return client.<String>getBucket("round:" + object + ":" + round, StringCodec.INSTANCE).isExists();
+    }
+
     private long eval(String lua, List<Object> keys, Object... args) {
         Long n = script.eval(RScript.Mode.READ_WRITE, lua, RScript.ReturnType.INTEGER, keys, args);
         return n;

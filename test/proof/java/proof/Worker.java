@@ -50,7 +50,7 @@ import org.redisson.misc.RedisURI;
 public final class Worker {
 
     static final List<String> NAMESPACES = List.of("single", "ack", "noack");
-    static final List<String> WORKLOADS = List.of("fenced", "plain", "fair", "rw", "semaphore", "pesemaphore", "election");
+    static final List<String> WORKLOADS = List.of("fenced", "plain", "fair", "rw", "semaphore", "pesemaphore", "election", "latch", "rate", "redlock");
 
     /** The command line, flags --name value, with the Go worker's defaults. */
     final Map<String, String> flags = new LinkedHashMap<>(Map.ofEntries(
@@ -61,17 +61,20 @@ public final class Worker {
             Map.entry("lease", "2000"), Map.entry("fair-wait", "5000"), Map.entry("permit-lease", "2000"),
             Map.entry("permits", "2"), Map.entry("ack-timeout", "1000"), Map.entry("hold", "3"),
             Map.entry("think", "10"), Map.entry("wait", "20000"), Map.entry("seed", "1"), Map.entry("lua", ""),
-            Map.entry("warmup", "2000"), Map.entry("long", "1")));
+            Map.entry("warmup", "2000"), Map.entry("long", "1"),
+            Map.entry("redlock", ""), Map.entry("cluster", "")));
 
     /** The bounds of a long hold (workLong), in leases. */
     private static final double LONG_HOLD_MIN = 0.5, LONG_HOLD_MAX = 4;
 
     /** The pause before a command is sent again. */
-    private static final ConstantDelay RETRY = new ConstantDelay(Duration.ofMillis(100));
+    static final ConstantDelay RETRY = new ConstantDelay(Duration.ofMillis(100));
 
     History history;
     Store store;
     final Map<String, RedissonClient> locks = new HashMap<>();
+    /** A client of each redlock server, when the redlock workload runs. */
+    final List<RedissonClient> redlock = new ArrayList<>();
     private RedissonClient resource;
     private final List<Loop> loops = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
@@ -198,10 +201,14 @@ public final class Worker {
         for (String ns : split(flag("namespaces"))) {
             locks.put(ns, Redisson.create(lockConfig(ns)));
         }
+        redlock.addAll(RedLock.clients(this));
         long seed = Long.parseLong(flag("seed"));
         int n = 0;
         for (String ns : split(flag("namespaces"))) {
             for (String wl : split(flag("workloads"))) {
+                if (wl.equals("redlock") && !ns.equals("single")) {
+                    continue; // one redlock loop: its servers are its own, no namespace's
+                }
                 Loop l = new Loop(this, ns, wl, seed * 1000 + n++);
                 loops.add(l);
                 threads.add(new Thread(l::run, ns + "/" + wl));
@@ -236,6 +243,9 @@ public final class Worker {
                     .setSubscriptionConnectionMinimumIdleSize(1).setSubscriptionConnectionPoolSize(8);
             return c;
         }
+        if (ns.equals("cluster")) {
+            return Cluster.config(c, this);
+        }
         SentinelServersConfig s = c.useSentinelServers().setMasterName(flag("master")).setCheckSentinelsList(false)
                 .setReadMode(ReadMode.MASTER).setSubscriptionMode(SubscriptionMode.MASTER)
                 .setTimeout(1000).setConnectTimeout(1000).setRetryAttempts(2).setRetryDelay(RETRY)
@@ -245,11 +255,7 @@ public final class Worker {
         for (String a : split(flag(ns + "-sentinels"))) {
             s.addSentinelAddress("redis://" + a);
         }
-        Map<String, String> via = new HashMap<>();
-        for (String pair : split(flag("via"))) {
-            String[] nodeProxy = pair.split("=", 2);
-            via.put(nodeProxy[0], nodeProxy[1]);
-        }
+        Map<String, String> via = via();
         s.setNatMapper(uri -> {
             String proxy = via.get(uri.getHost() + ":" + uri.getPort());
             return proxy == null ? uri : new RedisURI(uri.getScheme() + "://" + proxy);
@@ -257,6 +263,16 @@ public final class Worker {
         c.setCheckLockSyncedSlaves(ns.equals("ack"));
         c.setSlavesSyncTimeout(millis("ack-timeout"));
         return c;
+    }
+
+    /** --via: each data node's proxy, by the node's host:port. */
+    Map<String, String> via() {
+        Map<String, String> via = new HashMap<>();
+        for (String pair : split(flag("via"))) {
+            String[] nodeProxy = pair.split("=", 2);
+            via.put(nodeProxy[0], nodeProxy[1]);
+        }
+        return via;
     }
 
     /** SIGTERM: let every thread finish its iteration (for a while), then close. */
@@ -271,6 +287,7 @@ public final class Worker {
             }
         }
         locks.values().forEach(RedissonClient::shutdown);
+        redlock.forEach(RedissonClient::shutdown);
         resource.shutdown();
         try {
             history.close();
