@@ -1,0 +1,114 @@
+package relockgocron
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/relock-go/relock/rlock"
+)
+
+func TestNewElectorRefusesBadArguments(t *testing.T) {
+	client, _ := newClient(t)
+	if _, err := NewElector(client, ""); !errors.Is(err, rlock.ErrInvalidName) {
+		t.Errorf("NewElector(\"\"): %v, want ErrInvalidName", err)
+	}
+	if _, err := NewElector(client, "jobs{"); !errors.Is(err, rlock.ErrInvalidName) {
+		t.Errorf("NewElector(\"jobs{\"): %v, want ErrInvalidName", err)
+	}
+	if _, err := NewElector(client, "jobs", nil); err == nil {
+		t.Error("NewElector(nil option): no error")
+	}
+	if _, err := NewElector(nil, "jobs"); err == nil {
+		t.Error("NewElector(nil client): no error")
+	}
+	if err := client.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewElector(client, "jobs"); !errors.Is(err, rlock.ErrClosed) {
+		t.Errorf("NewElector on a closed Client: %v, want ErrClosed", err)
+	}
+}
+
+// newElector returns an Elector of "jobs" on client, closed when the test
+// ends, and a channel that hears of each change of its state.
+func newElector(t *testing.T, client *rlock.Client, value string) (*Elector, chan struct{}) {
+	t.Helper()
+	signal, changed := signals()
+	e, err := NewElector(client, "jobs", WithValue(value), withChanged(signal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	return e, changed
+}
+
+func TestElectorLeadsAloneAndHandsOverOnClose(t *testing.T) {
+	client, _ := newClient(t)
+	ctx := context.Background()
+	a, aChanged := newElector(t, client, "a")
+	within(t, aChanged, "a to lead")
+	if err := a.IsLeader(ctx); err != nil {
+		t.Fatalf("a.IsLeader: %v", err)
+	}
+	term := a.Term()
+	if term == nil || term.Token() < 1 || term.Value() != "a" {
+		t.Fatalf("a.Term() = %+v, want a term with a token, value a", term)
+	}
+	b, bChanged := newElector(t, client, "b")
+	if err := b.IsLeader(ctx); !errors.Is(err, ErrNotLeader) {
+		t.Errorf("b.IsLeader while a leads: %v, want ErrNotLeader", err)
+	}
+	if b.Term() != nil {
+		t.Error("b.Term() is not nil while a leads")
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.IsLeader(ctx); !errors.Is(err, rlock.ErrClosed) {
+		t.Errorf("a.IsLeader after Close: %v, want ErrClosed", err)
+	}
+	within(t, bChanged, "b to lead")
+	if err := b.IsLeader(ctx); err != nil {
+		t.Errorf("b.IsLeader once a closed: %v", err)
+	}
+	if bt := b.Term(); bt == nil || bt.Token() <= term.Token() {
+		t.Errorf("b's term %+v, want a token above a's %d", bt, term.Token())
+	}
+}
+
+func TestElectorStopsLeadingWhenItsTermIsLostAndCampaignsAgain(t *testing.T) {
+	client, mr := newClient(t, rlock.WithWatchdogTimeout(rlock.MinWatchdogTimeout))
+	e, changed := newElector(t, client, "a")
+	within(t, changed, "the Elector to lead")
+	first := e.Term()
+	mr.Del("jobs") // the term's lock: the next renewal finds it gone
+	// A plain lock of the name keeps the Elector from being elected again.
+	other := client.NewMutex("jobs")
+	if err := other.Lock(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	within(t, first.Lost(), "the term to be lost")
+	if err := e.IsLeader(context.Background()); !errors.Is(err, ErrNotLeader) {
+		t.Errorf("IsLeader once the term was lost: %v, want ErrNotLeader", err)
+	}
+	if err := other.Unlock(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for again := e.Term(); again == nil || again.Token() <= first.Token(); again = e.Term() {
+		within(t, changed, "the Elector to lead again")
+	}
+}
+
+func TestElectorEndsWithItsClient(t *testing.T) {
+	client, _ := newClient(t)
+	e, changed := newElector(t, client, "a")
+	within(t, changed, "the Elector to lead")
+	if err := client.Close(); err != nil {
+		t.Fatal(err)
+	}
+	within(t, e.done, "the Elector's goroutine to end")
+	if err := e.IsLeader(context.Background()); !errors.Is(err, ErrNotLeader) {
+		t.Errorf("IsLeader once the Client closed: %v, want ErrNotLeader", err)
+	}
+}
