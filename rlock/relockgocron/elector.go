@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,10 +27,11 @@ const confirmRetry = 250 * time.Millisecond
 // while it leads.
 //
 // It leads while it holds a term of the election and the term's lease is
-// known good: a confirmation read of the lock in Redis (one round trip
-// every third of the lease, in the background) found the term's owner
-// holding it, and the lease it read has not run out by this process's
-// clock, less rlock's margin (1% of the lease plus 2 ms). A process paused
+// known good: a confirmation in Redis (two reads every third of the lease,
+// in the background: the lock's TTL, then the leader) found the term's
+// owner holding the lock, and the TTL it read, from when the read was
+// sent, has not run out by this process's clock, less rlock's margin (1%
+// of the lease plus 2 ms). A process paused
 // past its lease (GC, SIGSTOP, a frozen VM) therefore stops answering nil
 // as soon as it resumes, before Redis can expire the term and elect
 // another leader, whatever its goroutines do first. After a term ends it
@@ -41,6 +41,7 @@ const confirmRetry = 250 * time.Millisecond
 type Elector struct {
 	client   *rlock.Client
 	election *rlock.Election
+	probe    *rlock.Mutex // never locked: reads the TTL of the election's lock
 	value    string
 
 	state  atomic.Pointer[leading] // nil while not leading
@@ -97,7 +98,7 @@ func NewElector(client *rlock.Client, name string, opts ...ElectorOption) (*Elec
 			return nil, fmt.Errorf("relockgocron: NewElector: %w", err)
 		}
 	}
-	e.election = client.NewElection(name)
+	e.election, e.probe = client.NewElection(name), client.NewMutex(name)
 	ctx, stop := context.WithCancel(context.Background())
 	e.stop = stop
 	go e.run(ctx)
@@ -194,21 +195,28 @@ func (e *Elector) lead(ctx context.Context, term *rlock.Term) {
 
 // confirm reads the term's lock in Redis and, when the term's owner holds
 // it, records the lease it read as known good from when the read was
-// sent; it returns when to confirm again.
+// sent; it returns when to confirm again. The TTL is read first: an
+// owner id never holds a lock again once it lost it, so the term's owner,
+// found holding the lock after, held it when the TTL was read.
 func (e *Elector) confirm(ctx context.Context, term *rlock.Term) time.Duration {
 	sent := time.Now()
-	info, err := e.client.Inspect(ctx, e.election.Name())
-	if err != nil {
-		return confirmRetry
+	ttl, err := e.probe.TTL(ctx)
+	if err == nil {
+		var l rlock.Leader
+		if l, err = e.election.Leader(ctx); err == nil && (l.Owner != term.Owner() || ttl <= 0) {
+			err = rlock.ErrNotHeld
+		}
 	}
-	held := slices.ContainsFunc(info.Holders, func(h rlock.Holder) bool { return h.Owner == term.Owner() })
-	if !held || info.TTL <= 0 {
+	switch {
+	case errors.Is(err, rlock.ErrNotHeld) || errors.Is(err, rlock.ErrNoLeader):
 		// Gone: the watchdog's next renewal ends the term (Lost).
 		e.set(nil)
 		return confirmRetry
+	case err != nil:
+		return confirmRetry
 	}
-	e.set(&leading{term: term, until: sent.Add(info.TTL - info.TTL/100 - 2*time.Millisecond)})
-	return info.TTL / 3
+	e.set(&leading{term: term, until: sent.Add(ttl - ttl/100 - 2*time.Millisecond)})
+	return ttl / 3
 }
 
 // set records the state s (nil: not leading).

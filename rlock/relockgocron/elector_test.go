@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/relock-go/relock/rlock"
 )
@@ -77,26 +78,53 @@ func TestElectorLeadsAloneAndHandsOverOnClose(t *testing.T) {
 	}
 }
 
-func TestElectorStopsLeadingWhenItsTermIsLostAndCampaignsAgain(t *testing.T) {
+func TestElectorCampaignsAgainAfterALoss(t *testing.T) {
 	client, mr := newClient(t, rlock.WithWatchdogTimeout(rlock.MinWatchdogTimeout))
 	e, changed := newElector(t, client, "a")
 	within(t, changed, "the Elector to lead")
 	first := e.Term()
 	mr.Del("jobs") // the term's lock: the next renewal finds it gone
-	// A plain lock of the name keeps the Elector from being elected again.
-	other := client.NewMutex("jobs")
-	if err := other.Lock(context.Background()); err != nil {
-		t.Fatal(err)
+	within(t, first.Lost(), "the term to be lost")
+	for again := e.Term(); again == nil || again.Token() <= first.Token(); again = e.Term() {
+		within(t, changed, "the Elector to lead again")
 	}
+}
+
+func TestElectorDoesNotLeadOnceItsTermIsLost(t *testing.T) {
+	client, mr := newClient(t, rlock.WithWatchdogTimeout(rlock.MinWatchdogTimeout))
+	e, changed := newElector(t, client, "a")
+	within(t, changed, "the Elector to lead")
+	first := e.Term()
+	// Another owner takes the lock (it never expires in miniredis): the
+	// next renewal finds the term's owner gone, and the campaign waits.
+	mr.HSet("jobs", "another:1", "1")
+	mr.HDel("jobs", first.Owner())
 	within(t, first.Lost(), "the term to be lost")
 	if err := e.IsLeader(context.Background()); !errors.Is(err, ErrNotLeader) {
 		t.Errorf("IsLeader once the term was lost: %v, want ErrNotLeader", err)
 	}
-	if err := other.Unlock(context.Background()); err != nil {
-		t.Fatal(err)
+	if term := e.Term(); term != nil {
+		t.Errorf("Term() once the term was lost: token %d, want nil", term.Token())
 	}
-	for again := e.Term(); again == nil || again.Token() <= first.Token(); again = e.Term() {
-		within(t, changed, "the Elector to lead again")
+}
+
+// A term whose lease was not confirmed good until now is not led: what a
+// process paused past its lease finds on resuming, before its goroutines
+// have run.
+func TestElectorDoesNotLeadOnALeaseNotKnownGood(t *testing.T) {
+	client, _ := newClient(t) // the lease, 30 s, is confirmed every 10 s
+	e, changed := newElector(t, client, "a")
+	within(t, changed, "the Elector to lead")
+	term := e.Term()
+	e.state.Store(&leading{term: term, until: time.Now()})
+	if err := e.IsLeader(context.Background()); !errors.Is(err, ErrNotLeader) {
+		t.Errorf("IsLeader on a lease known good until now: %v, want ErrNotLeader", err)
+	}
+	if e.Term() != nil {
+		t.Error("Term() on a lease known good until now is not nil")
+	}
+	if isClosed(term.Lost()) {
+		t.Error("the term was lost: the test shows nothing")
 	}
 }
 

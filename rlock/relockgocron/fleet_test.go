@@ -78,48 +78,55 @@ func await(t *testing.T, f *fleet.Fleet, s fleet.Schedule, what string, ok func(
 	return e
 }
 
-// splayed are three schedulers firing each tick 0, 150 and 300 ms apart.
-var splayed = []time.Duration{0, 150 * time.Millisecond, 300 * time.Millisecond}
+// splayed are three schedulers firing each tick 0, 100 and 200 ms apart;
+// the Lockers claim ticks for 500 ms (at most half the interval), which
+// leaves them 300 ms for a late process on a loaded machine.
+var splayed = []time.Duration{0, 100 * time.Millisecond, 200 * time.Millisecond}
 
 func TestLockerRunsEachTickOnceAcrossSplayedSchedulers(t *testing.T) {
 	t.Parallel()
-	sc := scenario{mode: "locker", offsets: splayed, lease: 2 * time.Second, splay: 400 * time.Millisecond,
+	sc := scenario{mode: "locker", offsets: splayed, lease: 2 * time.Second, splay: 500 * time.Millisecond,
 		sched: fleet.Schedule{Interval: time.Second, Run: 10 * time.Millisecond, For: 30 * time.Second}}
 	f, s := sc.start(t)
-	got := fleet.Count(runs(t, f), s, sc.offsets, 0)
+	rs := runs(t, f)
+	got := fleet.Count(rs, s, sc.offsets, 0)
 	t.Log(got)
 	if got.Once != got.Ticks || got.Overlaps != 0 {
 		t.Errorf("%v; want every tick run once", got)
+		logRuns(t, rs, s)
 	}
 }
 
-func TestLockerJobSlowerThanItsIntervalNeverOverlaps(t *testing.T) {
+// A run of any length holds the job's lock throughout: a job slower than
+// its interval, and one longer than the lease the watchdog renews.
+func TestLockerLongJobsNeverOverlap(t *testing.T) {
 	t.Parallel()
-	sc := scenario{mode: "locker", offsets: splayed, lease: 5 * time.Second, splay: 400 * time.Millisecond,
-		sched: fleet.Schedule{Interval: time.Second, Run: 1600 * time.Millisecond, For: 15 * time.Second}}
-	f, s := sc.start(t)
-	got := fleet.Count(runs(t, f), s, sc.offsets, 0)
-	t.Log(got)
-	if got.Twice != 0 || got.Missed != 0 || got.Overlaps != 0 || got.Once < 4 {
-		t.Errorf("%v; want runs back to back, each tick run once or skipped while a run was on", got)
-	}
-}
-
-func TestLockerJobLongerThanTheLeaseRunsOnce(t *testing.T) {
-	t.Parallel()
-	sc := scenario{mode: "locker", offsets: splayed, lease: time.Second, splay: 400 * time.Millisecond,
-		sched: fleet.Schedule{Interval: time.Second, Run: 3500 * time.Millisecond, For: 15 * time.Second}}
-	f, s := sc.start(t)
-	got := fleet.Count(runs(t, f), s, sc.offsets, 0)
-	t.Log(got)
-	if got.Twice != 0 || got.Missed != 0 || got.Overlaps != 0 || got.Once < 3 {
-		t.Errorf("%v; want the watchdog to keep each run's lock: no overlap, no tick missed", got)
+	for _, tc := range []struct {
+		name       string
+		run, lease time.Duration
+	}{
+		{"slower than its interval", 1600 * time.Millisecond, 5 * time.Second},
+		{"longer than the lease", 5 * time.Second, 2 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sc := scenario{mode: "locker", offsets: splayed, lease: tc.lease, splay: 500 * time.Millisecond,
+				sched: fleet.Schedule{Interval: time.Second, Run: tc.run, For: 15 * time.Second}}
+			f, s := sc.start(t)
+			rs := runs(t, f)
+			got := fleet.Count(rs, s, sc.offsets, 0)
+			t.Log(got)
+			if got.Twice != 0 || got.Missed != 0 || got.Overlaps != 0 || got.Once < 3 {
+				t.Errorf("%v; want runs back to back, each tick run once or skipped while a run was on", got)
+				logRuns(t, rs, s)
+			}
+		})
 	}
 }
 
 func TestLockerInstanceKilledMidRun(t *testing.T) {
 	t.Parallel()
-	sc := scenario{mode: "locker", offsets: splayed, lease: 1500 * time.Millisecond, splay: 400 * time.Millisecond,
+	sc := scenario{mode: "locker", offsets: splayed, lease: 1500 * time.Millisecond, splay: 500 * time.Millisecond,
 		sched: fleet.Schedule{Interval: time.Second, Run: 600 * time.Millisecond, For: 15 * time.Second}}
 	f, s := sc.start(t)
 	victim := await(t, f, s, "a run of tick 3", func(e fleet.Event) bool {
@@ -133,6 +140,7 @@ func TestLockerInstanceKilledMidRun(t *testing.T) {
 	t.Log(got)
 	if got.Twice != 0 || got.Overlaps != 0 {
 		t.Errorf("%v; want no tick run twice, the killed one included, and no overlap", got)
+		logRuns(t, rs, s)
 	}
 	// The ticks missed are those the killed run's lock covered: its lease
 	// after the kill, at most.
@@ -142,6 +150,15 @@ func TestLockerInstanceKilledMidRun(t *testing.T) {
 		if !ranTick(rs, s, sc.offsets, k) && (at.Before(killed) || at.After(killed.Add(sc.lease+s.Interval))) {
 			t.Errorf("tick %d (%v after the kill) was not run", k, at.Sub(killed))
 		}
+	}
+}
+
+// logRuns logs every run of rs, by its times from the first tick: to
+// tell what happened when a test fails.
+func logRuns(t *testing.T, rs []fleet.Run, s fleet.Schedule) {
+	t.Helper()
+	for _, r := range rs {
+		t.Logf("instance %d ran from %v to %v", r.Instance, r.Start.Sub(s.StartAt), r.End.Sub(s.StartAt))
 	}
 }
 
@@ -160,7 +177,7 @@ var aligned = []time.Duration{0, 0, 0}
 
 func TestElectorRunsEachTickOnceOnTheLeader(t *testing.T) {
 	t.Parallel()
-	sc := scenario{mode: "elector", offsets: aligned, lease: 2 * time.Second, splay: DefaultSplay,
+	sc := scenario{mode: "elector", offsets: aligned, lease: 10 * time.Second, splay: DefaultSplay,
 		sched: fleet.Schedule{Interval: time.Second, Run: 10 * time.Millisecond, For: 30 * time.Second}}
 	f, s := sc.start(t)
 	rs := runs(t, f)
@@ -168,6 +185,7 @@ func TestElectorRunsEachTickOnceOnTheLeader(t *testing.T) {
 	t.Log(got)
 	if got.Once != got.Ticks || got.Overlaps != 0 {
 		t.Errorf("%v; want every tick run once", got)
+		logRuns(t, rs, s)
 	}
 	for _, r := range rs {
 		if r.Instance != rs[0].Instance {
@@ -178,11 +196,12 @@ func TestElectorRunsEachTickOnceOnTheLeader(t *testing.T) {
 
 func TestElectorLeaderPausedPastItsLeaseStopsLeadingFirst(t *testing.T) {
 	t.Parallel()
-	sc := scenario{mode: "elector", offsets: aligned, lease: time.Second, splay: DefaultSplay,
+	sc := scenario{mode: "elector", offsets: aligned, lease: 2 * time.Second, splay: DefaultSplay,
 		sched: fleet.Schedule{Interval: time.Second, Run: 10 * time.Millisecond, For: 15 * time.Second}}
 	f, s := sc.start(t)
-	first := await(t, f, s, "a run of tick 2", func(e fleet.Event) bool {
-		return e.Kind == "start" && fleet.TickOf(s, 0, e.At) >= 2
+	// Paused between two runs, so that no run of its lasts through the pause.
+	first := await(t, f, s, "the end of a run of tick 2", func(e fleet.Event) bool {
+		return e.Kind == "end" && fleet.TickOf(s, 0, e.At) >= 2
 	})
 	old := first.Instance
 	if err := f.Signal(old, syscall.SIGSTOP); err != nil {
@@ -215,5 +234,6 @@ func TestElectorLeaderPausedPastItsLeaseStopsLeadingFirst(t *testing.T) {
 	t.Log(got)
 	if got.Twice != 0 || got.Overlaps != 0 {
 		t.Errorf("%v; want no tick run twice", got)
+		logRuns(t, rs, s)
 	}
 }

@@ -15,7 +15,7 @@ import (
 // Defaults of a Locker's options.
 const (
 	DefaultPrefix      = "gocron:"
-	DefaultSplay       = time.Second
+	DefaultSplay       = 250 * time.Millisecond
 	DefaultLockTimeout = 5 * time.Second
 )
 
@@ -37,11 +37,13 @@ const claimSuffix = ":claim"
 // scheduler that fires the same tick later (its clock, or its process,
 // behind by less than the claim) finds the claim and fails with
 // ErrTickClaimed, even when the first run has ended. The claim lasts the
-// splay (WithSplay, 1 s by default) but at most half the time between this
-// scheduler's last two Locks of the job, so that it always ends before
-// the next tick: for a job every I, the ticks of schedulers up to
+// splay (WithSplay, 250 ms by default) but at most half the time between
+// this scheduler's last two Locks of the job, so that it ends before the
+// next tick: for a job every I, the ticks of schedulers up to
 // min(splay, I/2) apart run once each, less a round trip, and no tick is
-// delayed.
+// delayed. The first Lock of a job in a process, which knows no I yet,
+// claims the whole splay: for jobs every less than twice the splay, set a
+// smaller one.
 //
 // Lock never waits for a busy lock, and gives up after WithLockTimeout
 // (5 s by default) or when its ctx ends: gocron then skips the run. Its

@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"testing"
 	"time"
 
@@ -40,41 +38,35 @@ func TestMain(m *testing.M) {
 // instance runs a gocron scheduler of the fleet's schedule, distributed by
 // a Locker or an Elector, until the schedule ends or SIGTERM.
 func instance(args []string) error {
-	fs := flag.NewFlagSet("instance", flag.ContinueOnError)
-	addr := fs.String("addr", "", "redis-server host:port")
-	mode := fs.String("mode", "locker", "locker or elector")
-	lease := fs.Duration("lease", 2*time.Second, "the watchdog timeout")
-	splay := fs.Duration("splay", DefaultSplay, "the Locker's splay")
-	var s fleet.Schedule
-	s.Flags(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
+	var mode string
+	var lease, splay time.Duration
+	flags := func(fs *flag.FlagSet) {
+		fs.StringVar(&mode, "mode", "locker", "locker or elector")
+		fs.DurationVar(&lease, "lease", 2*time.Second, "the watchdog timeout")
+		fs.DurationVar(&splay, "splay", DefaultSplay, "the Locker's splay")
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
-	defer stop()
-	rdb := redis.NewClient(&redis.Options{Addr: *addr})
-	defer rdb.Close()
-	client, err := rlock.New(rdb, rlock.WithWatchdogTimeout(*lease))
-	if err != nil {
-		return err
-	}
-	defer client.Close()
-	rec := fleet.NewRecorder(os.Stdout)
-	switch *mode {
-	case "locker":
-		l, err := NewLocker(client, WithSplay(*splay))
+	return fleet.Instance(args, flags, func(ctx context.Context, s fleet.Schedule, rdb *redis.Client, rec *fleet.Recorder) error {
+		client, err := rlock.New(rdb, rlock.WithWatchdogTimeout(lease))
 		if err != nil {
 			return err
 		}
-		hold := func(ctx context.Context) (context.Context, context.CancelFunc) { return l.Context(ctx, fleet.JobName) }
-		return fleet.Serve(ctx, s, rec, hold, gocron.WithDistributedLocker(l))
-	case "elector":
-		e, err := NewElector(client, "fleet-leader")
-		if err != nil {
-			return err
+		defer client.Close()
+		switch mode {
+		case "locker":
+			l, err := NewLocker(client, WithSplay(splay))
+			if err != nil {
+				return err
+			}
+			hold := func(ctx context.Context) (context.Context, context.CancelFunc) { return l.Context(ctx, fleet.JobName) }
+			return fleet.Serve(ctx, s, rec, hold, gocron.WithDistributedLocker(l))
+		case "elector":
+			e, err := NewElector(client, "fleet-leader")
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			return fleet.Serve(ctx, s, rec, nil, gocron.WithDistributedElector(rec.Elector(e)))
 		}
-		defer e.Close()
-		return fleet.Serve(ctx, s, rec, nil, gocron.WithDistributedElector(rec.Elector(e)))
-	}
-	return errors.New("unknown mode " + *mode)
+		return errors.New("unknown mode " + mode)
+	})
 }

@@ -10,11 +10,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/go-co-op/gocron/v2"
+	"github.com/redis/go-redis/v9"
 )
 
 // JobName is the name of the fleet's job, and its lock's key.
@@ -49,6 +53,27 @@ func (s *Schedule) Flags(fs *flag.FlagSet) {
 func (s Schedule) Args() []string {
 	return []string{"-interval", s.Interval.String(), "-run", s.Run.String(),
 		"-start-at", fmt.Sprint(s.StartAt.UnixMilli()), "-offset", s.Offset.String(), "-for", s.For.String()}
+}
+
+// Instance runs an instance from its command line, args: flags adds its
+// own flags to the Schedule's and -addr (the redis-server's host:port);
+// serve then runs the scheduler of the Schedule on a go-redis client of
+// -addr, under a ctx that ends at SIGTERM, recording on a Recorder
+// printing to the standard output.
+func Instance(args []string, flags func(*flag.FlagSet), serve func(ctx context.Context, s Schedule, rdb *redis.Client, r *Recorder) error) error {
+	fs := flag.NewFlagSet("instance", flag.ContinueOnError)
+	addr := fs.String("addr", "", "redis-server host:port")
+	var s Schedule
+	s.Flags(fs)
+	flags(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	rdb := redis.NewClient(&redis.Options{Addr: *addr})
+	defer rdb.Close()
+	return serve(ctx, s, rdb, NewRecorder(os.Stdout))
 }
 
 // Recorder prints an instance's events, one a line: "start <run> <ns>",
