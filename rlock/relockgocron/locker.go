@@ -45,9 +45,9 @@ const claimSuffix = ":claim"
 // claims the whole splay: for jobs every less than twice the splay, set a
 // smaller one.
 //
-// Lock never waits for a busy lock, and gives up after WithLockTimeout
-// (5 s by default) or when its ctx ends: gocron then skips the run. Its
-// methods are safe for concurrent use.
+// Lock never waits for a busy lock, and returns by WithLockTimeout (5 s by
+// default) or when its ctx ends, whatever Redis does: gocron then skips
+// the run. Its methods are safe for concurrent use.
 type Locker struct {
 	client  *rlock.Client
 	prefix  string
@@ -137,12 +137,48 @@ func NewLocker(client *rlock.Client, opts ...LockerOption) (*Locker, error) {
 // round trips. It returns an error wrapping ErrRunning while another run
 // holds the lock, ErrTickClaimed when the tick was claimed, rlock's error
 // for a job name that makes an invalid lock name (rlock.ErrInvalidName) or
-// a closed Client (rlock.ErrClosed), and ctx's or the lock timeout's
-// context error when Redis did not answer in time.
+// a closed Client (rlock.ErrClosed), and context.DeadlineExceeded (or
+// ctx's error) when the lock timeout (or ctx) ended first.
+//
+// rlock sends an acquisition through to its answer whatever its ctx does,
+// so that no lock is taken unknown to its owner: when the timeout comes
+// first, Lock returns at once and the acquisition finishes on a goroutine
+// of its own, which releases the job's lock if it took it (the claim
+// stays) and ends when Redis answers or go-redis gives up.
 func (l *Locker) Lock(ctx context.Context, job string) (gocron.Lock, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("relockgocron: job %q: %w", job, err)
+	}
 	claim := l.claim(job, time.Now())
 	ctx, cancel := context.WithTimeout(ctx, l.timeout)
 	defer cancel()
+	type result struct {
+		run *run
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		r, err := l.take(ctx, job, claim)
+		done <- result{r, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return nil, r.err
+		}
+		return r.run, nil
+	case <-ctx.Done():
+		go func() {
+			if r := <-done; r.run != nil {
+				_ = r.run.Unlock(context.Background())
+			}
+		}()
+		return nil, fmt.Errorf("relockgocron: job %q: %w", job, context.Cause(ctx))
+	}
+}
+
+// take takes the lock of job, then claims its tick for claim.
+func (l *Locker) take(ctx context.Context, job string, claim time.Duration) (*run, error) {
 	m := l.client.NewMutex(l.prefix + job)
 	ok, err := m.TryLock(ctx, 0, 0)
 	switch {

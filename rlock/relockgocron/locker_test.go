@@ -6,7 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/testkit"
+	"github.com/relock-go/relock/test/testkit/lockkit"
 )
 
 func TestNewLockerRefusesBadArguments(t *testing.T) {
@@ -170,5 +175,25 @@ func TestLockFailsWithTheContextOrAClosedClient(t *testing.T) {
 	}
 	if _, err := l.Lock(context.Background(), "report"); !errors.Is(err, rlock.ErrClosed) {
 		t.Errorf("Lock on a closed Client: %v, want ErrClosed", err)
+	}
+}
+
+// Lock gives up when WithLockTimeout elapses though Redis has not
+// answered (rlock waits for the answer, until go-redis's read timeout).
+func TestLockGivesUpAfterTheLockTimeout(t *testing.T) {
+	mr := miniredis.RunT(t)
+	p := testkit.StartProxy(t, mr.Addr())
+	// The abandoned acquisition ends soon after the test (no retries).
+	rdb := redis.NewClient(&redis.Options{Addr: p.Addr(), ReadTimeout: 500 * time.Millisecond, MaxRetries: -1})
+	t.Cleanup(func() { _ = rdb.Close() })
+	client := lockkit.NewClient(t, rdb)
+	l, err := NewLocker(client, WithLockTimeout(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.BlackHole(true)
+	defer p.BlackHole(false)
+	if _, err := l.Lock(context.Background(), "report"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Lock with Redis silent: %v, want context.DeadlineExceeded", err)
 	}
 }
