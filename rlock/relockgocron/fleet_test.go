@@ -56,6 +56,21 @@ func (sc scenario) start(t *testing.T) (*fleet.Fleet, fleet.Schedule) {
 	return f, s
 }
 
+// eachTickOnce runs the fleet of sc to its end, checks that it ran each
+// tick once, and returns its runs.
+func (sc scenario) eachTickOnce(t *testing.T) []fleet.Run {
+	t.Helper()
+	f, s := sc.start(t)
+	rs := runs(t, f)
+	got := fleet.Count(rs, s, sc.offsets, 0)
+	t.Log(got)
+	if got.Once != got.Ticks || got.Overlaps != 0 {
+		t.Errorf("%v; want every tick run once", got)
+		logRuns(t, rs, s)
+	}
+	return rs
+}
+
 // runs waits for the fleet's end and returns its runs.
 func runs(t *testing.T, f *fleet.Fleet) []fleet.Run {
 	t.Helper()
@@ -87,14 +102,7 @@ func TestLockerRunsEachTickOnceAcrossSplayedSchedulers(t *testing.T) {
 	t.Parallel()
 	sc := scenario{mode: "locker", offsets: splayed, lease: 2 * time.Second, splay: 500 * time.Millisecond,
 		sched: fleet.Schedule{Interval: time.Second, Run: 10 * time.Millisecond, For: 30 * time.Second}}
-	f, s := sc.start(t)
-	rs := runs(t, f)
-	got := fleet.Count(rs, s, sc.offsets, 0)
-	t.Log(got)
-	if got.Once != got.Ticks || got.Overlaps != 0 {
-		t.Errorf("%v; want every tick run once", got)
-		logRuns(t, rs, s)
-	}
+	sc.eachTickOnce(t)
 }
 
 // A run of any length holds the job's lock throughout: a job slower than
@@ -179,14 +187,7 @@ func TestElectorRunsEachTickOnceOnTheLeader(t *testing.T) {
 	t.Parallel()
 	sc := scenario{mode: "elector", offsets: aligned, lease: 10 * time.Second, splay: DefaultSplay,
 		sched: fleet.Schedule{Interval: time.Second, Run: 10 * time.Millisecond, For: 30 * time.Second}}
-	f, s := sc.start(t)
-	rs := runs(t, f)
-	got := fleet.Count(rs, s, sc.offsets, 0)
-	t.Log(got)
-	if got.Once != got.Ticks || got.Overlaps != 0 {
-		t.Errorf("%v; want every tick run once", got)
-		logRuns(t, rs, s)
-	}
+	rs := sc.eachTickOnce(t)
 	for _, r := range rs {
 		if r.Instance != rs[0].Instance {
 			t.Errorf("instance %d ran the job at %v, instance %d too: one leader throughout", r.Instance, r.Start, rs[0].Instance)
