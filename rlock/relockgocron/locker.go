@@ -240,6 +240,7 @@ type run struct {
 	release context.CancelFunc
 	// quiet stops the report of a loss; false once it is under way.
 	quiet func() bool
+	ended sync.Once // Unlock's
 }
 
 // started records the run of job that holds m.
@@ -256,8 +257,16 @@ func (l *Locker) started(job string, m *rlock.Mutex) *run {
 // Unlock ends the run: it releases the job's lock (the claim stays until
 // it expires). It returns an error wrapping rlock.ErrLost (or
 // rlock.ErrClosed) when the run had lost the lock, which WithOnLost was
-// told. gocron ignores the error.
+// told; a second Unlock, one wrapping rlock.ErrNotHeld. gocron ignores
+// the error.
 func (r *run) Unlock(ctx context.Context) error {
+	err := fmt.Errorf("relockgocron: job %q: %w", r.job, rlock.ErrNotHeld)
+	r.ended.Do(func() { err = r.end(ctx) })
+	return err
+}
+
+// end is the first Unlock.
+func (r *run) end(ctx context.Context) error {
 	r.l.mu.Lock()
 	if r.l.runs[r.job] == r {
 		delete(r.l.runs, r.job)

@@ -77,6 +77,9 @@ func TestLockIsExclusiveAndClaimsItsTickPastUnlock(t *testing.T) {
 	if err := run.Unlock(ctx); err != nil {
 		t.Fatalf("Unlock: %v", err)
 	}
+	if err := run.Unlock(ctx); !errors.Is(err, rlock.ErrNotHeld) {
+		t.Errorf("second Unlock: %v, want ErrNotHeld", err)
+	}
 	if _, err := l.Lock(ctx, "report"); !errors.Is(err, ErrTickClaimed) {
 		t.Errorf("Lock right after the run ended: %v, want ErrTickClaimed", err)
 	}
