@@ -46,7 +46,7 @@ type Elector struct {
 
 	state  atomic.Pointer[leading] // nil while not leading
 	closed atomic.Bool
-	// changed, when set (tests), hears of every change of state.
+	// changed, when set (tests), is called at every state recorded.
 	changed func()
 
 	stop     context.CancelFunc
@@ -221,7 +221,8 @@ func (e *Elector) confirm(ctx context.Context, term *rlock.Term) time.Duration {
 
 // set records the state s (nil: not leading).
 func (e *Elector) set(s *leading) {
-	if old := e.state.Swap(s); (old == nil) != (s == nil) && e.changed != nil {
+	e.state.Store(s)
+	if e.changed != nil {
 		e.changed()
 	}
 }
