@@ -58,7 +58,7 @@ func instance(args []string) error {
 				return err
 			}
 			hold := func(ctx context.Context) (context.Context, context.CancelFunc) { return l.Context(ctx, fleet.JobName) }
-			return fleet.Serve(ctx, s, rec, hold, gocron.WithDistributedLocker(l))
+			return fleet.Serve(ctx, s, rec, hold, gocron.WithDistributedLocker(rec.Locker(l)))
 		case "elector":
 			e, err := NewElector(client, "fleet-leader")
 			if err != nil {

@@ -184,5 +184,5 @@ func run(exe, locker string, sc scenario) (fleet.Tally, error) {
 	if err := f.Wait(); err != nil {
 		return fleet.Tally{}, err
 	}
-	return fleet.Count(fleet.Runs(f.Events(), f.Killed()), s, offsets, 0), nil
+	return fleet.Count(fleet.Runs(f.Events(), f.Killed()), s, offsets, 0, nil), nil
 }

@@ -78,7 +78,8 @@ func Instance(args []string, flags func(*flag.FlagSet), serve func(ctx context.C
 
 // Recorder prints an instance's events, one a line: "start <run> <ns>",
 // "end <run> <ns>" around each run, "leader <ok> <ns>" for each IsLeader
-// answer (ok 1 for nil), with the Unix time in nanoseconds.
+// answer (ok 1 for nil), "fire 0 <ns>" for each Lock (a tick the
+// scheduler fired), with the Unix time in nanoseconds.
 type Recorder struct {
 	mu  sync.Mutex
 	out io.Writer
@@ -95,6 +96,19 @@ func (r *Recorder) print(kind string, n int64, at time.Time) {
 
 // Elector returns e, recording each of its answers.
 func (r *Recorder) Elector(e gocron.Elector) gocron.Elector { return recorded{e, r} }
+
+// Locker returns l, recording each of its Locks as the firing of a tick.
+func (r *Recorder) Locker(l gocron.Locker) gocron.Locker { return recordedLocker{l, r} }
+
+type recordedLocker struct {
+	gocron.Locker
+	r *Recorder
+}
+
+func (l recordedLocker) Lock(ctx context.Context, key string) (gocron.Lock, error) {
+	l.r.print("fire", 0, time.Now())
+	return l.Locker.Lock(ctx, key)
+}
 
 type recorded struct {
 	gocron.Elector

@@ -51,12 +51,13 @@ type Tally struct {
 	Twice    int // run more than once
 	Busy     int // not run, while a run of the job (of an earlier tick) was on
 	Missed   int // not run, and no run on
+	Late     int // run more than once, fired further apart than their claim
 	Overlaps int // pairs of runs that overlapped in time
 }
 
 func (t Tally) String() string {
-	return fmt.Sprintf("%d ticks: %d once, %d more than once, %d skipped during a run, %d missed; %d overlapping runs",
-		t.Ticks, t.Once, t.Twice, t.Busy, t.Missed, t.Overlaps)
+	return fmt.Sprintf("%d ticks: %d once, %d more than once, %d skipped during a run, %d missed, %d run again when fired later than their claim; %d overlapping runs",
+		t.Ticks, t.Once, t.Twice, t.Busy, t.Missed, t.Late, t.Overlaps)
 }
 
 // TickOf is the tick that a run started at start by an instance whose
@@ -66,8 +67,9 @@ func TickOf(s Schedule, offset time.Duration, start time.Time) int {
 }
 
 // Count judges runs against the ticks of s that every instance (offsets)
-// fired before the end: from tick `from` on.
-func Count(runs []Run, s Schedule, offsets []time.Duration, from int) Tally {
+// fired before the end: from tick `from` on. A tick run more than once
+// that is among late is Late rather than Twice.
+func Count(runs []Run, s Schedule, offsets []time.Duration, from int, late map[int]bool) Tally {
 	last := slices.Max(offsets)
 	n := int((s.For - last - s.Interval/2) / s.Interval)
 	byTick := make(map[int]int)
@@ -80,6 +82,8 @@ func Count(runs []Run, s Schedule, offsets []time.Duration, from int) Tally {
 		switch c := byTick[k]; {
 		case c == 1:
 			t.Once++
+		case c > 1 && late[k]:
+			t.Late++
 		case c > 1:
 			t.Twice++
 		case onAt(runs, s.StartAt.Add(time.Duration(k)*s.Interval+last)):
@@ -106,4 +110,38 @@ func onAt(runs []Run, at time.Time) bool {
 		}
 	}
 	return false
+}
+
+// Late returns the ticks that the instances (offsets) fired further apart
+// than a relockgocron.Locker with splay claims them, less rtt: the claim
+// of tick k lasts the splay, but at most half the time between an
+// instance's firings of ticks k-1 and k (the least over the instances).
+// A scheduler that fires that late may run the tick again: that is the
+// Locker's rule, which these ticks do not meet.
+func Late(events []Event, s Schedule, offsets []time.Duration, splay, rtt time.Duration) map[int]bool {
+	type key struct{ i, k int }
+	fired := make(map[key]time.Time)
+	ticks := make(map[int][]time.Time)
+	for _, e := range events {
+		if e.Kind == "fire" {
+			k := TickOf(s, offsets[e.Instance], e.At)
+			fired[key{e.Instance, k}] = e.At
+			ticks[k] = append(ticks[k], e.At)
+		}
+	}
+	late := make(map[int]bool)
+	for k, at := range ticks {
+		claim := splay
+		for i := range offsets {
+			prev, ok1 := fired[key{i, k - 1}]
+			cur, ok2 := fired[key{i, k}]
+			if ok1 && ok2 {
+				claim = min(claim, cur.Sub(prev)/2)
+			}
+		}
+		if slices.MaxFunc(at, time.Time.Compare).Sub(slices.MinFunc(at, time.Time.Compare)) >= claim-rtt {
+			late[k] = true
+		}
+	}
+	return late
 }
