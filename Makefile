@@ -9,7 +9,7 @@ SHELL := /bin/bash
 # benchmarks, the OpenTelemetry bridge and the proof (test/proof), each
 # with its own go.mod so that the library's users carry none of their
 # dependencies in their module graph.
-MODULES := . examples/demo examples/scheduler bench rlock/relockotel test/proof
+MODULES := . examples/demo examples/scheduler bench rlock/relockotel rlock/relockgocron rlock/relockgocron/compare examples/gocron test/proof
 # make test runs the nested modules' tests beside the library's.
 NESTED := $(filter-out .,$(MODULES))
 
