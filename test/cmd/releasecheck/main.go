@@ -30,7 +30,7 @@ const libPath = "github.com/relock-go/relock"
 
 // nested are the modules beside the library, by directory; the first is
 // the published one a consumer gets.
-var nested = []string{"rlock/relockotel", "examples/demo", "examples/scheduler", "bench"}
+var nested = []string{"rlock/relockotel", "rlock/relockgocron", "rlock/relockgocron/compare", "examples/demo", "examples/scheduler", "examples/gocron", "bench"}
 
 func main() {
 	strict := flag.Bool("strict", false, "also require the tree to be the release: rlock.Version and a CHANGELOG.md heading name the version, nothing unreleased (run before tagging)")
