@@ -45,3 +45,62 @@ func TestInspectAndListRateLimiter(t *testing.T) {
 		t.Errorf("list's line of the limiter is not: api:calls rate-limiter - - - 6")
 	}
 }
+
+// TestInspectRatePerClient shows every client's permits of a limiter per
+// client, read from Redis, and not relock's own share, which it never
+// uses; --kind rate-limiter reads a limiter and refuses anything else.
+func TestInspectRatePerClient(t *testing.T) {
+	s := fresh(t)
+	ctx := testkit.Ctx(t, 10*time.Second)
+	a, b := s.client(rlock.WithClientName("billing")), s.client()
+	if err := a.NewRateLimiter("api:each").SetRate(ctx, rlock.Rate{Limit: 10, Interval: time.Minute, PerClient: true}); err != nil {
+		t.Fatal(err)
+	}
+	relock(t, "", "inspect", "api:each").want(t, 0, []string{"rate  10 per 1m0s, per client\n", "clients: none has taken permits (each has 10 available)\n"}, nil)
+	for c, n := range map[*rlock.Client]int{a: 3, b: 4} {
+		if ok, err := c.NewRateLimiter("api:each").AllowN(ctx, n); !ok || err != nil {
+			t.Fatalf("AllowN(%d) = %v, %v", n, ok, err)
+		}
+	}
+	testkit.Eventually(t, 5*time.Second, "the label", func() bool {
+		info, err := a.Inspect(ctx, "api:each")
+		return err == nil && len(info.RateClients) == 2 && slices.ContainsFunc(info.RateClients, func(c rlock.RateClient) bool { return c.Label != nil })
+	})
+	r := relock(t, "", "inspect", "--kind", "rate-limiter", "api:each")
+	r.want(t, 0, []string{"clients (each has the rate; those whose keys are in Redis):\n"}, nil)
+	t.Logf("relock inspect --kind rate-limiter api:each\n%s", r.stdout)
+	if strings.Contains(r.stdout, "available  ") || strings.Contains(r.stdout, "10\n") {
+		t.Errorf("inspect shows relock's own share of 10:\n%s", r.stdout)
+	}
+	for c, left := range map[*rlock.Client]string{a: "7", b: "6"} {
+		label := "-"
+		if c == a {
+			label = "billing@"
+		}
+		i := strings.Index(r.stdout, c.ID())
+		if i < 0 {
+			t.Fatalf("no line of client %s", c.ID())
+		}
+		line, _, _ := strings.Cut(r.stdout[i:], "\n")
+		if f := strings.Fields(line); !strings.Contains(line, label) || f[len(f)-1] != left {
+			t.Errorf("line %q; want client %s's label %s and %s available", line, c.ID(), label, left)
+		}
+	}
+
+	var v lockView
+	r = relock(t, "", "inspect", "--json", "api:each")
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
+		t.Fatalf("%v:\n%s", err, r.stdout)
+	}
+	got := map[string]int64{}
+	for _, c := range v.Clients {
+		got[c.Client] = c.Available
+	}
+	if v.Count != nil || len(got) != 2 || got[a.ID()] != 7 || got[b.ID()] != 6 {
+		t.Errorf("inspect --json = %s; want no count, clients %s: 7 and %s: 6", r.stdout, a.ID(), b.ID())
+	}
+
+	lock(t, a.NewMutex("api:lock"))
+	relock(t, "", "inspect", "--kind", "rate-limiter", "api:lock").want(t, 1, nil, []string{"rate limiter's config"})
+	relock(t, "", "watch", "--kind", "rate-limiter", "--count", "0", "--for", "100ms", "api:each").want(t, 0, []string{"per client"}, nil)
+}

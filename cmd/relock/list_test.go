@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/rlock"
 	"github.com/relock-go/relock/test/testkit"
 )
 
@@ -96,4 +97,55 @@ func TestListPattern(t *testing.T) {
 	if want := []string{"list:a", "list:awaited", "list:b", "list:latch", "list:pe", "list:sem", "list:visits", "other:x"}; !slices.Equal(names, want) {
 		t.Errorf("list --json names %q, want %q", names, want)
 	}
+}
+
+// TestListOneLinePerObject lists a rate limiter, overall and per client,
+// and a read-write lock with readers, one line each: the keys they keep
+// beside their names (a limiter's counts of permits, its clients', a read
+// hold's lease) are no counts. A count whose name looks like a limiter's
+// but that has no limiter's config beside it is listed.
+func TestListOneLinePerObject(t *testing.T) {
+	s := fresh(t)
+	ctx := testkit.Ctx(t, 10*time.Second)
+	a, b := s.client(), s.client()
+	for _, r := range []struct {
+		name string
+		rate rlock.Rate
+	}{{"api:rate", rlock.Rate{Limit: 10, Interval: time.Minute}}, {"api:each", rlock.Rate{Limit: 10, Interval: time.Minute, PerClient: true}}} {
+		if err := a.NewRateLimiter(r.name).SetRate(ctx, r.rate); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []*rlock.Client{a, b} {
+			if ok, err := c.NewRateLimiter(r.name).AllowN(ctx, 2); !ok || err != nil {
+				t.Fatalf("AllowN(2) of %s = %v, %v", r.name, ok, err)
+			}
+		}
+	}
+	rw := a.NewRWMutex("api:rw")
+	for range 2 {
+		if err := rw.RLock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.rdb.Set(ctx, keys.RateValue("api:gone"), 4, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+
+	r := relock(t, "", "list")
+	r.want(t, 0, nil, nil)
+	var rows [][]string
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n")[1:] {
+		f := strings.Fields(line)
+		rows = append(rows, []string{f[0], f[1], f[5]})
+	}
+	want := [][]string{
+		{"api:each", "rate-limiter", "-"},
+		{"api:rate", "rate-limiter", "6"},
+		{"api:rw", "read-write", "-"},
+		{keys.RateValue("api:gone"), "count", "4"},
+	}
+	if !slices.EqualFunc(rows, want, slices.Equal) {
+		t.Errorf("list =\n%s\nwant rows (name, kind, count) %q", r.stdout, want)
+	}
+	t.Logf("relock list\n%s", r.stdout)
 }
