@@ -28,13 +28,14 @@ demo: ## services contending for locks, on an embedded Redis (REDIS_ADDR=host:po
 scheduler: ## workers sharing slots of a permit-expirable semaphore (embedded Redis unless REDIS_ADDR)
 	cd examples/scheduler && $(GO) run .
 
-# Everything CI runs: gofmt, vet and staticcheck, then every test under the
-# race detector, integration tests on a real redis-server included. Every
+# Everything CI runs: gofmt, vet (also for a 32-bit platform: vet32) and
+# staticcheck, then every test under the race detector, integration tests
+# on a real redis-server included. Every
 # module is tested even when one fails; the end of the output names each
 # failed module, package and test, and each test that skipped because the
 # machine lacks what it needs (Java and the Redisson peer: make interop;
 # Chromium: make browser). Under CI=true those tests fail instead.
-test: redis-server vet staticcheck ## gofmt, vet, staticcheck, then every test of every module under -race
+test: redis-server vet vet32 staticcheck ## gofmt, vet (also for GOARCH=386), staticcheck, then every test of every module under -race
 	@log=$$(mktemp); skips=$$(mktemp); dir=$$(mktemp -d); failed=""; \
 	for m in $(NESTED); do \
 	  (cd $$m && RELOCK_SKIP_LOG=$$skips $(GO) test -race -count=1 -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) ./... > $$dir/$${m//\//_}.log 2>&1; \
