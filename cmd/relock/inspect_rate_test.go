@@ -104,3 +104,31 @@ func TestInspectRatePerClient(t *testing.T) {
 	relock(t, "", "inspect", "--kind", "rate-limiter", "api:lock").want(t, 1, nil, []string{"rate limiter's config"})
 	relock(t, "", "watch", "--kind", "rate-limiter", "--count", "0", "--for", "100ms", "api:each").want(t, 0, []string{"per client"}, nil)
 }
+
+// TestRatePerClientOnCluster inspects a limiter per client and lists it,
+// one line, on a Redis Cluster, whose clients' keys are found on the
+// master of the limiter's slot.
+func TestRatePerClientOnCluster(t *testing.T) {
+	cluster := sharedCluster(t)
+	ctx := testkit.Ctx(t, 10*time.Second)
+	s := server{t, cluster.Client(t)}
+	a, b := s.client(), s.client()
+	if err := a.NewRateLimiter("api:each").SetRate(ctx, rlock.Rate{Limit: 10, Interval: time.Minute, PerClient: true}); err != nil {
+		t.Fatal(err)
+	}
+	for c, n := range map[*rlock.Client]int{a: 3, b: 4} {
+		if ok, err := c.NewRateLimiter("api:each").AllowN(ctx, n); !ok || err != nil {
+			t.Fatalf("AllowN(%d) = %v, %v", n, ok, err)
+		}
+	}
+	addrs := []string{"--cluster", "--addr", strings.Join(cluster.Addrs(), ",")}
+	var v lockView
+	r := runCmd(t, relockCmd(t, append([]string{"inspect", "--json", "api:each"}, addrs...)...), "")
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil || len(v.Clients) != 2 {
+		t.Fatalf("inspect --json on the cluster = %s (%v); want 2 clients", r.stdout, err)
+	}
+	r = runCmd(t, relockCmd(t, append([]string{"list"}, addrs...)...), "")
+	if r.want(t, 0, []string{"api:each  rate-limiter"}, nil); strings.Count(r.stdout, "\n") != 2 {
+		t.Errorf("list on the cluster =\n%s\nwant the header and one line", r.stdout)
+	}
+}
