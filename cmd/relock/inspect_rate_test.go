@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -57,11 +58,7 @@ func TestInspectRatePerClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	relock(t, "", "inspect", "api:each").want(t, 0, []string{"rate  10 per 1m0s, per client\n", "clients: none has taken permits (each has 10 available)\n"}, nil)
-	for c, n := range map[*rlock.Client]int{a: 3, b: 4} {
-		if ok, err := c.NewRateLimiter("api:each").AllowN(ctx, n); !ok || err != nil {
-			t.Fatalf("AllowN(%d) = %v, %v", n, ok, err)
-		}
-	}
+	take(ctx, t, "api:each", map[*rlock.Client]int{a: 3, b: 4})
 	testkit.Eventually(t, 5*time.Second, "the label", func() bool {
 		info, err := a.Inspect(ctx, "api:each")
 		return err == nil && len(info.RateClients) == 2 && slices.ContainsFunc(info.RateClients, func(c rlock.RateClient) bool { return c.Label != nil })
@@ -116,11 +113,7 @@ func TestRatePerClientOnCluster(t *testing.T) {
 	if err := a.NewRateLimiter("api:each").SetRate(ctx, rlock.Rate{Limit: 10, Interval: time.Minute, PerClient: true}); err != nil {
 		t.Fatal(err)
 	}
-	for c, n := range map[*rlock.Client]int{a: 3, b: 4} {
-		if ok, err := c.NewRateLimiter("api:each").AllowN(ctx, n); !ok || err != nil {
-			t.Fatalf("AllowN(%d) = %v, %v", n, ok, err)
-		}
-	}
+	take(ctx, t, "api:each", map[*rlock.Client]int{a: 3, b: 4})
 	addrs := []string{"--cluster", "--addr", strings.Join(cluster.Addrs(), ",")}
 	var v lockView
 	r := runCmd(t, relockCmd(t, append([]string{"inspect", "--json", "api:each"}, addrs...)...), "")
@@ -130,5 +123,16 @@ func TestRatePerClientOnCluster(t *testing.T) {
 	r = runCmd(t, relockCmd(t, append([]string{"list"}, addrs...)...), "")
 	if r.want(t, 0, []string{"api:each  rate-limiter"}, nil); strings.Count(r.stdout, "\n") != 2 {
 		t.Errorf("list on the cluster =\n%s\nwant the header and one line", r.stdout)
+	}
+}
+
+// take has each Client take its number of permits of the rate limiter
+// name.
+func take(ctx context.Context, t *testing.T, name string, permits map[*rlock.Client]int) {
+	t.Helper()
+	for c, n := range permits {
+		if ok, err := c.NewRateLimiter(name).AllowN(ctx, n); !ok || err != nil {
+			t.Fatalf("AllowN(%d) of %s = %v, %v", n, name, ok, err)
+		}
 	}
 }

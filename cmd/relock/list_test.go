@@ -115,11 +115,7 @@ func TestListOneLinePerObject(t *testing.T) {
 		if err := a.NewRateLimiter(r.name).SetRate(ctx, r.rate); err != nil {
 			t.Fatal(err)
 		}
-		for _, c := range []*rlock.Client{a, b} {
-			if ok, err := c.NewRateLimiter(r.name).AllowN(ctx, 2); !ok || err != nil {
-				t.Fatalf("AllowN(2) of %s = %v, %v", r.name, ok, err)
-			}
-		}
+		take(ctx, t, r.name, map[*rlock.Client]int{a: 2, b: 2})
 	}
 	rw := a.NewRWMutex("api:rw")
 	for range 2 {

@@ -18,11 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/relock-go/relock/rlock"
 	"github.com/relock-go/relock/rlock/debuglocks"
 	"github.com/relock-go/relock/test/testenv"
-	"github.com/relock-go/relock/test/testkit"
-	"github.com/relock-go/relock/test/testkit/lockkit"
 )
 
 // chromium returns the path of a Chromium binary, or skips the test.
@@ -159,18 +156,8 @@ func TestBrowserFitsViewport(t *testing.T) {
 // limiter per client, and reads every client's row from the DOM.
 func TestBrowserRateClients(t *testing.T) {
 	bin := chromium(t)
-	c, rdb := emptyServer(t)
-	other := lockkit.NewClient(t, rdb)
-	ctx := testkit.Ctx(t, within)
 	const name = "api:each"
-	if err := c.NewRateLimiter(name).SetRate(ctx, rlock.Rate{Limit: 10, Interval: time.Minute, PerClient: true}); err != nil {
-		t.Fatal(err)
-	}
-	for cl, n := range map[*rlock.Client]int{c: 3, other: 4} {
-		if ok, err := cl.NewRateLimiter(name).AllowN(ctx, n); !ok || err != nil {
-			t.Fatalf("AllowN(%d) = %v, %v", n, ok, err)
-		}
-	}
+	c, other := rateClients(t, name)
 	dom := dumpDOM(t, bin, serve(t, c).URL+mountPath+"?name="+url.QueryEscape(name))
 	got := map[string]string{}
 	for _, r := range rows(t, dom, "rate-clients", "rate-client") {

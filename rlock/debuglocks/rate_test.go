@@ -70,18 +70,8 @@ func TestPageShowsRateLimiter(t *testing.T) {
 // this Client's row marked, in HTML and JSON; the kind selector offers
 // the rate limiter, which refuses a lock's key.
 func TestPageShowsRateClients(t *testing.T) {
-	c, rdb := emptyServer(t)
-	other := lockkit.NewClient(t, rdb)
-	ctx := testkit.Ctx(t, within)
 	const name = "api:each"
-	if err := c.NewRateLimiter(name).SetRate(ctx, rlock.Rate{Limit: 10, Interval: time.Minute, PerClient: true}); err != nil {
-		t.Fatal(err)
-	}
-	for cl, n := range map[*rlock.Client]int{c: 3, other: 4} {
-		if ok, err := cl.NewRateLimiter(name).AllowN(ctx, n); !ok || err != nil {
-			t.Fatalf("AllowN(%d) = %v, %v", n, ok, err)
-		}
-	}
+	c, other := rateClients(t, name)
 
 	ts := serve(t, c)
 	doc := getPage(t, ts.URL+mountPath+"?name="+url.QueryEscape(name), htmlType)
@@ -122,4 +112,23 @@ func TestPageShowsRateClients(t *testing.T) {
 	if e := text(element(doc, "div", "inspect-error")); !strings.Contains(e, "rate limiter's config") {
 		t.Errorf("inspect-error %q, want a lock refused as a rate limiter's config", e)
 	}
+}
+
+// rateClients makes the rate limiter name of 10 a minute per client, of
+// which a Client (of the page) took 3 permits and another 4, and returns
+// both.
+func rateClients(t *testing.T, name string) (c, other *rlock.Client) {
+	t.Helper()
+	c, rdb := emptyServer(t)
+	other = lockkit.NewClient(t, rdb)
+	ctx := testkit.Ctx(t, within)
+	if err := c.NewRateLimiter(name).SetRate(ctx, rlock.Rate{Limit: 10, Interval: time.Minute, PerClient: true}); err != nil {
+		t.Fatal(err)
+	}
+	for cl, n := range map[*rlock.Client]int{c: 3, other: 4} {
+		if ok, err := cl.NewRateLimiter(name).AllowN(ctx, n); !ok || err != nil {
+			t.Fatalf("AllowN(%d) = %v, %v", n, ok, err)
+		}
+	}
+	return c, other
 }
