@@ -20,12 +20,14 @@ import (
 
 // TestEveryKindOfObject makes an object of every kind that package rlock
 // declares (read from its source, so that a kind added later is in this
-// test) and checks what relock says of it: inspect reports that kind, a
-// leader election alone is led, and every object that is no lock is
-// refused by unlock with its kind in words.
+// test) and checks what relock says of it: inspect reports that kind, list
+// shows each once (none of the keys they keep beside their names is a
+// line), a leader election alone is led, and every object that is no lock
+// is refused by unlock with its kind in words.
 func TestEveryKindOfObject(t *testing.T) {
 	s := fresh(t)
 	ctx := testkit.Ctx(t, 20*time.Second)
+	var names []string
 	for _, k := range declaredKinds(t) {
 		make := objectOf[k]
 		if make == nil {
@@ -41,8 +43,20 @@ func TestEveryKindOfObject(t *testing.T) {
 		r := relock(t, "", "inspect", "--json", name)
 		if err := json.Unmarshal([]byte(r.stdout), &v); err != nil || v.Kind != string(k) {
 			t.Errorf("inspect %s = %s (%v), want kind %q", name, r.stdout, err, k)
-			continue
 		}
+		names = append(names, name)
+	}
+
+	var listed []string
+	for _, line := range strings.Split(strings.TrimSpace(relock(t, "", "list").stdout), "\n")[1:] {
+		listed = append(listed, strings.Fields(line)[0])
+	}
+	if slices.Sort(names); !slices.Equal(listed, names) {
+		t.Errorf("list shows %q, want each object once: %q", listed, names)
+	}
+
+	for _, name := range names {
+		k := rlock.Kind(strings.TrimPrefix(name, "kind:"))
 		leader := relock(t, "", "leader", name)
 		unlock := relock(t, "", "unlock", "--force", "--yes", name)
 		switch {
@@ -70,9 +84,13 @@ var objectOf = map[rlock.Kind]func(ctx context.Context, t *testing.T, s server, 
 	},
 	// A fair lock with nobody waiting shows as a lock: it has no queue.
 	rlock.KindFairMutex: func(_ context.Context, t *testing.T, s server, name string) { contendedFair(t, s, name) },
+	// Two read holds: two keys of their leases beside the lock.
 	rlock.KindRWMutex: func(ctx context.Context, t *testing.T, s server, name string) {
-		if err := s.client().NewRWMutex(name).RLock(ctx); err != nil {
-			t.Fatal(err)
+		rw := s.client().NewRWMutex(name)
+		for range 2 {
+			if err := rw.RLock(ctx); err != nil {
+				t.Fatal(err)
+			}
 		}
 	},
 	rlock.KindFairRWMutex: func(ctx context.Context, t *testing.T, s server, name string) {
@@ -110,10 +128,13 @@ var objectOf = map[rlock.Kind]func(ctx context.Context, t *testing.T, s server, 
 			t.Fatal(err)
 		}
 	},
+	// Per client, with two clients' counts of permits beside it.
 	rlock.KindRateLimiter: func(ctx context.Context, t *testing.T, s server, name string) {
-		if err := s.client().NewRateLimiter(name).SetRate(ctx, rlock.Rate{Limit: 5, Interval: time.Minute}); err != nil {
+		a, b := s.client(), s.client()
+		if err := a.NewRateLimiter(name).SetRate(ctx, rlock.Rate{Limit: 5, Interval: time.Minute, PerClient: true}); err != nil {
 			t.Fatal(err)
 		}
+		take(ctx, t, name, map[*rlock.Client]int{a: 1, b: 2})
 	},
 	rlock.KindCount: func(ctx context.Context, t *testing.T, s server, name string) {
 		if err := s.rdb.IncrBy(ctx, name, 7).Err(); err != nil {
