@@ -38,10 +38,15 @@ func runList(ctx context.Context, s *session, args []string) error {
 	}
 	if err == nil {
 		var counts []string
+		var limiters map[string]string
 		if counts, err = countNames(rctx, s.rdb, pattern); err == nil {
-			counts, err = notLimiters(rctx, s.rdb, counts)
+			limiters, err = limiterCounts(rctx, s.rdb, counts)
 		}
-		names = append(names, counts...)
+		for _, name := range counts {
+			if _, ok := limiters[name]; !ok {
+				names = append(names, name)
+			}
+		}
 	}
 	cancel()
 	if err != nil {
@@ -133,12 +138,12 @@ func countNames(ctx context.Context, rdb redis.UniversalClient, pattern string) 
 	return names, err
 }
 
-// notLimiters returns those of the counts called names that are not a rate
-// limiter's count of available permits (keys.RateNames) beside its config,
-// reading the configs in one pipeline. The count of a limiter whose
-// config is gone is listed: no client uses it any more, and an operator
-// may want to delete it.
-func notLimiters(ctx context.Context, rdb redis.UniversalClient, names []string) ([]string, error) {
+// limiterCounts returns, by name, those of the counts called names that
+// are a rate limiter's count of available permits (keys.RateNames) beside
+// its config, with the limiter's name, reading the configs in one
+// pipeline. The count of a limiter whose config is gone is none: no client
+// uses it any more, and an operator may want to delete it.
+func limiterCounts(ctx context.Context, rdb redis.UniversalClient, names []string) (map[string]string, error) {
 	pipe := rdb.Pipeline()
 	configs := make(map[string]*redis.MapStringStringCmd)
 	for _, name := range names {
@@ -149,23 +154,20 @@ func notLimiters(ctx context.Context, rdb redis.UniversalClient, names []string)
 		}
 	}
 	if len(configs) == 0 {
-		return names, nil
+		return nil, nil
 	}
 	_, _ = pipe.Exec(ctx) // a key that is no hash is no limiter; other errors are read below
-	var kept []string
+	of := make(map[string]string)
 	for _, name := range names {
-		limiter := false
 		for _, l := range keys.RateNames(name) {
 			hash, err := configs[l].Result()
 			if err != nil && !redis.HasErrorPrefix(err, "WRONGTYPE") {
 				return nil, err
 			}
-			_, ok := scripts.ParseRateConfig(hash)
-			limiter = limiter || ok
-		}
-		if !limiter {
-			kept = append(kept, name)
+			if _, ok := scripts.ParseRateConfig(hash); ok {
+				of[name] = l
+			}
 		}
 	}
-	return kept, nil
+	return of, nil
 }

@@ -103,7 +103,8 @@ func TestListPattern(t *testing.T) {
 // and a read-write lock with readers, one line each: the keys they keep
 // beside their names (a limiter's counts of permits, its clients', a read
 // hold's lease) are no counts. A count whose name looks like a limiter's
-// but that has no limiter's config beside it is listed.
+// but that has no limiter's config beside it is listed. Inspected by
+// name, a limiter's count names its limiter.
 func TestListOneLinePerObject(t *testing.T) {
 	s := fresh(t)
 	ctx := testkit.Ctx(t, 10*time.Second)
@@ -144,4 +145,12 @@ func TestListOneLinePerObject(t *testing.T) {
 		t.Errorf("list =\n%s\nwant rows (name, kind, count) %q", r.stdout, want)
 	}
 	t.Logf("relock list\n%s", r.stdout)
+
+	// Inspected by name, a limiter's count says whose it is.
+	relock(t, "", "inspect", keys.RateClient(keys.RateValue("api:each"), a.ID())).want(t, 0, []string{`count: the permits kept by the rate limiter "api:each" (relock inspect api:each shows it)`}, nil)
+	relock(t, "", "inspect", "--json", keys.RateValue("api:rate")).want(t, 0, []string{`"rate_limiter": "api:rate"`}, nil)
+	r = relock(t, "", "inspect", keys.RateValue("api:gone"))
+	if r.want(t, 0, []string{"count (a semaphore's permits"}, nil); strings.Contains(r.stdout, "rate limiter") {
+		t.Errorf("inspect of a count of no limiter names one:\n%s", r.stdout)
+	}
 }

@@ -45,6 +45,10 @@ type lockView struct {
 	// reads 0, and Acquire waits until TrySetPermits or AddPermits gives
 	// some); absent for a lock.
 	CountSet *bool `json:"count_set,omitempty"`
+	// RateLimiter names the rate limiter whose count of available permits
+	// (or a client's) a count is, beside the limiter's config; absent for
+	// any other.
+	RateLimiter string `json:"rate_limiter,omitempty"`
 }
 
 // holderView is rlock.Holder as relock prints it.

@@ -97,6 +97,9 @@ func writeCount(w io.Writer, v lockView) {
 	switch rlock.Kind(v.Kind) {
 	case rlock.KindCount:
 		kind += " (a semaphore's permits, a latch's count or any counter, which Redis keeps alike: --kind semaphore or --kind count-down-latch reads it as one)"
+		if v.RateLimiter != "" {
+			kind = fmt.Sprintf("count: the permits kept by the rate limiter %q (relock inspect %s shows it)", v.RateLimiter, v.RateLimiter)
+		}
 	case rlock.KindSemaphore, rlock.KindPermitSemaphore:
 		count = "available"
 	}

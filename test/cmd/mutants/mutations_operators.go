@@ -8,7 +8,7 @@ var operatorMutations = []mutation{
 	{
 		Name:    "list-shows-limiter-counts",
 		What:    "relock list lists a rate limiter's counts of permits, its clients' too, as counts of their own",
-		Edits:   []edit{{File: "cmd/relock/list.go", Old: "counts, err = notLimiters(rctx, s.rdb, counts)", New: "_ = notLimiters"}},
+		Edits:   []edit{{File: "cmd/relock/list.go", Old: "if _, ok := limiters[name]; !ok {", New: "if _, ok := limiters[\"\"]; !ok {"}},
 		Pkgs:    []string{"./cmd/relock/"},
 		Run:     "^TestListOneLinePerObject$",
 		Timeout: 3 * time.Minute,
