@@ -3,7 +3,7 @@ GO ?= go
 # make test reads PIPESTATUS.
 SHELL := /bin/bash
 
-.PHONY: demo test interop browser stress vet staticcheck bench bench-micro redis-server release-check help
+.PHONY: demo test interop browser stress vet vet32 staticcheck bench bench-micro redis-server release-check help
 
 # The modules of the repository: the library, and beside it the demo, the
 # benchmarks, the OpenTelemetry bridge and the proof (test/proof), each
@@ -28,13 +28,14 @@ demo: ## services contending for locks, on an embedded Redis (REDIS_ADDR=host:po
 scheduler: ## workers sharing slots of a permit-expirable semaphore (embedded Redis unless REDIS_ADDR)
 	cd examples/scheduler && $(GO) run .
 
-# Everything CI runs: gofmt, vet and staticcheck, then every test under the
-# race detector, integration tests on a real redis-server included. Every
+# Everything CI runs: gofmt, vet (also for a 32-bit platform: vet32) and
+# staticcheck, then every test under the race detector, integration tests
+# on a real redis-server included. Every
 # module is tested even when one fails; the end of the output names each
 # failed module, package and test, and each test that skipped because the
 # machine lacks what it needs (Java and the Redisson peer: make interop;
 # Chromium: make browser). Under CI=true those tests fail instead.
-test: redis-server vet staticcheck ## gofmt, vet, staticcheck, then every test of every module under -race
+test: redis-server vet vet32 staticcheck ## gofmt, vet (also for GOARCH=386), staticcheck, then every test of every module under -race
 	@log=$$(mktemp); skips=$$(mktemp); dir=$$(mktemp -d); failed=""; \
 	for m in $(NESTED); do \
 	  (cd $$m && RELOCK_SKIP_LOG=$$skips $(GO) test -race -count=1 -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) ./... > $$dir/$${m//\//_}.log 2>&1; \
@@ -97,6 +98,13 @@ stress: redis-server ## every test STRESS_COUNT times on a loaded machine (STRES
 vet: ## gofmt and go vet of every module
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	@for m in $(MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
+
+# Every module, tests included, vetted for a 32-bit platform (386): an
+# int is 32 bits there, so a constant or a conversion that needs 64 bits
+# of an int fails to compile. Every module is vetted even when one fails.
+vet32: ## go vet of every module for a 32-bit platform (GOARCH=386)
+	@failed=""; for m in $(MODULES); do (cd $$m && GOARCH=386 $(GO) vet ./...) || failed="$$failed $$m"; done; \
+	  [ -z "$$failed" ] || { echo "make vet32: GOARCH=386 fails in module(s):$$failed"; exit 1; }
 
 staticcheck: ## staticcheck of every module (installed at the pinned version)
 	@$(STATICCHECK) -version 2>/dev/null | grep -q "($(STATICCHECK_VERSION))" || \
@@ -192,4 +200,4 @@ release-check: ## the modules resolve and install as published (RELEASEFLAGS=-st
 
 # The targets, each with the line after its "##".
 help: ## this list
-	@awk -F': .*## ' '/^[a-z][a-z-]*:.*## / {printf "  make %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk -F': .*## ' '/^[a-z][a-z0-9-]*:.*## / {printf "  make %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)

@@ -59,11 +59,17 @@ type LockInfo struct {
 	// when the key is absent); 0 for a lock. A permit-expirable
 	// semaphore's count leaves out its leased permits, even expired ones,
 	// which come back at the next operation on it. A rate limiter's is
-	// its permits available now (this Client's, for a rate PerClient).
+	// its permits available now (this Client's, for a rate PerClient:
+	// RateClients has every client's).
 	Count int64
 	// Rate is a rate limiter's rate; nil for the other kinds, and for a
 	// limiter that has none.
 	Rate *Rate
+	// RateClients are, for a rate PerClient, the clients (relock's and
+	// Redisson's) that have taken permits of the limiter and whose keys
+	// are still in Redis, by client id, each with its permits available
+	// now; nil for the other kinds.
+	RateClients []RateClient
 	// Permits are a permit-expirable semaphore's leased permits, earliest
 	// expiry first.
 	Permits []LeasedPermit
@@ -124,7 +130,10 @@ type QueueEntry struct {
 // KindCountDownLatch while waiters listen on that kind's channel alone;
 // else KindCount, since Redis does not tell a Semaphore from a
 // CountDownLatch, nor either from any counter (InspectKind does, told by
-// the caller).
+// the caller). A rate limiter's config is reported with its Rate and
+// Count; for a rate per client, RateClients, which Inspect finds by SCAN
+// of the keyspace of the server holding the limiter's slot (never KEYS),
+// and reads in one round trip per client.
 func (c *Client) Inspect(ctx context.Context, name string) (LockInfo, error) {
 	return c.inspect(ctx, name, "")
 }

@@ -3,8 +3,11 @@ package rlock
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/relock-go/relock/internal/keys"
 )
 
 // Inspect tells a rate limiter's config from a lock's hash: its kind, rate
@@ -42,5 +45,46 @@ func TestRateLimiterInspectAndList(t *testing.T) {
 	}
 	if names, err := c.Locks(ctx, "rl:*"); !slices.Equal(names, []string{"rl:lock"}) || err != nil {
 		t.Fatalf("Locks = %v, %v", names, err)
+	}
+}
+
+// Inspect of a limiter per client reads every client's permits from
+// Redis, a Redisson client's too, and not the inspecting Client's alone;
+// a name holding SCAN's pattern characters is matched as itself.
+func TestRateLimiterInspectClients(t *testing.T) {
+	ctx := ctxT(t)
+	rdb := newRedis(t)
+	a, b, inspector := newClient(t, rdb), newClient(t, rdb), newClient(t, rdb)
+	const name = `rl:[ab]*?\`
+	if err := a.NewRateLimiter(name).SetRate(ctx, Rate{Limit: 10, Interval: time.Minute, PerClient: true}); err != nil {
+		t.Fatal(err)
+	}
+	// A limiter whose keys an unescaped pattern would take for name's.
+	if err := a.NewRateLimiter("rl:a").SetRate(ctx, Rate{Limit: 10, Interval: time.Minute, PerClient: true}); err != nil {
+		t.Fatal(err)
+	}
+	for c, n := range map[*Client]int{a: 3, b: 4} {
+		for _, l := range []string{name, "rl:a"} {
+			if ok, err := c.NewRateLimiter(l).AllowN(ctx, n); !ok || err != nil {
+				t.Fatalf("AllowN(%d) = %v, %v", n, ok, err)
+			}
+		}
+	}
+	// A Redisson client's keys, as its scripts write them.
+	const redisson = "5f08c525-76ae-400b-914c-52ca6bdac5d1"
+	if err := rdb.Set(ctx, keys.RateClient(keys.RateValue(name), redisson), 9, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	info, err := inspector.Inspect(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []RateClient{{Client: a.ID(), Available: 7}, {Client: b.ID(), Available: 6}, {Client: redisson, Available: 9}}
+	slices.SortFunc(want, func(x, y RateClient) int { return strings.Compare(x.Client, y.Client) })
+	if !slices.Equal(info.RateClients, want) || info.Count != 10 {
+		t.Fatalf("Inspect's clients %+v, count %d; want %+v and the inspector's own 10", info.RateClients, info.Count, want)
+	}
+	if info, err := inspector.Inspect(ctx, "rl:a"); err != nil || len(info.RateClients) != 2 {
+		t.Fatalf("Inspect of rl:a = %+v, %v; want its 2 clients", info.RateClients, err)
 	}
 }

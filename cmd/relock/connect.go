@@ -200,7 +200,8 @@ func (s *session) inspect(ctx context.Context, name string) (rlock.LockInfo, tim
 
 // view is inspect's lock as relock prints it. A semaphore's or a latch's
 // view says whether its count is set: a semaphore nobody gave permits to
-// has none. (A rate limiter's says its rate, or none.)
+// has none; a bare count's, which rate limiter's count of permits it is,
+// if it is one. (A rate limiter's says its rate, or none.)
 func (s *session) view(ctx context.Context, name string) (lockView, error) {
 	info, now, err := s.inspect(ctx, name)
 	if err != nil {
@@ -216,6 +217,13 @@ func (s *session) view(ctx context.Context, name string) (lockView, error) {
 		}
 		set := n == 1
 		v.CountSet = &set
+		if info.Kind == rlock.KindCount {
+			of, err := limiterCounts(ctx, s.rdb, []string{name})
+			if err != nil {
+				return lockView{}, err
+			}
+			v.RateLimiter = of[name]
+		}
 	}
 	return v, nil
 }

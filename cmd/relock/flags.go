@@ -63,13 +63,22 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // kindFlag registers --kind, of inspect and watch.
 func kindFlag(fs *flag.FlagSet, o *options) {
-	fs.StringVar(&o.kind, "kind", "", "the `KIND` of NAME: semaphore, permit-semaphore or count-down-latch")
+	fs.StringVar(&o.kind, "kind", "", "the `KIND` of NAME: "+kindList)
 }
 
-// checkKind refuses a --kind that is not a semaphore's or a latch's.
+// kindList names the --kind values, for the help and the errors.
+var kindList = func() string {
+	names := make([]string, len(flagKinds))
+	for i, k := range flagKinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}()
+
+// checkKind refuses a --kind that is not one of flagKinds.
 func checkKind(o *options) error {
-	if o.kind != "" && !slices.Contains(countingKinds, rlock.Kind(o.kind)) {
-		return usageError{fmt.Sprintf("--kind %q: want semaphore, permit-semaphore or count-down-latch", o.kind)}
+	if o.kind != "" && !slices.Contains(flagKinds, rlock.Kind(o.kind)) {
+		return usageError{fmt.Sprintf("--kind %q: want %s", o.kind, kindList)}
 	}
 	return nil
 }

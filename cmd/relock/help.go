@@ -12,15 +12,20 @@ import (
 )
 
 // usage is what "relock help" prints.
-const usage = `relock shows and manages rlock (and Redisson) locks in Redis.
+const usage = `relock shows and manages rlock (and Redisson) locks, semaphores,
+latches and rate limiters in Redis.
 
 Usage:
   relock inspect [flags] NAME          who holds the lock NAME, who waits for it;
-                                       a semaphore's permits, a latch's count
-  relock list [flags] [PATTERN]        the locks, semaphores and latches whose
-                                       names match PATTERN (default *)
+                                       a semaphore's permits, a latch's count,
+                                       a rate limiter's rate and permits
+  relock list [flags] [PATTERN]        the locks, semaphores, latches and rate
+                                       limiters whose names match PATTERN
+                                       (default *), one line each
   relock watch [flags] NAME            NAME redrawn at every release and grant
   relock unlock --force [flags] NAME   delete the lock NAME, whoever holds it
+                                       (a semaphore, latch or rate limiter is
+                                       no lock: refused)
   relock leader [--watch] [flags] NAME the leader of the election NAME (and its changes)
   relock help [COMMAND]                this text, or one command's flags
   relock version [--json]              the library's version and Go's
@@ -52,9 +57,10 @@ Output (every command):
                         ms, times RFC 3339
 
 inspect, watch:
-  --kind KIND           NAME is a semaphore, permit-semaphore or
+  --kind KIND           NAME is a semaphore, permit-semaphore,
                         count-down-latch (Redis keeps a semaphore's and a
-                        latch's count alike)
+                        latch's count alike) or rate-limiter (anything
+                        else at NAME is an error)
 
 watch:
   --count N             stop after N redraws after the first view (default 0: no limit)
@@ -79,6 +85,7 @@ Examples:
   relock inspect --json orders:42 | jq .queue
   relock list 'orders:*'
   relock inspect --kind semaphore jobs
+  relock inspect --kind rate-limiter api:calls
   relock list --addr 10.0.0.1:7000,10.0.0.2:7000 --cluster
   relock list --addr 10.0.0.5:26379,10.0.0.6:26379 --sentinel-master main
   relock watch orders:42

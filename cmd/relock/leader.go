@@ -20,7 +20,7 @@ import (
 // --watch every change of it.
 var leaderCommand = &command{
 	name: "leader", synopsis: "[flags] NAME", minArgs: 1, maxArgs: 1,
-	summary: "Leader prints the leader of the leader election NAME (rlock.Election): its\nvalue, fencing token, owner and since when it leads, and the candidates\nwaiting in line. With --watch it prints the leader, then a line at every\nchange (a new term, a value proclaimed, a term's end) until Ctrl-C, --count\nchanges or --for; watching records the end of a term whose lock expired.",
+	summary: "Leader prints the leader of the leader election NAME (rlock.Election): its\nvalue, fencing token, owner and since when it leads, and the candidates\nwaiting in line. With --watch it prints the leader, then a line at every\nchange (a new term, a value proclaimed, a term's end) until Ctrl-C, --count\nchanges or --for; watching records the end of a term whose lock expired.\nA name that holds anything else (a lock, a semaphore, a rate limiter...)\nis an error that says what it holds.",
 	flags: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.watchLeader, "watch", false, "follow the changes, one line each")
 		fs.IntVar(&o.count, "count", 0, "with --watch: stop after `N` changes after the first line (0: no limit)")
@@ -88,16 +88,17 @@ func leaderFacts(v lockView) [][]string {
 }
 
 // runLeader prints the election args[0], or with --watch follows it. A
-// name that holds something else than an election is an error that says
-// what it holds.
+// name that holds anything else than an election (any other kind, so
+// that a kind added later is refused too) is an error that says what it
+// holds; a name that holds nothing is an election nobody campaigned in.
 func runLeader(ctx context.Context, s *session, args []string) error {
 	name := args[0]
 	info, now, err := s.inspect(ctx, name)
 	if err != nil {
 		return err
 	}
-	if what, ok := otherKinds[info.Kind]; ok {
-		return fmt.Errorf("%q is no leader election: it is a %s (relock inspect shows it)", name, what)
+	if info.Kind != rlock.KindElection && info.Kind != "" {
+		return fmt.Errorf("%q is no leader election: it is a %s (relock inspect shows it)", name, kindText(info.Kind))
 	}
 	if s.o.watchLeader {
 		return s.watchLeader(ctx, name)
@@ -111,18 +112,28 @@ func runLeader(ctx context.Context, s *session, args []string) error {
 	return nil
 }
 
-// otherKinds are the kinds that Inspect tells from an election's, in
-// words.
-var otherKinds = map[rlock.Kind]string{
+// kindWords are the kinds of rlock in words.
+var kindWords = map[rlock.Kind]string{
 	rlock.KindMutex:           "lock",
 	rlock.KindFencedMutex:     "fenced lock",
 	rlock.KindFairMutex:       "fair lock",
 	rlock.KindRWMutex:         "read-write lock",
 	rlock.KindFairRWMutex:     "fair read-write lock",
+	rlock.KindElection:        "leader election",
 	rlock.KindSemaphore:       "semaphore",
 	rlock.KindPermitSemaphore: "permit-expirable semaphore",
 	rlock.KindCountDownLatch:  "count-down latch",
+	rlock.KindRateLimiter:     "rate limiter",
 	rlock.KindCount:           "count (a semaphore's, a latch's or any counter)",
+}
+
+// kindText is the kind k in words; a kind that has none (a newer one) is
+// its name.
+func kindText(k rlock.Kind) string {
+	if w, ok := kindWords[k]; ok {
+		return w
+	}
+	return string(k)
 }
 
 // writeElection writes ev as "relock leader" shows it at now; absent says

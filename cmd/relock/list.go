@@ -13,12 +13,15 @@ import (
 
 	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/scripts"
 )
 
 // runList prints one line per lock, semaphore, latch and rate limiter
 // whose name matches the pattern args[0] (default "*"): its kind, number
 // of holders, TTL, queue length and count (a limiter's available
-// permits), each inspected in turn. A key gone, or
+// permits, "-" for a limiter per client), each inspected in turn. The
+// keys an object keeps beside its name (a limiter's counts of permits, a
+// read hold's lease) are not listed. A key gone, or
 // replaced by one of another kind, between the listing and its inspection
 // is left out.
 func runList(ctx context.Context, s *session, args []string) error {
@@ -35,8 +38,15 @@ func runList(ctx context.Context, s *session, args []string) error {
 	}
 	if err == nil {
 		var counts []string
-		counts, err = countNames(rctx, s.rdb, pattern)
-		names = append(names, counts...)
+		var limiters map[string]string
+		if counts, err = countNames(rctx, s.rdb, pattern); err == nil {
+			limiters, err = limiterCounts(rctx, s.rdb, counts)
+		}
+		for _, name := range counts {
+			if _, ok := limiters[name]; !ok {
+				names = append(names, name)
+			}
+		}
 	}
 	cancel()
 	if err != nil {
@@ -62,8 +72,11 @@ func runList(ctx context.Context, s *session, args []string) error {
 	rows := [][]string{{"NAME", "KIND", "HOLDERS", "TTL", "QUEUE", "COUNT"}}
 	for _, v := range views {
 		holders, ttl, queue, count := strconv.Itoa(len(v.Holders)), ttlText(v.TTLMillis, ""), strconv.Itoa(len(v.Queue)), "-"
-		if v.Count != nil { // holders, a lease and a queue are a lock's
-			holders, ttl, queue, count = "-", "-", "-", strconv.FormatInt(*v.Count, 10)
+		if v.counting() { // holders, a lease and a queue are a lock's
+			holders, ttl, queue = "-", "-", "-"
+			if v.Count != nil {
+				count = strconv.FormatInt(*v.Count, 10)
+			}
 		}
 		rows = append(rows, []string{v.Name, v.Kind, holders, ttl, queue, count})
 	}
@@ -82,7 +95,8 @@ var tokenPrefix = strings.TrimSuffix(keys.Token(""), "{}")
 // an integer, as a semaphore's and a latch's counts do (Redisson keeps
 // both as a bare string), on every master of a Redis Cluster: each page
 // of SCAN (TYPE string) is followed by a pipeline of GET of its keys.
-// A fenced lock's token counter is left out.
+// A fenced lock's token counter and the leases of a read-write lock's read
+// holds are left out.
 func countNames(ctx context.Context, rdb redis.UniversalClient, pattern string) ([]string, error) {
 	var mu sync.Mutex
 	var names []string
@@ -103,7 +117,7 @@ func countNames(ctx context.Context, rdb redis.UniversalClient, pattern string) 
 			}
 			mu.Lock()
 			for i, name := range page {
-				if integer.MatchString(values[i].Val()) && !strings.HasPrefix(name, tokenPrefix) {
+				if integer.MatchString(values[i].Val()) && !strings.HasPrefix(name, tokenPrefix) && !keys.IsReadTimeout(name) {
 					names = append(names, name)
 				}
 			}
@@ -122,4 +136,38 @@ func countNames(ctx context.Context, rdb redis.UniversalClient, pattern string) 
 		err = scan(ctx, rdb)
 	}
 	return names, err
+}
+
+// limiterCounts returns, by name, those of the counts called names that
+// are a rate limiter's count of available permits (keys.RateNames) beside
+// its config, with the limiter's name, reading the configs in one
+// pipeline. The count of a limiter whose config is gone is none: no client
+// uses it any more, and an operator may want to delete it.
+func limiterCounts(ctx context.Context, rdb redis.UniversalClient, names []string) (map[string]string, error) {
+	pipe := rdb.Pipeline()
+	configs := make(map[string]*redis.MapStringStringCmd)
+	for _, name := range names {
+		for _, limiter := range keys.RateNames(name) {
+			if configs[limiter] == nil {
+				configs[limiter] = pipe.HGetAll(ctx, limiter)
+			}
+		}
+	}
+	if len(configs) == 0 {
+		return nil, nil
+	}
+	_, _ = pipe.Exec(ctx) // a key that is no hash is no limiter; other errors are read below
+	of := make(map[string]string)
+	for _, name := range names {
+		for _, l := range keys.RateNames(name) {
+			hash, err := configs[l].Result()
+			if err != nil && !redis.HasErrorPrefix(err, "WRONGTYPE") {
+				return nil, err
+			}
+			if _, ok := scripts.ParseRateConfig(hash); ok {
+				of[name] = l
+			}
+		}
+	}
+	return of, nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/relock-go/relock/internal/keys"
+	"github.com/relock-go/relock/rlock"
 	"github.com/relock-go/relock/test/testkit"
 )
 
@@ -95,5 +96,61 @@ func TestListPattern(t *testing.T) {
 	}
 	if want := []string{"list:a", "list:awaited", "list:b", "list:latch", "list:pe", "list:sem", "list:visits", "other:x"}; !slices.Equal(names, want) {
 		t.Errorf("list --json names %q, want %q", names, want)
+	}
+}
+
+// TestListOneLinePerObject lists a rate limiter, overall and per client,
+// and a read-write lock with readers, one line each: the keys they keep
+// beside their names (a limiter's counts of permits, its clients', a read
+// hold's lease) are no counts. A count whose name looks like a limiter's
+// but that has no limiter's config beside it is listed. Inspected by
+// name, a limiter's count names its limiter.
+func TestListOneLinePerObject(t *testing.T) {
+	s := fresh(t)
+	ctx := testkit.Ctx(t, 10*time.Second)
+	a, b := s.client(), s.client()
+	for _, r := range []struct {
+		name string
+		rate rlock.Rate
+	}{{"api:rate", rlock.Rate{Limit: 10, Interval: time.Minute}}, {"api:each", rlock.Rate{Limit: 10, Interval: time.Minute, PerClient: true}}} {
+		if err := a.NewRateLimiter(r.name).SetRate(ctx, r.rate); err != nil {
+			t.Fatal(err)
+		}
+		take(ctx, t, r.name, map[*rlock.Client]int{a: 2, b: 2})
+	}
+	rw := a.NewRWMutex("api:rw")
+	for range 2 {
+		if err := rw.RLock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.rdb.Set(ctx, keys.RateValue("api:gone"), 4, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+
+	r := relock(t, "", "list")
+	r.want(t, 0, nil, nil)
+	var rows [][]string
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n")[1:] {
+		f := strings.Fields(line)
+		rows = append(rows, []string{f[0], f[1], f[5]})
+	}
+	want := [][]string{
+		{"api:each", "rate-limiter", "-"},
+		{"api:rate", "rate-limiter", "6"},
+		{"api:rw", "read-write", "-"},
+		{keys.RateValue("api:gone"), "count", "4"},
+	}
+	if !slices.EqualFunc(rows, want, slices.Equal) {
+		t.Errorf("list =\n%s\nwant rows (name, kind, count) %q", r.stdout, want)
+	}
+	t.Logf("relock list\n%s", r.stdout)
+
+	// Inspected by name, a limiter's count says whose it is.
+	relock(t, "", "inspect", keys.RateClient(keys.RateValue("api:each"), a.ID())).want(t, 0, []string{`count: the permits kept by the rate limiter "api:each" (relock inspect api:each shows it)`}, nil)
+	relock(t, "", "inspect", "--json", keys.RateValue("api:rate")).want(t, 0, []string{`"rate_limiter": "api:rate"`}, nil)
+	r = relock(t, "", "inspect", keys.RateValue("api:gone"))
+	if r.want(t, 0, []string{"count (a semaphore's permits"}, nil); strings.Contains(r.stdout, "rate limiter") {
+		t.Errorf("inspect of a count of no limiter names one:\n%s", r.stdout)
 	}
 }

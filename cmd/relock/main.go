@@ -1,13 +1,16 @@
-// Command relock shows and manages the locks that package rlock (and
-// Redisson, the Java client it is compatible with) keeps in Redis: who
-// holds a lock and who waits for it, every lock whose name matches a
-// pattern, a live view of a lock's hand-offs, and a forced unlock for
-// operators.
+// Command relock shows and manages the locks, semaphores, latches and
+// rate limiters that package rlock (and Redisson, the Java client it is
+// compatible with) keeps in Redis: who holds a lock and who waits for it,
+// a semaphore's permits, a rate limiter's rate and each client's permits,
+// every object whose name matches a pattern (one line each, whatever keys
+// it keeps beside its name), a live view of a lock's hand-offs, and a
+// forced unlock for operators.
 //
 //	go install github.com/relock-go/relock/cmd/relock@latest
 //
 //	relock inspect orders:42             # holders, TTL, fair queue, token
 //	relock inspect --kind semaphore jobs # a semaphore's permits, a latch's count
+//	relock inspect api:calls             # a rate limiter's rate and permits
 //	relock list 'orders:*'               # one line per lock
 //	relock watch orders:42               # redrawn at every release and grant
 //	relock leader jobs:nightly           # a leader election's leader, candidates
@@ -89,7 +92,7 @@ type options struct {
 
 	count  int           // watch: redraws after the first view
 	period time.Duration // watch: --for
-	kind   string        // inspect, watch: the kind of a semaphore or latch
+	kind   string        // inspect, watch: the kind of a semaphore, latch or rate limiter
 	force  bool          // unlock
 	yes    bool          // unlock
 
@@ -115,19 +118,19 @@ type command struct {
 var commands = []*command{
 	{
 		name: "inspect", synopsis: "[flags] NAME", minArgs: 1, maxArgs: 1,
-		summary: "Inspect prints what Redis holds of the lock NAME: its kind, holders and\nTTL, its fair queue in order, its subscribers and fencing token; of a\nsemaphore or a count-down latch, its count, leased permits and subscribers;\nof a rate limiter, its rate and available permits. Redis keeps a\nsemaphore's and a latch's count alike: --kind tells which.",
+		summary: "Inspect prints what Redis holds of the lock NAME: its kind, holders and\nTTL, its fair queue in order, its subscribers and fencing token; of a\nsemaphore or a count-down latch, its count, leased permits and subscribers;\nof a rate limiter, its rate and available permits (per client: each\nclient's that took permits). Redis keeps a semaphore's and a latch's count\nalike: --kind tells which.",
 		flags:   kindFlag,
 		check:   checkKind,
 		run:     runInspect,
 	},
 	{
 		name: "list", synopsis: "[flags] [PATTERN]", minArgs: 0, maxArgs: 1,
-		summary: "List prints one line per lock, semaphore, latch and rate limiter whose\nname matches PATTERN (SCAN's glob, default *), sorted: its kind, number of\nholders, TTL, queue length and count (a rate limiter's available\npermits). A string of an integer is listed as a count: a semaphore's\npermits, a latch's count or any counter, which Redis keeps alike (inspect\n--kind reads it as one); as a permit-semaphore with leased permits beside\nit, and as a semaphore or a count-down-latch while waiters listen on that\nkind's channel. Other keys are left out.",
+		summary: "List prints one line per lock, semaphore, latch and rate limiter whose\nname matches PATTERN (SCAN's glob, default *), sorted: its kind, number of\nholders, TTL, queue length and count (a rate limiter's available permits;\n\"-\" for a rate per client: inspect shows each client's). The keys an object\nkeeps beside its name (a rate limiter's counts of permits, a read hold's\nlease) get no line of their own. A string of an integer is listed as a\ncount: a semaphore's permits, a latch's count or any counter, which Redis\nkeeps alike (inspect --kind reads it as one); as a permit-semaphore with\nleased permits beside it, and as a semaphore or a count-down-latch while\nwaiters listen on that kind's channel. Other keys are left out.",
 		run:     runList,
 	},
 	{
 		name: "watch", synopsis: "[flags] NAME", minArgs: 1, maxArgs: 1,
-		summary: "Watch prints the lock, semaphore or latch NAME as inspect does, then\nagain at every release, grant or count announced on its channels, and\nwhen the TTL shown runs out. It stops at Ctrl-C, after --count redraws or\nafter --for.",
+		summary: "Watch prints the lock, semaphore, latch or rate limiter NAME as inspect\ndoes, then again at every release, grant or count announced on its\nchannels, and when the TTL shown runs out (nothing announces a rate\nlimiter's permits). It stops at Ctrl-C, after --count redraws or after\n--for.",
 		flags: func(fs *flag.FlagSet, o *options) {
 			kindFlag(fs, o)
 			fs.IntVar(&o.count, "count", 0, "stop after `N` redraws after the first view (0: no limit)")
@@ -143,7 +146,7 @@ var commands = []*command{
 	},
 	{
 		name: "unlock", synopsis: "--force [flags] NAME", minArgs: 1, maxArgs: 1,
-		summary: "Unlock --force deletes the lock NAME whoever holds it, and wakes its\nwaiters. It first asks on stdin, naming the holders, unless --yes.",
+		summary: "Unlock --force deletes the lock NAME whoever holds it, and wakes its\nwaiters. It first asks on stdin, naming the holders, unless --yes. A\nsemaphore, a latch, a rate limiter or a count is no lock: unlock refuses\nit, with an error that says what it is.",
 		flags: func(fs *flag.FlagSet, o *options) {
 			fs.BoolVar(&o.force, "force", false, "required: relock unlocks only by force")
 			fs.BoolVar(&o.yes, "yes", false, "do not ask for confirmation")

@@ -32,17 +32,23 @@ type lockView struct {
 	// Leader is a leader election's leader, absent when none (leader.go).
 	Leader *leaderView `json:"leader,omitempty"`
 	// Count is a semaphore's or a rate limiter's available permits or a
-	// latch's count: absent for a lock; Permits a permit-expirable
+	// latch's count: absent for a lock, and for a rate limiter per client,
+	// whose Clients have each their own; Permits a permit-expirable
 	// semaphore's leases; Rate a rate limiter's rate, absent when it has
 	// none.
-	Count   *int64       `json:"count,omitempty"`
-	Permits []permitView `json:"permits,omitempty"`
-	Rate    *rateView    `json:"rate,omitempty"`
+	Count   *int64           `json:"count,omitempty"`
+	Permits []permitView     `json:"permits,omitempty"`
+	Rate    *rateView        `json:"rate,omitempty"`
+	Clients []rateClientView `json:"clients,omitempty"`
 	// CountSet says whether a semaphore's or a latch's count is in Redis
 	// at all: false for a semaphore nobody gave permits to (its count
 	// reads 0, and Acquire waits until TrySetPermits or AddPermits gives
 	// some); absent for a lock.
 	CountSet *bool `json:"count_set,omitempty"`
+	// RateLimiter names the rate limiter whose count of available permits
+	// (or a client's) a count is, beside the limiter's config; absent for
+	// any other.
+	RateLimiter string `json:"rate_limiter,omitempty"`
 }
 
 // holderView is rlock.Holder as relock prints it.
@@ -115,6 +121,10 @@ func ttlMillis(d time.Duration) int64 {
 	return d.Milliseconds()
 }
 
+// counting reports whether v is a semaphore's, a latch's, a rate
+// limiter's or a count's: it has a count rather than holders.
+func (v lockView) counting() bool { return rlock.Kind(v.Kind).Counting() }
+
 // exists reports whether anything of the lock is in Redis.
 func (v lockView) exists() bool { return v.Kind != "" }
 
@@ -169,7 +179,7 @@ func writeLock(w io.Writer, v lockView) {
 		fmt.Fprintf(w, "no lock named %q\n", v.Name)
 		return
 	}
-	if v.Count != nil {
+	if v.counting() {
 		writeCount(w, v)
 		return
 	}

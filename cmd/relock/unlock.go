@@ -7,6 +7,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/relock-go/relock/rlock"
 )
 
 // unlockResult is what unlock prints with --json.
@@ -22,12 +24,16 @@ type unlockResult struct {
 // its holders and asks on stdin first, unless --yes. A refusal returns
 // errRefused; so does a lock that changed hands while the prompt waited,
 // since the operator agreed to delete another holder's. A lock that is not
-// held is reported, not an error.
+// held is reported, not an error; a semaphore, a latch, a rate limiter or
+// a count is an error that says so, and is left alone.
 func runUnlock(ctx context.Context, s *session, args []string) error {
 	name := args[0]
 	v, err := s.view(ctx, name)
 	if err != nil {
 		return err
+	}
+	if k := rlock.Kind(v.Kind); k.Counting() {
+		return fmt.Errorf("%q is a %s, not a lock: it has no holder to unlock (relock inspect shows it)", name, kindText(k))
 	}
 	if !v.Held {
 		return s.unlocked(v, false)

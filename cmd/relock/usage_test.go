@@ -77,3 +77,17 @@ func TestParseInterspersed(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpNamesEveryKind wants relock's help and every command's name the
+// rate limiter beside the locks, semaphores and latches, and --kind take
+// it.
+func TestHelpNamesEveryKind(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"help"}, {"help", "inspect"}, {"help", "list"}, {"help", "watch"}, {"help", "unlock"}, {"help", "leader"}} {
+		r := runCmd(t, relockCmd(t, args...), "")
+		r.want(t, 0, []string{"rate limiter"}, nil)
+	}
+	for _, args := range [][]string{{"help"}, {"help", "inspect"}, {"help", "watch"}} {
+		r := runCmd(t, relockCmd(t, args...), "")
+		r.want(t, 0, []string{"rate-limiter"}, nil)
+	}
+}

@@ -151,7 +151,23 @@ func WriteField(owner string) string { return owner + ":write" }
 // ReadTimeouts is the prefix of the keys that carry the leases of owner's
 // read holds of the read-write lock name: hold n expires with the key
 // ReadTimeouts(name, owner) + ":" + n.
-func ReadTimeouts(name, owner string) string { return suffixName(name, owner) + ":rwlock_timeout" }
+func ReadTimeouts(name, owner string) string { return suffixName(name, owner) + readTimeoutSuffix }
+
+// IsReadTimeout reports whether key is one of the keys that carry the
+// leases of a read-write lock's read holds (ReadTimeouts + ":" + n): a
+// name in braces, or holding a "{", then ":rwlock_timeout:" and a hold
+// number.
+func IsReadTimeout(key string) bool {
+	i := strings.LastIndex(key, readTimeoutSuffix+":")
+	if i < 0 || !strings.Contains(key[:i], "{") {
+		return false
+	}
+	n := key[i+len(readTimeoutSuffix)+1:]
+	return n != "" && strings.Trim(n, "0123456789") == ""
+}
+
+// readTimeoutSuffix ends the prefix of a read hold's lease key.
+const readTimeoutSuffix = ":rwlock_timeout"
 
 // ReadTimeoutsBase is what comes before ":" + field + ":rwlock_timeout" in
 // the read-timeout keys of every reader of the read-write lock name.

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -148,5 +149,21 @@ func TestBrowserFitsViewport(t *testing.T) {
 		if n, err := strconv.Atoi(px); err != nil || n > viewport {
 			t.Errorf("%s is %s px wide, more than the %d px viewport", name, px, viewport)
 		}
+	}
+}
+
+// TestBrowserRateClients has a real browser render the page of a rate
+// limiter per client, and reads every client's row from the DOM.
+func TestBrowserRateClients(t *testing.T) {
+	bin := chromium(t)
+	const name = "api:each"
+	c, other := rateClients(t, name)
+	dom := dumpDOM(t, bin, serve(t, c).URL+mountPath+"?name="+url.QueryEscape(name))
+	got := map[string]string{}
+	for _, r := range rows(t, dom, "rate-clients", "rate-client") {
+		got[r.cells["client"]] = r.cells["available"]
+	}
+	if want := map[string]string{c.ID(): "7", other.ID(): "6"}; !maps.Equal(got, want) {
+		t.Errorf("the DOM's rate-clients rows %v, want %v", got, want)
 	}
 }

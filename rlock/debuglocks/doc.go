@@ -30,10 +30,12 @@
 // fencing token; of a semaphore or a count-down latch, its count (a
 // semaphore's available permits) and subscribers, and a permit-expirable
 // semaphore's leased permits with their expiries; of a rate limiter, its
-// rate and the permits available now. Redis keeps a
+// rate and the permits available now (for a rate per client, this
+// Client's, and every client's that took permits). Redis keeps a
 // semaphore's and a latch's count alike, so Inspect calls one a "count"
 // until the form's kind (?kind=semaphore, permit-semaphore or
-// count-down-latch: rlock.Client.InspectKind) says which. An Inspect error (a key of that name that is not a lock,
+// count-down-latch: rlock.Client.InspectKind) says which; ?kind=rate-limiter
+// inspects a rate limiter, and reports any other key as an error. An Inspect error (a key of that name that is not a lock,
 // Redis unreachable, the 5 s timeout) is shown in an error box on an
 // otherwise normal page (status 200); an empty name is ignored. Only GET
 // and HEAD are allowed (405 otherwise), and a format other than json or
@@ -72,8 +74,13 @@
 //	                           the kind is a bare count
 //	table#permits  tr.permit   a permit-expirable semaphore's: td.id,
 //	                           td.expires-in ("never" for no expiry)
+//	table#rate-clients tr.rate-client
+//	                           a rate limiter per client's clients that
+//	                           took permits: td.client, td.label,
+//	                           td.available
 //
-// Rows of this Client's own owners in #holders and #queue, and of the
+// Rows of this Client's own owners in #holders and #queue, its row in
+// #rate-clients, and of the
 // elections it leads in #elections, have the class "local" too. "Client" means one thing on the page: an rlock (or
 // Redisson) client, known by its id and, when named, its label. The page
 // shows one date, the snapshot's "as of" time (in the server's time zone);
@@ -114,6 +121,7 @@
 //	              "count",                    // a semaphore's, latch's or rate limiter's
 //	              "permits": [{"id", "expiry", "expires_in_ms"}],
 //	              "rate": {"limit", "interval_ms", "per_client", "keep_alive_ms"},
+//	              "clients": [{"client", "label", "available", "local"}],
 //	              "local": {"holds": [...], "waiters": [...]}}
 //	}
 //
@@ -140,6 +148,7 @@
 // clock, and deadline_in_ms compares it with this process's: the two
 // differ by the clocks' skew. "count" is left out for a lock, "permits"
 // when there are none, "rate" but for a rate limiter that has one, a
-// permit's "expiry" and "expires_in_ms" when it never expires, and a
+// permit's "expiry" and "expires_in_ms" when it never expires, "clients"
+// but for a rate limiter per client (whose "count" is this Client's), and a
 // waiter's "permits" but for a semaphore's or a rate limiter's.
 package debuglocks

@@ -16,7 +16,7 @@ var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"ago":   ago,
 	"rel":   func(at time.Time, text string) relTime { return relTime{at, text} },
 	"kinds": func() []rlock.Kind {
-		return []rlock.Kind{rlock.KindSemaphore, rlock.KindPermitSemaphore, rlock.KindCountDownLatch}
+		return []rlock.Kind{rlock.KindSemaphore, rlock.KindPermitSemaphore, rlock.KindCountDownLatch, rlock.KindRateLimiter}
 	},
 }).Parse(pageHTML))
 
@@ -86,7 +86,7 @@ section#inspect { border-left: 3px solid #4a78c2; padding-left: 1em; }
 <form id="inspect-form" method="get">
 <label for="name">Inspect a lock in Redis:</label>
 <input type="text" id="name" name="name" value="{{with .Inspect}}{{.Name}}{{end}}" placeholder="lock name" autocomplete="off">
-<select id="kind-select" name="kind" title="Redis keeps a semaphore's and a latch's count alike: say which">
+<select id="kind-select" name="kind" title="Redis keeps a semaphore's and a latch's count alike: say which; a rate limiter's kind refuses any other key">
 {{- $asked := ""}}{{with .Inspect}}{{$asked = .AskedKind}}{{end}}
 <option value=""{{if not $asked}} selected{{end}}>any lock</option>
 {{- range kinds}}
@@ -193,7 +193,7 @@ section#inspect { border-left: 3px solid #4a78c2; padding-left: 1em; }
 {{define "count"}}
 <dl id="count-of">
 <dt>kind</dt><dd id="kind">{{.Kind}}</dd>
-<dt>{{if eq (print .Kind) "semaphore" "permit-semaphore" "rate-limiter"}}available permits{{else}}count{{end}}</dt><dd id="count">{{.Count}}</dd>
+<dt>{{if eq (print .Kind) "semaphore" "permit-semaphore" "rate-limiter"}}available permits{{else}}count{{end}}{{if and .Rate .Rate.PerClient}} (this client's){{end}}</dt><dd id="count">{{.Count}}</dd>
 {{- if eq (print .Kind) "rate-limiter"}}
 <dt>rate</dt><dd id="rate">{{with .Rate}}{{.}}{{else}}none set{{end}}</dd>
 {{- else}}
@@ -203,6 +203,19 @@ section#inspect { border-left: 3px solid #4a78c2; padding-left: 1em; }
 </dl>
 {{- if eq (print .Kind) "count"}}
 <p id="count-kind" class="dim">Redis keeps a semaphore's permits and a latch's count alike: choose the kind to say which.</p>
+{{- end}}
+{{- if and .Rate .Rate.PerClient}}
+<h3>Clients ({{len .Clients}} took permits; each has the rate)</h3>
+<table id="rate-clients">
+<thead><tr><th>client</th><th>label</th><th>available permits</th></tr></thead>
+<tbody>
+{{- range .Clients}}
+<tr class="rate-client{{if .Local}} local{{end}}"><td class="client">{{.Client}}</td><td class="label">{{template "label" .Label}}</td><td class="available">{{.Available}}</td></tr>
+{{- else}}
+<tr class="none"><td colspan="3">none</td></tr>
+{{- end}}
+</tbody>
+</table>
 {{- end}}
 {{- if eq (print .Kind) "permit-semaphore"}}
 <h3>Leased permits ({{len .Permits}})</h3>

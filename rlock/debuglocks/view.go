@@ -92,7 +92,18 @@ type lockView struct {
 	Count   *int64   `json:"count,omitempty"`
 	Permits []permit `json:"permits,omitempty"`
 	Rate    *rate    `json:"rate,omitempty"`
-	Local   activity `json:"local"`
+	// Clients are a rate limiter per client's clients that took permits,
+	// each with its own available (Count is this Client's).
+	Clients []rateClient `json:"clients,omitempty"`
+	Local   activity     `json:"local"`
+}
+
+// rateClient is rlock.RateClient as shown.
+type rateClient struct {
+	Client    string             `json:"client"`
+	Label     *rlock.ClientLabel `json:"label,omitempty"` // that Client's, when it has one
+	Available int64              `json:"available"`
+	Local     bool               `json:"local"` // this Client
 }
 
 // rate is rlock.Rate as shown.
@@ -190,6 +201,9 @@ func lockOf(info rlock.LockInfo, client string, now time.Time) *lockView {
 	}
 	if r := info.Rate; r != nil {
 		v.Rate = &rate{Limit: r.Limit, Interval: millis(r.Interval), PerClient: r.PerClient, KeepAlive: millis(r.KeepAlive)}
+	}
+	for _, c := range info.RateClients {
+		v.Clients = append(v.Clients, rateClient{Client: c.Client, Label: c.Label, Available: c.Available, Local: c.Client == client})
 	}
 	if info.Kind.Counting() {
 		v.Count = &info.Count

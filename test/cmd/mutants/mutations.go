@@ -6,7 +6,7 @@ import "time"
 // wrong, in the library's code, and names the packages and tests that
 // must catch it. The slowest suites (chaos, failover, most of interop) are
 // left out: each mutant runs only the tests chosen for it. The fair
-// lock's are in fairMutations.
+// lock's are in fairMutations, what operators see in operatorMutations.
 var mutations = append([]mutation{
 	{
 		Name: "release-no-publish",
@@ -299,4 +299,4 @@ var mutations = append([]mutation{
 		Run:     "^TestRateStrayCountIsRepaired$",
 		Timeout: 2 * time.Minute,
 	},
-}, fairMutations...)
+}, append(fairMutations, operatorMutations...)...)
