@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/relock-go/relock/scripts"
@@ -47,8 +48,9 @@ type RateLimiter struct {
 // Rate is a rate limiter's rate: at most Limit permits in any window of
 // one Interval.
 type Rate struct {
-	// Limit is the permits per Interval, 1 to 4294967295: what one
-	// acquisition may take at most.
+	// Limit is the permits per Interval, 1 to 4294967295 (to the
+	// largest int on 32-bit platforms): what one acquisition may take at
+	// most.
 	Limit int
 	// Interval is the window's length, at least a millisecond; Redis
 	// keeps it in whole milliseconds, rounded up.
@@ -83,8 +85,8 @@ func (c *Client) NewRateLimiter(name string) *RateLimiter {
 // its Limit, ErrInvalidDuration for its Interval or KeepAlive.
 func (r Rate) check() error {
 	switch {
-	case r.Limit < 1 || r.Limit > scripts.MaxRate:
-		return fmt.Errorf("%w: limit %d: 1 to %d", ErrInvalidCount, r.Limit, scripts.MaxRate)
+	case r.Limit < 1 || int64(r.Limit) > scripts.MaxRate:
+		return fmt.Errorf("%w: limit %d: 1 to %d", ErrInvalidCount, r.Limit, int64(scripts.MaxRate))
 	case r.KeepAlive < 0:
 		return invalidDuration("keep-alive", r.KeepAlive, "is negative")
 	case r.KeepAlive > 0 && r.KeepAlive < r.Interval:
@@ -129,7 +131,8 @@ func (l *RateLimiter) set(ctx context.Context, op string, r Rate, only bool) (bo
 	return ok, opError(op, l.name, err)
 }
 
-// Rate reads the limiter's rate (Redisson's getConfig), or ErrNoRate.
+// Rate reads the limiter's rate (Redisson's getConfig), or ErrNoRate; on
+// a 32-bit platform, a rate above the largest int is ErrInvalidCount.
 func (l *RateLimiter) Rate(ctx context.Context) (Rate, error) {
 	if err := l.usable(); err != nil {
 		return Rate{}, opError("rate", l.name, err)
@@ -137,6 +140,9 @@ func (l *RateLimiter) Rate(ctx context.Context) (Rate, error) {
 	c, err := l.s.Config(ctx, l.c.rdb)
 	if err != nil {
 		return Rate{}, opError("rate", l.name, named(ctx, l.c.rdb, l.name, "rate limiter's config", rateError(err)))
+	}
+	if c.Rate > math.MaxInt { // a 32-bit platform
+		return Rate{}, opError("rate", l.name, fmt.Errorf("%w: the rate %d is more than an int holds here", ErrInvalidCount, c.Rate))
 	}
 	return Rate{Limit: int(c.Rate), Interval: c.Interval, PerClient: c.PerClient, KeepAlive: c.KeepAlive}, nil
 }
@@ -246,7 +252,7 @@ func (l *RateLimiter) Delete(ctx context.Context) (bool, error) {
 // 1, or more than a member of the set can hold (the rate's own limit is
 // the script's to check).
 func checkRatePermits(n int) error {
-	if n < 1 || n > scripts.MaxRate {
+	if n < 1 || int64(n) > scripts.MaxRate {
 		return fmt.Errorf("%w: %d permits: 1 to the rate's limit", ErrInvalidCount, n)
 	}
 	return nil

@@ -3,9 +3,12 @@ package rlock
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/relock-go/relock/scripts"
 )
 
 // setRate sets l's rate, failing the test if it cannot.
@@ -88,7 +91,11 @@ func TestRateLimiterErrors(t *testing.T) {
 			t.Errorf("%s with no rate: %v; want ErrNoRate", what, err)
 		}
 	}
-	for _, r := range []Rate{{Limit: 0, Interval: time.Second}, {Limit: -1, Interval: time.Second}, {Limit: 1 << 32, Interval: time.Second}} {
+	wrong := []Rate{{Limit: 0, Interval: time.Second}, {Limit: -1, Interval: time.Second}}
+	if over := int64(scripts.MaxRate) + 1; over <= math.MaxInt { // 64-bit platforms
+		wrong = append(wrong, Rate{Limit: int(over), Interval: time.Second})
+	}
+	for _, r := range wrong {
 		if err := l.SetRate(ctx, r); !errors.Is(err, ErrInvalidCount) {
 			t.Errorf("SetRate(%+v): %v; want ErrInvalidCount", r, err)
 		}
