@@ -17,7 +17,9 @@ import (
 
 // These tests run in a synctest bubble (clock_test.go's inBubble), where
 // the Client's clock, miniredis's TIME and its TTLs are one fake clock:
-// every wait is exact.
+// every wait is exact. A permit stamped t comes back at t + the interval
+// + 1 ms (a stamp is a whole millisecond, rate_common.lua): so a second
+// and a millisecond, at a limit a second.
 
 // attemptCounter counts the acquisition scripts of rate limiters a
 // go-redis client sends (EVALSHA or EVAL of five keys and four
@@ -25,6 +27,9 @@ import (
 type attemptCounter struct {
 	sent, inFlight, most atomic.Int64
 }
+
+// back is how long a permit of a limiter a second takes to come back.
+const back = time.Second + time.Millisecond
 
 func (a *attemptCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
 
@@ -35,7 +40,7 @@ func (a *attemptCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) red
 func (a *attemptCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		args := cmd.Args()
-		if name := cmd.Name(); (name != "evalsha" && name != "eval") || len(args) != 12 {
+		if name := cmd.Name(); (name != "evalsha" && name != "eval") || len(args) != 14 {
 			return next(ctx, cmd)
 		}
 		a.sent.Add(1)
@@ -65,8 +70,8 @@ func TestClockRateLimiterWaitSleepsUntilThePermitsComeBack(t *testing.T) {
 		if err := l.Wait(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if took := time.Since(start); took != time.Second {
-			t.Fatalf("Wait returned %v after the permits were taken, want the interval, 1s", took)
+		if took := time.Since(start); took != back {
+			t.Fatalf("Wait returned %v after the permits were taken, want %v", took, back)
 		}
 		if n := count.sent.Load(); n != 2 {
 			t.Fatalf("Wait sent %d attempts, want 2: one refused, one when the permits came back", n)
@@ -79,8 +84,8 @@ func TestClockRateLimiterWaitSleepsUntilThePermitsComeBack(t *testing.T) {
 		if err := l.WaitN(ctx, 2); err != nil {
 			t.Fatal(err)
 		}
-		if took := time.Since(mid); took != time.Second {
-			t.Fatalf("WaitN(2) took %v, want 1s, until the second permit's return", took)
+		if took := time.Since(mid); took != back {
+			t.Fatalf("WaitN(2) took %v, want %v, until the second permit's return", took, back)
 		}
 	})
 }
@@ -113,7 +118,7 @@ func TestClockRateLimiterBurstAttemptsOneAtATime(t *testing.T) {
 			t.Fatalf("%d attempts before the first permit came back, %d waiters listed; want 1, %d", sent, n, waiters)
 		}
 		wg.Wait()
-		if took := time.Since(start); took != waiters/limit*time.Second {
+		if took := time.Since(start); took != waiters/limit*back {
 			t.Fatalf("%d waiters took %v at %d a second", waiters, took, limit)
 		}
 		if most := count.most.Load(); most != 1 {
@@ -147,7 +152,7 @@ func TestClockRateLimiterWaitersInArrivalOrder(t *testing.T) {
 		// twenty to arrive are granted at the k-th second, when the
 		// permits of the twenty before come back.
 		for i, at := range granted {
-			if want := time.Duration(i/limit+1) * time.Second; at != want {
+			if want := time.Duration(i/limit+1) * back; at != want {
 				t.Fatalf("waiter %d granted at %v, want %v: in arrival order, %d a second", i, at, want, limit)
 			}
 		}
@@ -191,14 +196,14 @@ func TestClockRateLimiterGivesUpAtOnce(t *testing.T) {
 			t.Fatalf("Allow while a Wait waits = %v, %v, %d attempts; want false, none", ok, err, count.sent.Load())
 		}
 		// The Wait takes the permit back at 1s; the next one is at 2s.
-		if ok, err := l.TryWait(ctx, 1, 1500*time.Millisecond); ok || err != nil || time.Since(start) != time.Second {
-			t.Fatalf("TryWait(1.5s) behind the Wait = %v, %v after %v; want false once the Wait was granted, at 1s", ok, err, time.Since(start))
+		if ok, err := l.TryWait(ctx, 1, 1500*time.Millisecond); ok || err != nil || time.Since(start) != back {
+			t.Fatalf("TryWait(1.5s) behind the Wait = %v, %v after %v; want false once the Wait was granted, at %v", ok, err, time.Since(start), back)
 		}
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := l.TryWait(ctx, 1, 1500*time.Millisecond); !ok || err != nil || time.Since(start) != 2*time.Second {
-			t.Fatalf("TryWait(1.5s) = %v, %v after %v; want true at 2s", ok, err, time.Since(start))
+		if ok, err := l.TryWait(ctx, 1, 1500*time.Millisecond); !ok || err != nil || time.Since(start) != 2*back {
+			t.Fatalf("TryWait(1.5s) = %v, %v after %v; want true at %v", ok, err, time.Since(start), 2*back)
 		}
 	})
 }

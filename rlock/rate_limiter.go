@@ -27,13 +27,14 @@ import (
 // Redisson's waiters retry on a 100 ms timer tick, so a Client's waiters
 // take the permits first.
 //
-// The clock: permits are stamped with the caller's clock, as Redisson's
-// are. A host whose clock runs ahead by s sees the others' permits come
-// back s early and takes them first, so a window can hold Limit plus what
-// the others took in s. relock's scripts keep a relock caller's stamp
-// within 1% of the Interval (1 ms to 1 s) of Redis's TIME, which bounds s
-// for Go hosts; keep the hosts' clocks synchronised. docs/rate-limiter.md
-// has the details and the figures.
+// The clock: permits are stamped with the caller's clock as it reads, as
+// Redisson's are, and a permit stamped t comes back when a caller's clock
+// reads more than t + Interval; Redis's clock plays no part. So Go and
+// Java hosts whose clocks agree hold the limit together. A host whose
+// clock runs ahead by s sees the others' permits come back s early and
+// takes them first, so a window can hold Limit plus what the others took
+// in s: keep the hosts' clocks synchronised. docs/rate-limiter.md has the
+// details and the figures.
 //
 // A RateLimiter is safe for concurrent use.
 type RateLimiter struct {

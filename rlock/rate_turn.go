@@ -53,7 +53,7 @@ func (t *rateTurn) attempt(ctx context.Context) (outcome, error) {
 		return outcome{}, nil
 	}
 	now := t.l.now()
-	ok, wait, err := t.l.s.Acquire(context.WithoutCancel(ctx), t.l.c.sender, int64(t.n), now, !t.single)
+	ok, _, wait, err := t.l.s.Acquire(context.WithoutCancel(ctx), t.l.c.sender, int64(t.n), now, !t.single)
 	t.due = now.Add(wait)
 	return outcome{ok: ok && err == nil, ttl: wait, count: t.n}, rateError(err)
 }

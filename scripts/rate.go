@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -41,20 +42,28 @@ var (
 // {NAME}:value, the permits taken within the last interval in the sorted
 // set {NAME}:permits, and, for a limiter whose rate is per client, the
 // client's own pair of them, {NAME}:value:<client id> and
-// {NAME}:permits:<client id> (rate_common.lua). Times are epoch
-// milliseconds of the caller's clock, as Redisson's are, kept by the
-// scripts within 1% of the interval (at least a millisecond, at most a
-// second) of the server's. It holds no state and is safe for concurrent use.
+// {NAME}:permits:<client id>; beside each pair, relock's ledger of it,
+// {NAME}:ledger and {NAME}:ledger:<client id> (rate_common.lua). Times
+// are epoch milliseconds of the caller's clock, used as given, as
+// Redisson's are. It holds no state and is safe for concurrent use.
 type RateLimiter struct {
 	name string
-	keys []string // Redisson's KEYS, in its order
+	keys []string // Redisson's KEYS, in its order, then the ledgers
 }
 
 // NewRateLimiter returns the rate limiter called name, as the client
 // with id client sees it.
 func NewRateLimiter(name, client string) *RateLimiter {
-	value, permits := keys.RateValue(name), keys.RatePermits(name)
-	return &RateLimiter{name: name, keys: []string{name, value, keys.RateClient(value, client), permits, keys.RateClient(permits, client)}}
+	value, permits, ledger := keys.RateValue(name), keys.RatePermits(name), rateLedger(name)
+	return &RateLimiter{name: name, keys: []string{name, value, keys.RateClient(value, client), permits, keys.RateClient(permits, client),
+		ledger, keys.RateClient(ledger, client)}}
+}
+
+// rateLedger is the key of relock's ledger of the limiter name's
+// overall state, "{name}:ledger", in the slot of its value.
+func rateLedger(name string) string {
+	value := keys.RateValue(name)
+	return strings.TrimSuffix(value, "value") + "ledger"
 }
 
 // RateConfig is a rate limiter's config, its hash's fields.
@@ -78,28 +87,29 @@ var ErrNoRate = errors.New("no rate set")
 var ErrOverRate = errors.New("more permits than the rate")
 
 // Acquire takes n permits (1 to MaxRate) at now if they are available,
-// and reports whether it did; when not, and if told, wait is how long
-// after now until enough come back, unless others take them first. Each
-// call is a new acquisition, whose resends by go-redis find it taken
-// rather than take more. It returns ErrNoRate, or an error wrapping
-// ErrOverRate that says the rate.
-func (r *RateLimiter) Acquire(ctx context.Context, rdb redis.Scripter, n int64, now time.Time, tell bool) (ok bool, wait time.Duration, err error) {
+// and reports whether it did, and how many are left available then (0
+// for a resend); when not, and if told, wait is how long after now until
+// enough come back, unless others take them first. Each call is a new
+// acquisition, whose resends by go-redis find it taken rather than take
+// more. It returns ErrNoRate, or an error wrapping ErrOverRate that says
+// the rate.
+func (r *RateLimiter) Acquire(ctx context.Context, rdb redis.Scripter, n int64, now time.Time, tell bool) (ok bool, left int64, wait time.Duration, err error) {
 	v, err := rateAcquire.Run(ctx, rdb, r.keys, n, now.UnixMilli(), Member(n), flag(tell)).Int64Slice()
 	if err != nil {
-		return false, 0, err
+		return false, 0, 0, err
 	}
 	if len(v) != 2 {
-		return false, 0, fmt.Errorf("rate limiter script replied %v", v)
+		return false, 0, 0, fmt.Errorf("rate limiter script replied %v", v)
 	}
 	switch v[0] {
 	case 1:
-		return true, 0, nil
+		return true, v[1], 0, nil
 	case 0:
-		return false, time.Duration(v[1]) * time.Millisecond, nil
+		return false, 0, time.Duration(v[1]) * time.Millisecond, nil
 	case -1:
-		return false, 0, ErrNoRate
+		return false, 0, 0, ErrNoRate
 	}
-	return false, 0, fmt.Errorf("%w: %d permits, the rate is %d", ErrOverRate, n, v[1])
+	return false, 0, 0, fmt.Errorf("%w: %d permits, the rate is %d", ErrOverRate, n, v[1])
 }
 
 // Member is a new member of the set of permits for an acquisition of n:
@@ -129,8 +139,9 @@ func (r *RateLimiter) Available(ctx context.Context, rdb redis.Scripter, now tim
 }
 
 // Set sets the rate to c, or, if only, only when the limiter has no rate,
-// as request req, and reports whether it did. Setting it resets the
-// limiter: all its permits are available, overall and this client's.
+// as request req, and reports whether it did. Setting it when not only
+// resets the limiter: all its permits are available, overall and this
+// client's; when only, the permits taken are kept (a config lost alone).
 func (r *RateLimiter) Set(ctx context.Context, rdb redis.Scripter, c RateConfig, only bool, req Request) (bool, error) {
 	typ := 0
 	if c.PerClient {

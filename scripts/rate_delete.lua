@@ -1,6 +1,6 @@
 -- rate_delete.lua: delete a rate limiter (Redisson's delete): its config,
--- the overall state and this client's own. Other clients' state of a
--- per-client limiter is left to its expiry.
+-- the overall state and this client's own, with their ledgers. Other
+-- clients' own state of a per-client limiter is left to its expiry.
 --
 -- KEYS rate_common.lua's
 --
@@ -10,5 +10,5 @@ local cfg, bad = limiter(KEYS)
 if bad then
   return redis.error_reply(bad)
 end
-redis.call('del', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+redis.call('del', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7])
 return cfg and 1 or 0

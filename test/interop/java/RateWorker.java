@@ -31,6 +31,8 @@ import org.redisson.config.Config;
  *   set --name N     setRate(--type, --rate, --interval ms, --keepalive ms)  {"event":"set"}
  *   tryset --name N  trySetRate(the same)                                  {"event":"tryset","set":B}
  *   config --name N  getConfig() and availablePermits()                    {"event":"config","rate":N,"interval":MS,"type":"OVERALL|PER_CLIENT","available":N}
+ *   take --name N    tryAcquire(--permits, may be 0) once                    {"event":"take","granted":B}
+ *   release --name N release(--permits)                                      {"event":"release"}
  *   run --name N     --threads T, for --duration ms (or --tries attempts each), each: take --permits with --how:
  *                      try       tryAcquire(n), then sleep --pace ms
  *                      acquire   acquire(n)
@@ -112,6 +114,11 @@ public class RateWorker {
                 RateLimiterConfig c = rl.getConfig();
                 emit("{\"event\":\"config\",\"rate\":" + c.getRate() + ",\"interval\":" + c.getRateInterval()
                         + ",\"type\":" + quote(String.valueOf(c.getRateType())) + ",\"available\":" + rl.availablePermits() + "}");
+            }
+            case "take" -> emit("{\"event\":\"take\",\"granted\":" + rl.tryAcquire(num("permits", 1)) + "}");
+            case "release" -> {
+                rl.release(num("permits", 1));
+                emit("{\"event\":\"release\"}");
             }
             case "run" -> runThreads(rl);
             default -> throw new IllegalArgumentException("unknown mode " + quote(mode));
