@@ -40,7 +40,7 @@ func (a *attemptCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) red
 func (a *attemptCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		args := cmd.Args()
-		if name := cmd.Name(); (name != "evalsha" && name != "eval") || len(args) != 14 {
+		if name := cmd.Name(); (name != "evalsha" && name != "eval") || len(args) != 15 {
 			return next(ctx, cmd)
 		}
 		a.sent.Add(1)
@@ -176,7 +176,7 @@ func burstLimiter(t *testing.T, rdb *redis.Client, limit int) (*RateLimiter, *at
 }
 
 // A TryWait whose permits come back after its wait gives up at once, and
-// an Allow while others of its Client wait refuses without an attempt.
+// an Allow while others of its Client wait takes nothing they wait for.
 func TestClockRateLimiterGivesUpAtOnce(t *testing.T) {
 	inBubble(t, func(t *testing.T, mr *miniredis.Miniredis, rdb *redis.Client) {
 		ctx := context.Background()
@@ -192,8 +192,8 @@ func TestClockRateLimiterGivesUpAtOnce(t *testing.T) {
 		go func() { done <- l.Wait(ctx) }()
 		synctest.Wait()
 		count.sent.Store(0)
-		if ok, err := l.Allow(ctx); ok || err != nil || count.sent.Load() != 0 {
-			t.Fatalf("Allow while a Wait waits = %v, %v, %d attempts; want false, none", ok, err, count.sent.Load())
+		if ok, err := l.Allow(ctx); ok || err != nil || count.sent.Load() != 1 {
+			t.Fatalf("Allow while a Wait waits = %v, %v, %d attempts; want false, one: the permit is the Wait's", ok, err, count.sent.Load())
 		}
 		// The Wait takes the permit back at 1s; the next one is at 2s.
 		if ok, err := l.TryWait(ctx, 1, 1500*time.Millisecond); ok || err != nil || time.Since(start) != back {
@@ -208,8 +208,8 @@ func TestClockRateLimiterGivesUpAtOnce(t *testing.T) {
 	})
 }
 
-// Deleting a limiter ends its waiters with ErrNoRate at their next
-// attempt; its KeepAlive deletes it when idle.
+// Deleting a limiter ends its waiters with ErrNoRate at once; its
+// KeepAlive deletes it when idle.
 func TestClockRateLimiterDeletedUnderItsWaiters(t *testing.T) {
 	inBubble(t, func(t *testing.T, mr *miniredis.Miniredis, rdb *redis.Client) {
 		ctx := context.Background()
@@ -221,9 +221,10 @@ func TestClockRateLimiterDeletedUnderItsWaiters(t *testing.T) {
 		done := make(chan error)
 		go func() { done <- l.Wait(ctx) }()
 		synctest.Wait()
+		start := time.Now()
 		l.Delete(ctx)
-		if err := <-done; !errors.Is(err, ErrNoRate) {
-			t.Fatalf("Wait on a deleted limiter: %v; want ErrNoRate", err)
+		if err := <-done; !errors.Is(err, ErrNoRate) || time.Since(start) != 0 {
+			t.Fatalf("Wait on a deleted limiter: %v after %v; want ErrNoRate at once", err, time.Since(start))
 		}
 		setRate(t, l, Rate{Limit: 1, Interval: time.Second, KeepAlive: time.Minute})
 		time.Sleep(59 * time.Second)
@@ -233,6 +234,81 @@ func TestClockRateLimiterDeletedUnderItsWaiters(t *testing.T) {
 		time.Sleep(time.Minute)
 		if _, err := l.Allow(ctx); !errors.Is(err, ErrNoRate) {
 			t.Fatalf("Allow a keep-alive after the last acquisition: %v; want ErrNoRate", err)
+		}
+	})
+}
+
+// SetRate and Release wake the waiters at once, those of the Client that
+// made the change and those of another: they attempt when the change is
+// announced, not when the old rate's permits come back.
+func TestClockRateLimiterChangesWakeTheWaiters(t *testing.T) {
+	inBubble(t, func(t *testing.T, mr *miniredis.Miniredis, rdb *redis.Client) {
+		ctx := context.Background()
+		c, _ := New(rdb)
+		defer c.Close()
+		other, _ := New(rdb)
+		defer other.Close()
+		l, o := c.NewRateLimiter("rl"), other.NewRateLimiter("rl")
+		setRate(t, l, Rate{Limit: 2, Interval: 5 * time.Second})
+		l.AllowN(ctx, 2)
+		start := time.Now()
+		done := make(chan time.Duration, 4)
+		for _, w := range []*RateLimiter{l, l, o, o} {
+			go func() {
+				if err := w.Wait(ctx); err != nil {
+					t.Error(err)
+				}
+				done <- time.Since(start)
+			}()
+		}
+		synctest.Wait()
+		time.Sleep(time.Second)
+		if err := l.Release(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		if at := <-done; at != time.Second {
+			t.Fatalf("a waiter granted the permit released at 1s at %v", at)
+		}
+		time.Sleep(time.Second)
+		setRate(t, o, Rate{Limit: 100, Interval: time.Second})
+		for range 3 {
+			if at := <-done; at != 2*time.Second {
+				t.Fatalf("a waiter granted at %v, want at 2s, when the rate went up to 100 a second", at)
+			}
+		}
+	})
+}
+
+// An Allow while a waiter of its Client waits asks Redis, but takes only
+// permits beside those the waiter waits for: it never delays it.
+func TestClockRateLimiterAllowLeavesTheWaitersPermits(t *testing.T) {
+	inBubble(t, func(t *testing.T, mr *miniredis.Miniredis, rdb *redis.Client) {
+		ctx := context.Background()
+		c, _ := New(rdb)
+		defer c.Close()
+		l := c.NewRateLimiter("rl")
+		setRate(t, l, Rate{Limit: 3, Interval: time.Second})
+		start := time.Now()
+		l.Allow(ctx)
+		time.Sleep(100 * time.Millisecond)
+		l.Allow(ctx)
+		done := make(chan time.Duration)
+		go func() {
+			if err := l.WaitN(ctx, 2); err != nil {
+				t.Error(err)
+			}
+			done <- time.Since(start)
+		}()
+		synctest.Wait()
+		if ok, err := l.Allow(ctx); ok || err != nil {
+			t.Fatalf("Allow of the last permit while WaitN(2) waits = %v, %v; want false", ok, err)
+		}
+		if at := <-done; at != back {
+			t.Fatalf("WaitN(2) granted at %v, want %v, when the first permit came back", at, back)
+		}
+		time.Sleep(100 * time.Millisecond) // the second permit comes back
+		if ok, err := l.Allow(ctx); !ok || err != nil {
+			t.Fatalf("Allow once the waiter is done = %v, %v; want true", ok, err)
 		}
 	})
 }

@@ -75,7 +75,7 @@ var ErrNoRate = errors.New("rate limiter has no rate set")
 // Redis; it grants nothing until TrySetRate or SetRate gives it a rate.
 func (c *Client) NewRateLimiter(name string) *RateLimiter {
 	return &RateLimiter{
-		countHandle: countHandle{c: c, name: name, kind: KindRateLimiter, nameErr: checkName(name)},
+		countHandle: countHandle{c: c, name: name, channel: scripts.RateChannel(name), kind: KindRateLimiter, nameErr: checkName(name)},
 		s:           scripts.NewRateLimiter(name, c.ids.Client()),
 		line:        "rate:" + name,
 		now:         time.Now,
@@ -101,15 +101,17 @@ func (r Rate) config() scripts.RateConfig {
 }
 
 // TrySetRate sets the rate to r if the limiter has none, and reports
-// whether it did (Redisson's trySetRate). Setting it makes every permit
-// available. A request resent after a lost reply is applied once.
+// whether it did (Redisson's trySetRate). The permits taken within the
+// last interval stay taken (a config lost alone is set again without
+// forgetting them). A request resent after a lost reply is applied once.
 func (l *RateLimiter) TrySetRate(ctx context.Context, r Rate) (bool, error) {
 	return l.set(ctx, "set rate", r, true)
 }
 
 // SetRate sets the rate to r, replacing any (Redisson's setRate), and
 // resets the limiter: every permit is available again, those taken
-// within the last interval forgotten. For a rate PerClient, it resets
+// within the last interval forgotten; waiters in every Client attempt at
+// once. For a rate PerClient, it resets
 // this Client's permits; other clients keep theirs, and the scripts
 // recount them against the new rate at their next acquisition. A
 // KeepAlive of 0 removes an earlier one's expiry. A request resent after
@@ -128,7 +130,7 @@ func (l *RateLimiter) set(ctx context.Context, op string, r Rate, only bool) (bo
 	}
 	req, end := l.request()
 	defer end()
-	ok, err := l.s.Set(ctx, l.c.rdb, r.config(), only, req)
+	ok, err := l.s.Set(ctx, l.c.rdb, r.config(), only, req, l.c.publishCommand())
 	return ok, opError(op, l.name, err)
 }
 
@@ -154,10 +156,11 @@ func (l *RateLimiter) Allow(ctx context.Context) (bool, error) { return l.AllowN
 
 // AllowN takes n permits if they are available now, and reports whether
 // it did (Redisson's tryAcquire(n)): one attempt, never a wait; the
-// attempts of concurrent calls go to Redis together. It reports false
-// without asking Redis while goroutines of this Client wait for the
-// limiter (Wait, TryWait): they were first. n must be 1 to the rate's
-// Limit (else ErrInvalidCount); a limiter with no rate is ErrNoRate.
+// attempts of concurrent calls go to Redis together. While goroutines of
+// this Client wait for the limiter (Wait, TryWait), it takes its permits
+// only beside all those they wait for: they were first. n must be 1 to
+// the rate's Limit (else ErrInvalidCount); a limiter with no rate is
+// ErrNoRate.
 func (l *RateLimiter) AllowN(ctx context.Context, n int) (bool, error) {
 	return l.acquire(ctx, n, deadlineAfter(0))
 }
@@ -195,8 +198,13 @@ func (l *RateLimiter) acquire(ctx context.Context, n int, deadline time.Time) (b
 	if err := checkRatePermits(n); err != nil {
 		return false, opError("acquire", l.name, err)
 	}
-	ok, err := l.countHandle.acquire(ctx, &rateTurn{l: l, n: n}, deadline)
+	ok, err := l.countHandle.acquire(ctx, l.turn(n), deadline)
 	return ok, opError("acquire", l.name, err)
+}
+
+// turn is a new turn of an acquisition of n permits.
+func (l *RateLimiter) turn(n int) *rateTurn {
+	return &rateTurn{listening: listening{c: l.c, channel: l.channel}, l: l, n: n}
 }
 
 // Available is the number of permits available now (Redisson's
@@ -231,21 +239,22 @@ func (l *RateLimiter) Release(ctx context.Context, n int) error {
 	req, end := l.request()
 	defer end()
 	_, err := persist(l.c, ctx, func(ctx context.Context) (int64, error) {
-		return l.s.Release(ctx, l.c.rdb, int64(n), l.now(), req)
+		return l.s.Release(ctx, l.c.rdb, int64(n), l.now(), req, l.c.publishCommand())
 	})
 	err = rateError(err)
 	l.observe(ctx, EventReleased, n, start, err)
 	return opError("release", l.name, err)
 }
 
-// Delete deletes the limiter, its rate and its permits (this Client's
-// own too, for a rate PerClient), and reports whether it had a rate. Its
-// waiters get ErrNoRate at their next attempt.
+// Delete deletes the limiter: its rate, the permits taken overall and
+// this Client's own (for a rate PerClient; other clients' own expire by
+// themselves, docs/rate-limiter.md), and reports whether it had a rate.
+// Its waiters in every Client get ErrNoRate at once.
 func (l *RateLimiter) Delete(ctx context.Context) (bool, error) {
 	if err := l.usable(); err != nil {
 		return false, opError("delete", l.name, err)
 	}
-	ok, err := l.s.Delete(ctx, l.c.rdb)
+	ok, err := l.s.Delete(ctx, l.c.rdb, l.c.publishCommand())
 	return ok, opError("delete", l.name, err)
 }
 

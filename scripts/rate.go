@@ -47,23 +47,31 @@ var (
 // are epoch milliseconds of the caller's clock, used as given, as
 // Redisson's are. It holds no state and is safe for concurrent use.
 type RateLimiter struct {
-	name string
-	keys []string // Redisson's KEYS, in its order, then the ledgers
+	name    string
+	keys    []string // Redisson's KEYS, in its order, then the ledgers
+	channel string   // where relock's changes are announced
 }
 
 // NewRateLimiter returns the rate limiter called name, as the client
 // with id client sees it.
 func NewRateLimiter(name, client string) *RateLimiter {
-	value, permits, ledger := keys.RateValue(name), keys.RatePermits(name), rateLedger(name)
+	value, permits, ledger := keys.RateValue(name), keys.RatePermits(name), rateKey(name, "ledger")
 	return &RateLimiter{name: name, keys: []string{name, value, keys.RateClient(value, client), permits, keys.RateClient(permits, client),
-		ledger, keys.RateClient(ledger, client)}}
+		ledger, keys.RateClient(ledger, client)}, channel: RateChannel(name)}
 }
 
-// rateLedger is the key of relock's ledger of the limiter name's
-// overall state, "{name}:ledger", in the slot of its value.
-func rateLedger(name string) string {
-	value := keys.RateValue(name)
-	return strings.TrimSuffix(value, "value") + "ledger"
+// rateKey is the key called suffix beside the limiter name's value, in
+// its slot: "{name}:suffix".
+func rateKey(name, suffix string) string {
+	return strings.TrimSuffix(keys.RateValue(name), "value") + suffix
+}
+
+// RateChannel is the channel on which relock announces a change of the
+// rate limiter name, "relock_rate:{name}" in its slot: its rate set,
+// permits released, the limiter deleted. Redisson's clients announce
+// nothing.
+func RateChannel(name string) string {
+	return "relock_rate" + strings.TrimPrefix(keys.TurnChannel(name), "relock_turns")
 }
 
 // RateConfig is a rate limiter's config, its hash's fields.
@@ -86,26 +94,26 @@ var ErrNoRate = errors.New("no rate set")
 // limiter's rate, which it could never grant. Nothing was changed.
 var ErrOverRate = errors.New("more permits than the rate")
 
-// Acquire takes n permits (1 to MaxRate) at now if they are available,
-// and reports whether it did, and how many are left available then (0
-// for a resend); when not, and if told, wait is how long after now until
-// enough come back, unless others take them first. Each call is a new
-// acquisition, whose resends by go-redis find it taken rather than take
-// more. It returns ErrNoRate, or an error wrapping ErrOverRate that says
-// the rate.
-func (r *RateLimiter) Acquire(ctx context.Context, rdb redis.Scripter, n int64, now time.Time, tell bool) (ok bool, left int64, wait time.Duration, err error) {
-	v, err := rateAcquire.Run(ctx, rdb, r.keys, n, now.UnixMilli(), Member(n), flag(tell)).Int64Slice()
+// Acquire takes n permits (1 to MaxRate) at now if they are available
+// beside reserve more (kept for others), and reports whether it did, and
+// how many are available then (after taking them; 0 for a resend); when
+// not, and if told, wait is how long after now until enough come back,
+// unless others take them first. Each call is a new acquisition, whose
+// resends by go-redis find it taken rather than take more. It returns
+// ErrNoRate, or an error wrapping ErrOverRate that says the rate.
+func (r *RateLimiter) Acquire(ctx context.Context, rdb redis.Scripter, n, reserve int64, now time.Time, tell bool) (ok bool, left int64, wait time.Duration, err error) {
+	v, err := rateAcquire.Run(ctx, rdb, r.keys, n, now.UnixMilli(), Member(n), flag(tell), reserve).Int64Slice()
 	if err != nil {
 		return false, 0, 0, err
 	}
-	if len(v) != 2 {
+	if len(v) != 3 {
 		return false, 0, 0, fmt.Errorf("rate limiter script replied %v", v)
 	}
 	switch v[0] {
 	case 1:
-		return true, v[1], 0, nil
+		return true, v[2], 0, nil
 	case 0:
-		return false, 0, time.Duration(v[1]) * time.Millisecond, nil
+		return false, v[2], time.Duration(v[1]) * time.Millisecond, nil
 	case -1:
 		return false, 0, 0, ErrNoRate
 	}
@@ -142,21 +150,24 @@ func (r *RateLimiter) Available(ctx context.Context, rdb redis.Scripter, now tim
 // as request req, and reports whether it did. Setting it when not only
 // resets the limiter: all its permits are available, overall and this
 // client's; when only, the permits taken are kept (a config lost alone).
-func (r *RateLimiter) Set(ctx context.Context, rdb redis.Scripter, c RateConfig, only bool, req Request) (bool, error) {
+// A rate set is announced on the channel with the command publish.
+func (r *RateLimiter) Set(ctx context.Context, rdb redis.Scripter, c RateConfig, only bool, req Request, publish string) (bool, error) {
 	typ := 0
 	if c.PerClient {
 		typ = 1
 	}
-	args := []any{c.Rate, Millis(c.Interval), typ, Millis(c.KeepAlive), flag(only)}
-	v, err := rateSet.Run(ctx, rdb, append(r.keys, req.records(r.name)), append(args, req.args()...)...).Int64()
+	args := append([]any{c.Rate, Millis(c.Interval), typ, Millis(c.KeepAlive), flag(only)}, req.args()...)
+	v, err := rateSet.Run(ctx, rdb, r.with(req.records(r.name), r.channel), append(args, publish)...).Int64()
 	return v == 1, err
 }
 
 // Release gives back up to n permits taken within the interval at now,
 // the latest taken first, as request req, and returns how many it gave
-// back; or ErrNoRate.
-func (r *RateLimiter) Release(ctx context.Context, rdb redis.Scripter, n int64, now time.Time, req Request) (int64, error) {
-	v, err := rateRelease.Run(ctx, rdb, append(r.keys, req.records(r.name)), append([]any{n, now.UnixMilli()}, req.args()...)...).Int64()
+// back; or ErrNoRate. Permits given back are announced on the channel
+// with the command publish.
+func (r *RateLimiter) Release(ctx context.Context, rdb redis.Scripter, n int64, now time.Time, req Request, publish string) (int64, error) {
+	args := append([]any{n, now.UnixMilli()}, req.args()...)
+	v, err := rateRelease.Run(ctx, rdb, r.with(req.records(r.name), r.channel), append(args, publish)...).Int64()
 	if err == nil && v < 0 {
 		return 0, ErrNoRate
 	}
@@ -164,10 +175,16 @@ func (r *RateLimiter) Release(ctx context.Context, rdb redis.Scripter, n int64, 
 }
 
 // Delete deletes the limiter's config and state (this client's own too)
-// and reports whether it had a rate.
-func (r *RateLimiter) Delete(ctx context.Context, rdb redis.Scripter) (bool, error) {
-	v, err := rateDelete.Run(ctx, rdb, r.keys).Int64()
+// and reports whether it had a rate; the deletion of a rate is announced
+// on the channel with the command publish.
+func (r *RateLimiter) Delete(ctx context.Context, rdb redis.Scripter, publish string) (bool, error) {
+	v, err := rateDelete.Run(ctx, rdb, r.with(r.channel), publish).Int64()
 	return v == 1, err
+}
+
+// with is the limiter's keys followed by more.
+func (r *RateLimiter) with(more ...string) []string {
+	return append(append(make([]string, 0, len(r.keys)+len(more)), r.keys...), more...)
 }
 
 // ParseRateConfig reads a rate limiter's config from the fields of its

@@ -88,7 +88,7 @@ func TestRateTrySetKeepsThePermitsTaken(t *testing.T) {
 		setRate(t, s.rdb, r, c, 1)
 		take(t, s.rdb, r, 3, s.now())
 		s.rdb.Del(ctx, "rl") // evicted
-		if ok, err := r.Set(ctx, s.rdb, c, true, rateReq(2)); !ok || err != nil {
+		if ok, err := r.Set(ctx, s.rdb, c, true, rateReq(2), Publish); !ok || err != nil {
 			t.Fatalf("TrySet on a lost config = %v, %v", ok, err)
 		}
 		if n, _ := r.Available(ctx, s.rdb, s.now()); n != 1 {

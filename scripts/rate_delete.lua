@@ -2,7 +2,10 @@
 -- the overall state and this client's own, with their ledgers. Other
 -- clients' own state of a per-client limiter is left to its expiry.
 --
--- KEYS rate_common.lua's
+-- KEYS[1..7] rate_common.lua's
+-- KEYS[8]    the limiter's channel of changes
+-- ARGV[1]    the publish command (publish or spublish) that announces the
+--            deletion of a rate on KEYS[8]
 --
 -- Reply: 1 when the limiter had a rate, else 0. A key of another kind is
 -- a WRONGTYPE error reply, and nothing is deleted.
@@ -11,4 +14,8 @@ if bad then
   return redis.error_reply(bad)
 end
 redis.call('del', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7])
-return cfg and 1 or 0
+if cfg then
+  redis.call(ARGV[1], KEYS[8], 'deleted')
+  return 1
+end
+return 0

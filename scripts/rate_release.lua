@@ -9,9 +9,12 @@
 --
 -- KEYS[1..7] rate_common.lua's
 -- KEYS[8]    the client's request records (counting.lua)
+-- KEYS[9]    the limiter's channel of changes
 -- ARGV[1] permits (1 to 2^32-1)
 -- ARGV[2] now: the caller's clock, epoch ms
 -- ARGV[3], ARGV[4], ARGV[5] the request's field, seq and the records' TTL
+-- ARGV[6] the publish command (publish or spublish) that announces
+--         permits given back on KEYS[9]
 --
 -- Reply: the permits given back (fewer than ARGV[1] when fewer were
 -- taken within the interval); -1 when the limiter has no rate. A key of
@@ -57,4 +60,7 @@ for i = #latest - 1, 1, -2 do
   end
 end
 save(cfg, st)
+if left < tonumber(ARGV[1]) then
+  redis.call(ARGV[6], KEYS[9], 'released')
+end
 return record(KEYS[8], ARGV[3], ARGV[4], tonumber(ARGV[1]) - left, ARGV[5])

@@ -6,6 +6,7 @@
 --
 -- KEYS[1..7] rate_common.lua's
 -- KEYS[8]    the client's request records (counting.lua)
+-- KEYS[9]    the limiter's channel of changes
 -- ARGV[1] the rate: permits per interval
 -- ARGV[2] the interval, ms
 -- ARGV[3] the type: 0 overall, 1 per client
@@ -13,6 +14,8 @@
 --         without an acquisition; 0: never
 -- ARGV[5] 1 to set it only if it has no rate, 0 to replace it
 -- ARGV[6], ARGV[7], ARGV[8] the request's field, seq and the records' TTL
+-- ARGV[9] the publish command (publish or spublish) that announces a rate
+--         set on KEYS[9]
 --
 -- Reply: 1 when set, 0 when ARGV[5] is 1 and the limiter had a rate. A
 -- key of another kind is a WRONGTYPE error reply, before anything is
@@ -40,4 +43,5 @@ end
 if ARGV[5] ~= '1' then
   redis.call('del', KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7])
 end
+redis.call(ARGV[9], KEYS[9], 'set')
 return record(KEYS[8], ARGV[6], ARGV[7], 1, ARGV[8])

@@ -26,7 +26,7 @@ func TestRateResendTakesOnce(t *testing.T) {
 			}
 		}
 		// Not asked to tell when, a refused acquisition does not.
-		if ok, _, wait, err := r.Acquire(ctx, s.rdb, 1, s.now(), false); ok || wait != 0 || err != nil {
+		if ok, _, wait, err := r.Acquire(ctx, s.rdb, 1, 0, s.now(), false); ok || wait != 0 || err != nil {
 			t.Fatalf("Acquire(1) not telling = %v, %v, %v; want false, 0", ok, wait, err)
 		}
 	})
@@ -39,13 +39,13 @@ func TestRateSetAndTrySet(t *testing.T) {
 	s := onMiniredis(t)
 	r := NewRateLimiter("rl", "c1")
 	one := RateConfig{Rate: 2, Interval: time.Second}
-	if ok, err := r.Set(ctx, s.rdb, one, true, rateReq(1)); !ok || err != nil {
+	if ok, err := r.Set(ctx, s.rdb, one, true, rateReq(1), Publish); !ok || err != nil {
 		t.Fatalf("TrySet on none = %v, %v", ok, err)
 	}
-	if ok, err := r.Set(ctx, s.rdb, one, true, rateReq(1)); !ok || err != nil {
+	if ok, err := r.Set(ctx, s.rdb, one, true, rateReq(1), Publish); !ok || err != nil {
 		t.Fatalf("its resend = %v, %v; want its reply, true", ok, err)
 	}
-	if ok, err := r.Set(ctx, s.rdb, RateConfig{Rate: 9, Interval: time.Second}, true, rateReq(2)); ok || err != nil {
+	if ok, err := r.Set(ctx, s.rdb, RateConfig{Rate: 9, Interval: time.Second}, true, rateReq(2), Publish); ok || err != nil {
 		t.Fatalf("TrySet on a rate = %v, %v; want false", ok, err)
 	}
 	take(t, s.rdb, r, 2, s.now())
@@ -116,10 +116,10 @@ func TestRateReleaseKeepsTheWindow(t *testing.T) {
 	s.advance(100 * time.Millisecond)
 	take(t, s.rdb, r, 3, s.now())
 	s.advance(100 * time.Millisecond)
-	if n, err := r.Release(ctx, s.rdb, 2, s.now(), rateReq(2)); n != 2 || err != nil {
+	if n, err := r.Release(ctx, s.rdb, 2, s.now(), rateReq(2), Publish); n != 2 || err != nil {
 		t.Fatalf("Release(2) = %d, %v", n, err)
 	}
-	if n, err := r.Release(ctx, s.rdb, 2, s.now(), rateReq(2)); n != 2 || err != nil {
+	if n, err := r.Release(ctx, s.rdb, 2, s.now(), rateReq(2), Publish); n != 2 || err != nil {
 		t.Fatalf("its resend = %d, %v; want its reply", n, err)
 	}
 	zs := s.rdb.ZRange(ctx, "{rl}:permits", 0, -1).Val()
@@ -132,7 +132,7 @@ func TestRateReleaseKeepsTheWindow(t *testing.T) {
 	if n, _ := r.Available(ctx, s.rdb, s.now()); n != 1 {
 		t.Fatalf("Available when the first member ended = %d, want 1", n)
 	}
-	if n, err := r.Release(ctx, s.rdb, 9, s.now(), rateReq(3)); n != 3 || err != nil {
+	if n, err := r.Release(ctx, s.rdb, 9, s.now(), rateReq(3), Publish); n != 3 || err != nil {
 		t.Fatalf("Release(9) with 3 taken = %d, %v; want 3", n, err)
 	}
 	if n, _ := r.Available(ctx, s.rdb, s.now()); n != 4 {

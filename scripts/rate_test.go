@@ -17,7 +17,7 @@ func rateReq(seq uint64) Request { return Request{Client: "c1", Field: 0, Seq: s
 // setRate sets r's rate on rdb, failing the test if it cannot.
 func setRate(t *testing.T, rdb redis.Scripter, r *RateLimiter, c RateConfig, seq uint64) {
 	t.Helper()
-	if ok, err := r.Set(context.Background(), rdb, c, false, rateReq(seq)); !ok || err != nil {
+	if ok, err := r.Set(context.Background(), rdb, c, false, rateReq(seq), Publish); !ok || err != nil {
 		t.Fatalf("Set(%+v) = %v, %v", c, ok, err)
 	}
 }
@@ -25,7 +25,7 @@ func setRate(t *testing.T, rdb redis.Scripter, r *RateLimiter, c RateConfig, seq
 // take is r.Acquire, failing the test on an error.
 func take(t *testing.T, rdb redis.Scripter, r *RateLimiter, n int64, now time.Time) (bool, time.Duration) {
 	t.Helper()
-	ok, _, wait, err := r.Acquire(context.Background(), rdb, n, now, true)
+	ok, _, wait, err := r.Acquire(context.Background(), rdb, n, 0, now, true)
 	if err != nil {
 		t.Fatalf("Acquire(%d): %v", n, err)
 	}
@@ -121,13 +121,13 @@ func TestRateErrors(t *testing.T) {
 	onEach(t, func(t *testing.T, s *rateServer) {
 		ctx := context.Background()
 		r := NewRateLimiter("rl", "c1")
-		if _, _, _, err := r.Acquire(ctx, s.rdb, 1, s.now(), true); !errors.Is(err, ErrNoRate) {
+		if _, _, _, err := r.Acquire(ctx, s.rdb, 1, 0, s.now(), true); !errors.Is(err, ErrNoRate) {
 			t.Fatalf("Acquire with no rate: %v", err)
 		}
 		if _, err := r.Available(ctx, s.rdb, s.now()); !errors.Is(err, ErrNoRate) {
 			t.Fatalf("Available with no rate: %v", err)
 		}
-		if _, err := r.Release(ctx, s.rdb, 1, s.now(), rateReq(1)); !errors.Is(err, ErrNoRate) {
+		if _, err := r.Release(ctx, s.rdb, 1, s.now(), rateReq(1), Publish); !errors.Is(err, ErrNoRate) {
 			t.Fatalf("Release with no rate: %v", err)
 		}
 		if _, err := r.Config(ctx, s.rdb); !errors.Is(err, ErrNoRate) {
@@ -137,7 +137,7 @@ func TestRateErrors(t *testing.T) {
 			t.Fatalf("keys left: %v", s.rdb.Keys(ctx, "*").Val())
 		}
 		setRate(t, s.rdb, r, RateConfig{Rate: 5, Interval: time.Second}, 2)
-		if _, _, _, err := r.Acquire(ctx, s.rdb, 6, s.now(), true); !errors.Is(err, ErrOverRate) || !strings.Contains(err.Error(), "rate is 5") {
+		if _, _, _, err := r.Acquire(ctx, s.rdb, 6, 0, s.now(), true); !errors.Is(err, ErrOverRate) || !strings.Contains(err.Error(), "rate is 5") {
 			t.Fatalf("Acquire(6) of a rate of 5: %v", err)
 		}
 		if c, err := r.Config(ctx, s.rdb); c != (RateConfig{Rate: 5, Interval: time.Second}) || err != nil {
@@ -179,10 +179,10 @@ func TestRateWrongType(t *testing.T) {
 			s.rdb.FlushAll(ctx)
 			tc.set()
 			before := s.rdb.Keys(ctx, "*").Val()
-			if _, _, _, err := r.Acquire(ctx, s.rdb, 1, s.now(), true); err == nil || !strings.Contains(err.Error(), "WRONGTYPE") {
+			if _, _, _, err := r.Acquire(ctx, s.rdb, 1, 0, s.now(), true); err == nil || !strings.Contains(err.Error(), "WRONGTYPE") {
 				t.Errorf("%s: Acquire: %v", tc.name, err)
 			}
-			if _, err := r.Release(ctx, s.rdb, 1, s.now(), rateReq(uint64(100+i))); err == nil || !strings.Contains(err.Error(), "WRONGTYPE") {
+			if _, err := r.Release(ctx, s.rdb, 1, s.now(), rateReq(uint64(100+i)), Publish); err == nil || !strings.Contains(err.Error(), "WRONGTYPE") {
 				t.Errorf("%s: Release: %v", tc.name, err)
 			}
 			if after := s.rdb.Keys(ctx, "*").Val(); len(after) != len(before) {
@@ -193,11 +193,11 @@ func TestRateWrongType(t *testing.T) {
 		s.rdb.Set(ctx, "rl", "x", 0)
 		for what, err := range map[string]error{
 			"Set": func() error {
-				_, err := r.Set(ctx, s.rdb, RateConfig{Rate: 1, Interval: time.Second}, false, rateReq(20))
+				_, err := r.Set(ctx, s.rdb, RateConfig{Rate: 1, Interval: time.Second}, false, rateReq(20), Publish)
 				return err
 			}(),
 			"Available": func() error { _, err := r.Available(ctx, s.rdb, s.now()); return err }(),
-			"Delete":    func() error { _, err := r.Delete(ctx, s.rdb); return err }(),
+			"Delete":    func() error { _, err := r.Delete(ctx, s.rdb, Publish); return err }(),
 		} {
 			if err == nil || !strings.Contains(err.Error(), "WRONGTYPE") {
 				t.Errorf("%s of a string: %v", what, err)
