@@ -63,10 +63,10 @@ func (t *rateTurn) attempt(ctx context.Context) (outcome, error) {
 		t.l.c.countLines.leave(t.l.line, line)
 	}
 	now := t.l.now()
-	ok, left, wait, err := t.l.s.Acquire(context.WithoutCancel(ctx), t.l.c.sender, int64(t.n), int64(reserve), now, !t.single || t.tell)
-	t.left = int(min(left, math.MaxInt))
-	t.due = now.Add(wait)
-	return outcome{ok: ok && err == nil, ttl: wait, count: t.n}, rateError(err)
+	a, err := t.l.s.Acquire(context.WithoutCancel(ctx), t.l.c.sender, int64(t.n), int64(reserve), now, !t.single || t.tell)
+	t.left = int(min(a.Left, math.MaxInt))
+	t.due = now.Add(a.Wait)
+	return outcome{ok: a.OK && err == nil, ttl: a.Wait, count: t.n}, rateError(err)
 }
 
 // next waits until the failed attempt's permits come back, counted from

@@ -94,30 +94,43 @@ var ErrNoRate = errors.New("no rate set")
 // limiter's rate, which it could never grant. Nothing was changed.
 var ErrOverRate = errors.New("more permits than the rate")
 
+// RateAttempt is the outcome of an acquisition of a rate limiter's
+// permits.
+type RateAttempt struct {
+	OK bool // the permits were taken
+	// Left is the permits available after the attempt (0 for a resend).
+	Left int64
+	// Wait is, when they were not taken and the caller asked, how long
+	// after its stamp until enough come back, unless others take them.
+	Wait time.Duration
+	// Interval is the limiter's.
+	Interval time.Duration
+}
+
 // Acquire takes n permits (1 to MaxRate) at now if they are available
-// beside reserve more (kept for others), and reports whether it did, and
-// how many are available then (after taking them; 0 for a resend); when
-// not, and if told, wait is how long after now until enough come back,
-// unless others take them first. Each call is a new acquisition, whose
-// resends by go-redis find it taken rather than take more. It returns
-// ErrNoRate, or an error wrapping ErrOverRate that says the rate.
-func (r *RateLimiter) Acquire(ctx context.Context, rdb redis.Scripter, n, reserve int64, now time.Time, tell bool) (ok bool, left int64, wait time.Duration, err error) {
+// beside reserve more (kept for others); when not, and if told, it says
+// when enough come back. Each call is a new acquisition, whose resends by
+// go-redis find it taken rather than take more. It returns ErrNoRate, or
+// an error wrapping ErrOverRate that says the rate.
+func (r *RateLimiter) Acquire(ctx context.Context, rdb redis.Scripter, n, reserve int64, now time.Time, tell bool) (RateAttempt, error) {
 	v, err := rateAcquire.Run(ctx, rdb, r.keys, n, now.UnixMilli(), Member(n), flag(tell), reserve).Int64Slice()
 	if err != nil {
-		return false, 0, 0, err
+		return RateAttempt{}, err
 	}
-	if len(v) != 3 {
-		return false, 0, 0, fmt.Errorf("rate limiter script replied %v", v)
+	if len(v) != 4 {
+		return RateAttempt{}, fmt.Errorf("rate limiter script replied %v", v)
 	}
+	a := RateAttempt{OK: v[0] == 1, Left: v[2], Interval: time.Duration(v[3]) * time.Millisecond}
 	switch v[0] {
 	case 1:
-		return true, v[2], 0, nil
+		return a, nil
 	case 0:
-		return false, v[2], time.Duration(v[1]) * time.Millisecond, nil
+		a.Wait = time.Duration(v[1]) * time.Millisecond
+		return a, nil
 	case -1:
-		return false, 0, 0, ErrNoRate
+		return RateAttempt{}, ErrNoRate
 	}
-	return false, 0, 0, fmt.Errorf("%w: %d permits, the rate is %d", ErrOverRate, n, v[1])
+	return RateAttempt{}, fmt.Errorf("%w: %d permits, the rate is %d", ErrOverRate, n, v[1])
 }
 
 // Member is a new member of the set of permits for an acquisition of n:

@@ -11,35 +11,39 @@
 -- ARGV[5] permits to leave available beside ARGV[1] (kept for the
 --         caller's own waiters), 0 when none
 --
--- Reply: {1, 0, A} when taken, also when a resend finds its member taken
--- already; {0, D, A} when too few are available: D ms from now until
+-- Reply: {1, 0, A, I} when taken, also when a resend finds its member taken
+-- already; {0, D, A, I} when too few are available: D ms from now until
 -- enough come back, unless others take them first (0 unless ARGV[4]
 -- asked); A the permits available then (after the taking; 0 for a
--- resend; never below 0). {-1, 0, 0} when the limiter has no rate;
--- {-2, R, 0} when the permits exceed its rate R. Nothing changes but the
+-- resend; never below 0), I the interval. {-1, 0, 0, 0} when the
+-- limiter has no rate; {-2, R, 0, 0} when the permits exceed its rate R. Nothing changes but the
 -- refill (rate_common.lua's) unless the permits are taken. A key of
 -- another kind is a WRONGTYPE error reply, before anything is changed.
 local cfg, bad = limiter(KEYS)
 if bad then
   return redis.error_reply(bad)
 elseif not cfg then
-  return {-1, 0, 0}
+  return {-1, 0, 0, 0}
 end
 local n = tonumber(ARGV[1])
 if n > cfg.rate then
-  return {-2, cfg.rate, 0}
+  return {-2, cfg.rate, 0, 0}
 end
 local now = tonumber(ARGV[2])
+local reserve = tonumber(ARGV[5] or '0')
 local st
-st, bad = refill(cfg, now, true)
+if ARGV[4] == '1' then
+  st, bad = refill(cfg, now, true)
+else
+  st, bad = refill(cfg, now, true, n + reserve)
+end
 if not st then
   return redis.error_reply(bad)
 end
 local reply
-local reserve = tonumber(ARGV[5] or '0')
 if st.value >= n + reserve then
   if redis.call('zadd', cfg.permits, 'NX', now, ARGV[3]) == 1 then
-    st.value, st.used, st.changed = st.value - n, st.used + n, true
+    st.value, st.used, st.card, st.changed = st.value - n, st.used + n, st.card + 1, true
     reply = {1, 0, st.value}
   else
     reply = {1, 0, 0} -- a resend of a taken acquisition
@@ -77,4 +81,5 @@ end
 if st.changed then
   save(cfg, st)
 end
+reply[4] = cfg.interval
 return reply

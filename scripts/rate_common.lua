@@ -23,11 +23,13 @@
 -- still in the interval: relock's scripts count them so, and write the
 -- count to the value for Redisson's, which trust it. Summing the set at
 -- each call would cost one step per member, so the ledger keeps the sum
--- as of relock's last write, beside the value, the set's size and its
--- last member then: while those are as relock left them (no Redisson
--- client wrote since), the ledger's sum is the set's; otherwise the set
--- is summed again. A Redisson release, which raises the value alone, is
--- so undone at relock's next call.
+-- as of relock's last write, beside the value and the set's size then:
+-- while those are as relock left them (no Redisson client wrote since),
+-- the ledger's sum is the set's; otherwise the set is summed again. A
+-- Redisson release, which raises the value alone, is so undone at
+-- relock's next call. (Redisson's scripts keep value + permits = rate,
+-- but for a release; a release and acquisitions since relock's last write
+-- that left both the value and the size as they were would go unseen.)
 
 -- wrong is the text of the error reply for key, a key beside the
 -- limiter's name, which holds something else than what.
@@ -91,37 +93,37 @@ local function sum(cfg, members)
   return n
 end
 
--- entry is the ledger's record of the value v (a string) and of the
--- set's size and last member now.
-local function entry(cfg, v)
-  local last = redis.call('zrange', cfg.permits, -1, -1)[1] or ''
-  return v .. ' ' .. redis.call('zcard', cfg.permits) .. ' ' .. last
-end
-
 -- tally is the permits of the set's members, from the ledger when the
--- value v and the set are as relock last left them, else summed; or nil
--- and an error's text.
-local function tally(cfg, v)
+-- value v and the set's size card are as relock last left them, else
+-- summed; or nil and an error's text. Its second result tells whether
+-- the ledger was absent.
+local function tally(cfg, v, card)
   local l = redis.pcall('get', cfg.ledger)
   if type(l) == 'table' then
     return nil, wrong(cfg.ledger, "a rate limiter's ledger")
   end
   if l and v then
     local used = string.match(l, '^(%d+) ')
-    if used and string.sub(l, #used + 2) == entry(cfg, v) then
-      return tonumber(used)
+    if used and string.sub(l, #used + 2) == v .. ' ' .. card then
+      return tonumber(used), false
     end
   end
-  return sum(cfg, redis.call('zrange', cfg.permits, 0, -1))
+  local n, bad = sum(cfg, redis.call('zrange', cfg.permits, 0, -1))
+  if not n then
+    return nil, bad
+  end
+  return n, not l
 end
 
 -- refill counts the permits available at now: it returns the state
--- {value, used (the permits of the members within the interval), changed
--- (the stored value differs, or the set lost members)}, the members whose
--- interval ended dropped from the set when drop; or nil and an error's
--- text. value is below 0 when another client lowered the rate under what
--- was taken.
-local function refill(cfg, now, drop)
+-- {value, used (the permits of the members within the interval), card
+-- (the set's size), changed (the stored value differs, or the set lost
+-- members), created (the value, the set or the ledger is new)}, the
+-- members whose interval ended dropped from the set when drop; or nil and
+-- an error's text. value is below 0 when another client lowered the rate
+-- under what was taken. Given need, when the stored value is below it and
+-- no permit came back, it returns {value} alone: what a refusal needs.
+local function refill(cfg, now, drop, need)
   local v = redis.pcall('get', cfg.value)
   if type(v) == 'table' then
     return nil, wrong(cfg.value, 'a count')
@@ -133,39 +135,46 @@ local function refill(cfg, now, drop)
   if ended.err then
     return nil, wrong(cfg.permits, 'a set of permits')
   end
-  local used, bad = tally(cfg, v)
-  if not used then
-    return nil, bad
+  if need and v and #ended == 0 and tonumber(v) < need then
+    return {value = tonumber(v)}
   end
-  local back
-  back, bad = sum(cfg, ended)
+  local card = redis.call('zcard', cfg.permits)
+  local used, fresh = tally(cfg, v, card)
+  if not used then
+    return nil, fresh
+  end
+  local back, bad = sum(cfg, ended)
   if not back then
     return nil, bad
   end
   if drop and #ended > 0 then
     redis.call('zremrangebyscore', cfg.permits, '-inf', old)
+    card = card - #ended
   end
   used = used - back
   local value = cfg.rate - used
-  return {value = value, used = used, changed = (drop and #ended > 0) or v ~= string.format('%d', value)}
+  return {value = value, used = used, card = card, changed = (drop and #ended > 0) or v ~= string.format('%d', value),
+    created = fresh or not v or card + #ended == 0}
 end
 
--- save writes the state st refill returned, as changed since: the value,
--- and the ledger of it; then re-arms the keys' expiry: keepAliveTime from
--- now when the config has one (an idle limiter is deleted then); else,
--- for a client's own keys, twice the interval (by then every permit came
--- back, and a client that is gone leaves nothing); else the config's own
--- TTL, if it has one (Redisson's rule).
+-- save writes the state st refill returned, as changed since (its card
+-- nil when unknown): the value, and the ledger of it; then arms the keys'
+-- expiry: keepAliveTime from now when the config has one (an idle limiter
+-- is deleted then); else, for a client's own keys, twice the interval (by
+-- then every permit came back, and a client that is gone leaves nothing);
+-- else, for keys just created, the config's own TTL if it has one
+-- (Redisson's rule), which later writes keep.
 local function save(cfg, st)
   local v = string.format('%d', st.value)
   redis.call('set', cfg.value, v, 'KEEPTTL')
-  redis.call('set', cfg.ledger, string.format('%d', st.used) .. ' ' .. entry(cfg, v), 'KEEPTTL')
+  local card = st.card or redis.call('zcard', cfg.permits)
+  redis.call('set', cfg.ledger, string.format('%d', st.used) .. ' ' .. v .. ' ' .. card, 'KEEPTTL')
   local ttl = cfg.keep
   if ttl > 0 then
     redis.call('pexpire', cfg.config, ttl)
   elseif cfg.per_client then
     ttl = 2 * cfg.interval
-  else
+  elseif st.created then
     ttl = redis.call('pttl', cfg.config)
   end
   if ttl > 0 then

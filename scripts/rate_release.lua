@@ -59,6 +59,7 @@ for i = #latest - 1, 1, -2 do
     break
   end
 end
+st.card = nil
 save(cfg, st)
 if left < tonumber(ARGV[1]) then
   redis.call(ARGV[6], KEYS[9], 'released')

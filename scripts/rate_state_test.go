@@ -26,8 +26,8 @@ func TestRateResendTakesOnce(t *testing.T) {
 			}
 		}
 		// Not asked to tell when, a refused acquisition does not.
-		if ok, _, wait, err := r.Acquire(ctx, s.rdb, 1, 0, s.now(), false); ok || wait != 0 || err != nil {
-			t.Fatalf("Acquire(1) not telling = %v, %v, %v; want false, 0", ok, wait, err)
+		if a, err := r.Acquire(ctx, s.rdb, 1, 0, s.now(), false); a.OK || a.Wait != 0 || err != nil {
+			t.Fatalf("Acquire(1) not telling = %+v, %v; want false, 0", a, err)
 		}
 	})
 }

@@ -25,11 +25,11 @@ func setRate(t *testing.T, rdb redis.Scripter, r *RateLimiter, c RateConfig, seq
 // take is r.Acquire, failing the test on an error.
 func take(t *testing.T, rdb redis.Scripter, r *RateLimiter, n int64, now time.Time) (bool, time.Duration) {
 	t.Helper()
-	ok, _, wait, err := r.Acquire(context.Background(), rdb, n, 0, now, true)
+	a, err := r.Acquire(context.Background(), rdb, n, 0, now, true)
 	if err != nil {
 		t.Fatalf("Acquire(%d): %v", n, err)
 	}
-	return ok, wait
+	return a.OK, a.Wait
 }
 
 // The keys, fields and members are Redisson's: the config's four fields,
@@ -121,7 +121,7 @@ func TestRateErrors(t *testing.T) {
 	onEach(t, func(t *testing.T, s *rateServer) {
 		ctx := context.Background()
 		r := NewRateLimiter("rl", "c1")
-		if _, _, _, err := r.Acquire(ctx, s.rdb, 1, 0, s.now(), true); !errors.Is(err, ErrNoRate) {
+		if _, err := r.Acquire(ctx, s.rdb, 1, 0, s.now(), true); !errors.Is(err, ErrNoRate) {
 			t.Fatalf("Acquire with no rate: %v", err)
 		}
 		if _, err := r.Available(ctx, s.rdb, s.now()); !errors.Is(err, ErrNoRate) {
@@ -137,7 +137,7 @@ func TestRateErrors(t *testing.T) {
 			t.Fatalf("keys left: %v", s.rdb.Keys(ctx, "*").Val())
 		}
 		setRate(t, s.rdb, r, RateConfig{Rate: 5, Interval: time.Second}, 2)
-		if _, _, _, err := r.Acquire(ctx, s.rdb, 6, 0, s.now(), true); !errors.Is(err, ErrOverRate) || !strings.Contains(err.Error(), "rate is 5") {
+		if _, err := r.Acquire(ctx, s.rdb, 6, 0, s.now(), true); !errors.Is(err, ErrOverRate) || !strings.Contains(err.Error(), "rate is 5") {
 			t.Fatalf("Acquire(6) of a rate of 5: %v", err)
 		}
 		if c, err := r.Config(ctx, s.rdb); c != (RateConfig{Rate: 5, Interval: time.Second}) || err != nil {
@@ -179,7 +179,7 @@ func TestRateWrongType(t *testing.T) {
 			s.rdb.FlushAll(ctx)
 			tc.set()
 			before := s.rdb.Keys(ctx, "*").Val()
-			if _, _, _, err := r.Acquire(ctx, s.rdb, 1, 0, s.now(), true); err == nil || !strings.Contains(err.Error(), "WRONGTYPE") {
+			if _, err := r.Acquire(ctx, s.rdb, 1, 0, s.now(), true); err == nil || !strings.Contains(err.Error(), "WRONGTYPE") {
 				t.Errorf("%s: Acquire: %v", tc.name, err)
 			}
 			if _, err := r.Release(ctx, s.rdb, 1, s.now(), rateReq(uint64(100+i)), Publish); err == nil || !strings.Contains(err.Error(), "WRONGTYPE") {

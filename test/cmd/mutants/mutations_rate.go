@@ -48,7 +48,7 @@ var rateMutations = []mutation{
 	{
 		Name:    "rate-ledger-always-trusted",
 		What:    "a rate limiter's ledger is trusted even when a Redisson client wrote since: its acquisitions are not counted",
-		Edits:   []edit{{File: "scripts/rate_common.lua", Old: "if used and string.sub(l, #used + 2) == entry(cfg, v) then", New: "if used then"}},
+		Edits:   []edit{{File: "scripts/rate_common.lua", Old: "if used and string.sub(l, #used + 2) == v .. ' ' .. card then", New: "if used then"}},
 		Pkgs:    []string{"./scripts/"},
 		Run:     "^TestRateCountIsThePermitsOfTheSet$",
 		Timeout: 2 * time.Minute,
