@@ -21,7 +21,7 @@ import org.redisson.config.Config;
  * it did as JSON lines on stdout: the Java side of limiters shared with Go.
  *
  * <pre>
- * RateWorker --addr HOST:PORT
+ * RateWorker --addr HOST:PORT [--cluster true]
  * </pre>
  *
  * It connects, prints {"event":"ready"}, then runs the commands it reads
@@ -77,7 +77,11 @@ public class RateWorker {
     public static void main(String[] argv) throws Exception {
         parse(argv, 0);
         Config cfg = new Config();
-        cfg.useSingleServer().setAddress("redis://" + flag("addr", "127.0.0.1:6379"));
+        if (flag("cluster", "false").equals("true")) {
+            cfg.useClusterServers().addNodeAddress("redis://" + flag("addr", "127.0.0.1:6379"));
+        } else {
+            cfg.useSingleServer().setAddress("redis://" + flag("addr", "127.0.0.1:6379"));
+        }
         RedissonClient redisson = Redisson.create(cfg);
         try {
             emit("{\"event\":\"ready\",\"t\":" + nowMillis() + "}");
