@@ -184,3 +184,35 @@ func TestRateLimiterCloseEndsItsWaiters(t *testing.T) {
 		}
 	}
 }
+
+// Allow in a tight loop at 10 a second never gets more than 10 in a
+// window of one second: a permit stamped in whole milliseconds comes back
+// more than a second after the millisecond it was stamped in, so the
+// eleventh grant's stamp is at least 1 001 ms after the first's.
+func TestRateLimiterTightLoopKeepsEveryWindow(t *testing.T) {
+	ctx := ctxT(t)
+	c := newClient(t, newRedis(t))
+	l := c.NewRateLimiter("rl:edge")
+	var stamp time.Time
+	l.now = func() time.Time { stamp = time.Now(); return stamp }
+	const limit = 10
+	setRate(t, l, Rate{Limit: limit, Interval: time.Second})
+	var grants []int64
+	for end := time.Now().Add(2500 * time.Millisecond); time.Now().Before(end); {
+		ok, err := l.Allow(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			grants = append(grants, stamp.UnixMilli())
+		}
+	}
+	if len(grants) < 2*limit+1 {
+		t.Fatalf("%d grants in 2.5 s at %d a second", len(grants), limit)
+	}
+	for i := range grants[limit:] {
+		if d := grants[i+limit] - grants[i]; d < 1001 {
+			t.Fatalf("grants %d and %d stamped %d ms apart: %d in a window of one second", i, i+limit, d, limit+1)
+		}
+	}
+}

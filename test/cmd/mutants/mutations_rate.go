@@ -65,8 +65,8 @@ var rateMutations = []mutation{
 		Name:    "rate-permit-back-at-the-interval",
 		What:    "a rate limiter's permit stamped t comes back at t + the interval, up to 1 ms less than an interval after it was taken",
 		Edits:   []edit{{File: "scripts/rate_common.lua", Old: "local old = '(' .. string.format('%d', now - cfg.interval)", New: "local old = string.format('%d', now - cfg.interval)"}},
-		Pkgs:    []string{"./scripts/"},
-		Run:     "^TestRateAcquireTakesTheRateThenTellsWhen$",
+		Pkgs:    []string{"./scripts/", "./rlock/"},
+		Run:     "^(TestRateAcquireTakesTheRateThenTellsWhen|TestRateLimiterTightLoopKeepsEveryWindow)$",
 		Timeout: 2 * time.Minute,
 	},
 	{
