@@ -70,8 +70,14 @@ func (t *rateTurn) attempt(ctx context.Context) (outcome, error) {
 }
 
 // next waits until the failed attempt's permits come back, counted from
-// the moment it was stamped, or a change of the limiter is announced.
-func (t *rateTurn) next(outcome) wait { return wait{listen: &t.listening, until: t.due} }
+// the moment it was stamped, or a change of the limiter is announced (a
+// Client that hears nothing, WithSpin, sleeps until then).
+func (t *rateTurn) next(outcome) wait {
+	if !t.c.hears() {
+		return wait{until: t.due}
+	}
+	return wait{listen: &t.listening, until: t.due}
+}
 
 // done leaves the limiter's line, where the next acquisition of the
 // Client attempts at once, and stops listening.

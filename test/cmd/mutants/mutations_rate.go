@@ -8,7 +8,7 @@ var rateMutations = []mutation{
 	{
 		Name:    "rate-waiters-poll",
 		What:    "a rate limiter's waiter retries every 10 ms, not when the script says its permits come back",
-		Edits:   []edit{{File: "rlock/rate_turn.go", Old: "func (t *rateTurn) next(outcome) wait { return wait{listen: &t.listening, until: t.due} }", New: "func (t *rateTurn) next(outcome) wait { return wait{sleep: 10 * time.Millisecond} }"}},
+		Edits:   []edit{{File: "rlock/rate_turn.go", Old: "\treturn wait{listen: &t.listening, until: t.due}\n", New: "\treturn wait{sleep: 10 * time.Millisecond}\n"}},
 		Pkgs:    []string{"./rlock/"},
 		Run:     "^TestClockRateLimiterWaitSleepsUntilThePermitsComeBack$",
 		Timeout: 2 * time.Minute,
@@ -96,7 +96,7 @@ var rateMutations = []mutation{
 	{
 		Name:    "rate-changes-wake-nobody",
 		What:    "a rate limiter's waiters sleep on a timer: a rate set or permits released wake nobody",
-		Edits:   []edit{{File: "rlock/rate_turn.go", Old: "func (t *rateTurn) next(outcome) wait { return wait{listen: &t.listening, until: t.due} }", New: "func (t *rateTurn) next(outcome) wait { return wait{until: t.due} }"}},
+		Edits:   []edit{{File: "rlock/rate_turn.go", Old: "\treturn wait{listen: &t.listening, until: t.due}\n", New: "\treturn wait{until: t.due}\n"}},
 		Pkgs:    []string{"./rlock/"},
 		Run:     "^TestClockRateLimiterChangesWakeTheWaiters$",
 		Timeout: 2 * time.Minute,
