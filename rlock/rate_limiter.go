@@ -19,13 +19,16 @@ import (
 //
 // Waiting: a waiter sleeps exactly as long as the acquisition script says
 // it takes for enough permits to come back, then attempts again: no retry
-// at a fixed period. The waiters of one limiter in one Client queue in
+// at a fixed period; relock's SetRate, Release and Delete wake the
+// waiters of every Client at once (Redisson's changes are learnt at the
+// next attempt). The waiters of one limiter in one Client queue in
 // arrival order and only the oldest attempts, so a thousand waiters send
-// one attempt at a time (and are granted at most a permit per round trip;
-// Allow's attempts are not queued). Between Clients, and Redisson
-// clients, whoever attempts first after permits come back takes them:
-// Redisson's waiters retry on a 100 ms timer tick, so a Client's waiters
-// take the permits first.
+// one attempt at a time (and are granted at most a permit per round trip).
+// Allow's attempts are not queued, but while waiters of its Client wait,
+// an Allow takes its permits only beside all those they wait for. Between
+// Clients, and Redisson clients, whoever attempts first after permits
+// come back takes them: Redisson's waiters retry on a 100 ms timer tick,
+// so a Client's waiters take the permits first.
 //
 // The clock: permits are stamped with the caller's clock as it reads, as
 // Redisson's are, and a permit stamped t comes back when a caller's clock
