@@ -21,7 +21,7 @@ var aclKeys = []string{"~lock:*", "~{lock:*", "~redisson_lock_*", "~redisson_rwl
 // lock's per-waiter channels that extend them, the read-write lock's, the
 // fair locks' turn channels (relock_turns), the semaphores', the latches'
 // and the leader elections' (relock_leader).
-var aclChannels = []string{"&redisson_lock__channel:*", "&redisson_rwlock:*", "&relock_turns:*", "&redisson_sc:*", "&redisson_countdownlatch__channel__*", "&relock_leader:*"}
+var aclChannels = []string{"&redisson_lock__channel:*", "&redisson_rwlock:*", "&relock_turns:*", "&redisson_sc:*", "&redisson_countdownlatch__channel__*", "&relock_leader:*", "&relock_rate:*"}
 
 // aclCommands are the commands the library sends.
 var aclCommands = []string{

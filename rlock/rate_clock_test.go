@@ -17,7 +17,9 @@ import (
 
 // These tests run in a synctest bubble (clock_test.go's inBubble), where
 // the Client's clock, miniredis's TIME and its TTLs are one fake clock:
-// every wait is exact.
+// every wait is exact. A permit stamped t comes back at t + the interval
+// + 1 ms (a stamp is a whole millisecond, rate_common.lua): so a second
+// and a millisecond, at a limit a second.
 
 // attemptCounter counts the acquisition scripts of rate limiters a
 // go-redis client sends (EVALSHA or EVAL of five keys and four
@@ -25,6 +27,9 @@ import (
 type attemptCounter struct {
 	sent, inFlight, most atomic.Int64
 }
+
+// back is how long a permit of a limiter a second takes to come back.
+const back = time.Second + time.Millisecond
 
 func (a *attemptCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
 
@@ -35,7 +40,7 @@ func (a *attemptCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) red
 func (a *attemptCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		args := cmd.Args()
-		if name := cmd.Name(); (name != "evalsha" && name != "eval") || len(args) != 12 {
+		if name := cmd.Name(); (name != "evalsha" && name != "eval") || len(args) != 15 {
 			return next(ctx, cmd)
 		}
 		a.sent.Add(1)
@@ -65,8 +70,8 @@ func TestClockRateLimiterWaitSleepsUntilThePermitsComeBack(t *testing.T) {
 		if err := l.Wait(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if took := time.Since(start); took != time.Second {
-			t.Fatalf("Wait returned %v after the permits were taken, want the interval, 1s", took)
+		if took := time.Since(start); took != back {
+			t.Fatalf("Wait returned %v after the permits were taken, want %v", took, back)
 		}
 		if n := count.sent.Load(); n != 2 {
 			t.Fatalf("Wait sent %d attempts, want 2: one refused, one when the permits came back", n)
@@ -79,8 +84,8 @@ func TestClockRateLimiterWaitSleepsUntilThePermitsComeBack(t *testing.T) {
 		if err := l.WaitN(ctx, 2); err != nil {
 			t.Fatal(err)
 		}
-		if took := time.Since(mid); took != time.Second {
-			t.Fatalf("WaitN(2) took %v, want 1s, until the second permit's return", took)
+		if took := time.Since(mid); took != back {
+			t.Fatalf("WaitN(2) took %v, want %v, until the second permit's return", took, back)
 		}
 	})
 }
@@ -113,7 +118,7 @@ func TestClockRateLimiterBurstAttemptsOneAtATime(t *testing.T) {
 			t.Fatalf("%d attempts before the first permit came back, %d waiters listed; want 1, %d", sent, n, waiters)
 		}
 		wg.Wait()
-		if took := time.Since(start); took != waiters/limit*time.Second {
+		if took := time.Since(start); took != waiters/limit*back {
 			t.Fatalf("%d waiters took %v at %d a second", waiters, took, limit)
 		}
 		if most := count.most.Load(); most != 1 {
@@ -147,7 +152,7 @@ func TestClockRateLimiterWaitersInArrivalOrder(t *testing.T) {
 		// twenty to arrive are granted at the k-th second, when the
 		// permits of the twenty before come back.
 		for i, at := range granted {
-			if want := time.Duration(i/limit+1) * time.Second; at != want {
+			if want := time.Duration(i/limit+1) * back; at != want {
 				t.Fatalf("waiter %d granted at %v, want %v: in arrival order, %d a second", i, at, want, limit)
 			}
 		}
@@ -171,7 +176,7 @@ func burstLimiter(t *testing.T, rdb *redis.Client, limit int) (*RateLimiter, *at
 }
 
 // A TryWait whose permits come back after its wait gives up at once, and
-// an Allow while others of its Client wait refuses without an attempt.
+// an Allow while others of its Client wait takes nothing they wait for.
 func TestClockRateLimiterGivesUpAtOnce(t *testing.T) {
 	inBubble(t, func(t *testing.T, mr *miniredis.Miniredis, rdb *redis.Client) {
 		ctx := context.Background()
@@ -187,24 +192,24 @@ func TestClockRateLimiterGivesUpAtOnce(t *testing.T) {
 		go func() { done <- l.Wait(ctx) }()
 		synctest.Wait()
 		count.sent.Store(0)
-		if ok, err := l.Allow(ctx); ok || err != nil || count.sent.Load() != 0 {
-			t.Fatalf("Allow while a Wait waits = %v, %v, %d attempts; want false, none", ok, err, count.sent.Load())
+		if ok, err := l.Allow(ctx); ok || err != nil || count.sent.Load() != 1 {
+			t.Fatalf("Allow while a Wait waits = %v, %v, %d attempts; want false, one: the permit is the Wait's", ok, err, count.sent.Load())
 		}
 		// The Wait takes the permit back at 1s; the next one is at 2s.
-		if ok, err := l.TryWait(ctx, 1, 1500*time.Millisecond); ok || err != nil || time.Since(start) != time.Second {
-			t.Fatalf("TryWait(1.5s) behind the Wait = %v, %v after %v; want false once the Wait was granted, at 1s", ok, err, time.Since(start))
+		if ok, err := l.TryWait(ctx, 1, 1500*time.Millisecond); ok || err != nil || time.Since(start) != back {
+			t.Fatalf("TryWait(1.5s) behind the Wait = %v, %v after %v; want false once the Wait was granted, at %v", ok, err, time.Since(start), back)
 		}
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := l.TryWait(ctx, 1, 1500*time.Millisecond); !ok || err != nil || time.Since(start) != 2*time.Second {
-			t.Fatalf("TryWait(1.5s) = %v, %v after %v; want true at 2s", ok, err, time.Since(start))
+		if ok, err := l.TryWait(ctx, 1, 1500*time.Millisecond); !ok || err != nil || time.Since(start) != 2*back {
+			t.Fatalf("TryWait(1.5s) = %v, %v after %v; want true at %v", ok, err, time.Since(start), 2*back)
 		}
 	})
 }
 
-// Deleting a limiter ends its waiters with ErrNoRate at their next
-// attempt; its KeepAlive deletes it when idle.
+// Deleting a limiter ends its waiters with ErrNoRate at once; its
+// KeepAlive deletes it when idle.
 func TestClockRateLimiterDeletedUnderItsWaiters(t *testing.T) {
 	inBubble(t, func(t *testing.T, mr *miniredis.Miniredis, rdb *redis.Client) {
 		ctx := context.Background()
@@ -216,9 +221,10 @@ func TestClockRateLimiterDeletedUnderItsWaiters(t *testing.T) {
 		done := make(chan error)
 		go func() { done <- l.Wait(ctx) }()
 		synctest.Wait()
+		start := time.Now()
 		l.Delete(ctx)
-		if err := <-done; !errors.Is(err, ErrNoRate) {
-			t.Fatalf("Wait on a deleted limiter: %v; want ErrNoRate", err)
+		if err := <-done; !errors.Is(err, ErrNoRate) || time.Since(start) != 0 {
+			t.Fatalf("Wait on a deleted limiter: %v after %v; want ErrNoRate at once", err, time.Since(start))
 		}
 		setRate(t, l, Rate{Limit: 1, Interval: time.Second, KeepAlive: time.Minute})
 		time.Sleep(59 * time.Second)
@@ -228,6 +234,81 @@ func TestClockRateLimiterDeletedUnderItsWaiters(t *testing.T) {
 		time.Sleep(time.Minute)
 		if _, err := l.Allow(ctx); !errors.Is(err, ErrNoRate) {
 			t.Fatalf("Allow a keep-alive after the last acquisition: %v; want ErrNoRate", err)
+		}
+	})
+}
+
+// SetRate and Release wake the waiters at once, those of the Client that
+// made the change and those of another: they attempt when the change is
+// announced, not when the old rate's permits come back.
+func TestClockRateLimiterChangesWakeTheWaiters(t *testing.T) {
+	inBubble(t, func(t *testing.T, mr *miniredis.Miniredis, rdb *redis.Client) {
+		ctx := context.Background()
+		c, _ := New(rdb)
+		defer c.Close()
+		other, _ := New(rdb)
+		defer other.Close()
+		l, o := c.NewRateLimiter("rl"), other.NewRateLimiter("rl")
+		setRate(t, l, Rate{Limit: 2, Interval: 5 * time.Second})
+		l.AllowN(ctx, 2)
+		start := time.Now()
+		done := make(chan time.Duration, 4)
+		for _, w := range []*RateLimiter{l, l, o, o} {
+			go func() {
+				if err := w.Wait(ctx); err != nil {
+					t.Error(err)
+				}
+				done <- time.Since(start)
+			}()
+		}
+		synctest.Wait()
+		time.Sleep(time.Second)
+		if err := l.Release(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		if at := <-done; at != time.Second {
+			t.Fatalf("a waiter granted the permit released at 1s at %v", at)
+		}
+		time.Sleep(time.Second)
+		setRate(t, o, Rate{Limit: 100, Interval: time.Second})
+		for range 3 {
+			if at := <-done; at != 2*time.Second {
+				t.Fatalf("a waiter granted at %v, want at 2s, when the rate went up to 100 a second", at)
+			}
+		}
+	})
+}
+
+// An Allow while a waiter of its Client waits asks Redis, but takes only
+// permits beside those the waiter waits for: it never delays it.
+func TestClockRateLimiterAllowLeavesTheWaitersPermits(t *testing.T) {
+	inBubble(t, func(t *testing.T, mr *miniredis.Miniredis, rdb *redis.Client) {
+		ctx := context.Background()
+		c, _ := New(rdb)
+		defer c.Close()
+		l := c.NewRateLimiter("rl")
+		setRate(t, l, Rate{Limit: 3, Interval: time.Second})
+		start := time.Now()
+		l.Allow(ctx)
+		time.Sleep(100 * time.Millisecond)
+		l.Allow(ctx)
+		done := make(chan time.Duration)
+		go func() {
+			if err := l.WaitN(ctx, 2); err != nil {
+				t.Error(err)
+			}
+			done <- time.Since(start)
+		}()
+		synctest.Wait()
+		if ok, err := l.Allow(ctx); ok || err != nil {
+			t.Fatalf("Allow of the last permit while WaitN(2) waits = %v, %v; want false", ok, err)
+		}
+		if at := <-done; at != back {
+			t.Fatalf("WaitN(2) granted at %v, want %v, when the first permit came back", at, back)
+		}
+		time.Sleep(100 * time.Millisecond) // the second permit comes back
+		if ok, err := l.Allow(ctx); !ok || err != nil {
+			t.Fatalf("Allow once the waiter is done = %v, %v; want true", ok, err)
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/relock-go/relock/scripts"
@@ -18,21 +19,25 @@ import (
 //
 // Waiting: a waiter sleeps exactly as long as the acquisition script says
 // it takes for enough permits to come back, then attempts again: no retry
-// at a fixed period. The waiters of one limiter in one Client queue in
+// at a fixed period; relock's SetRate, Release and Delete wake the
+// waiters of every Client at once (Redisson's changes are learnt at the
+// next attempt). The waiters of one limiter in one Client queue in
 // arrival order and only the oldest attempts, so a thousand waiters send
-// one attempt at a time (and are granted at most a permit per round trip;
-// Allow's attempts are not queued). Between Clients, and Redisson
-// clients, whoever attempts first after permits come back takes them:
-// Redisson's waiters retry on a 100 ms timer tick, so a Client's waiters
-// take the permits first.
+// one attempt at a time (and are granted at most a permit per round trip).
+// Allow's attempts are not queued, but while waiters of its Client wait,
+// an Allow takes its permits only beside all those they wait for. Between
+// Clients, and Redisson clients, whoever attempts first after permits
+// come back takes them: Redisson's waiters retry on a 100 ms timer tick,
+// so a Client's waiters take the permits first.
 //
-// The clock: permits are stamped with the caller's clock, as Redisson's
-// are. A host whose clock runs ahead by s sees the others' permits come
-// back s early and takes them first, so a window can hold Limit plus what
-// the others took in s. relock's scripts keep a relock caller's stamp
-// within 1% of the Interval (1 ms to 1 s) of Redis's TIME, which bounds s
-// for Go hosts; keep the hosts' clocks synchronised. docs/rate-limiter.md
-// has the details and the figures.
+// The clock: permits are stamped with the caller's clock as it reads, as
+// Redisson's are, and a permit stamped t comes back when a caller's clock
+// reads more than t + Interval; Redis's clock plays no part. So Go and
+// Java hosts whose clocks agree hold the limit together. A host whose
+// clock runs ahead by s sees the others' permits come back s early and
+// takes them first, so a window can hold Limit plus what the others took
+// in s: keep the hosts' clocks synchronised. docs/rate-limiter.md has the
+// details and the figures.
 //
 // A RateLimiter is safe for concurrent use.
 type RateLimiter struct {
@@ -47,8 +52,9 @@ type RateLimiter struct {
 // Rate is a rate limiter's rate: at most Limit permits in any window of
 // one Interval.
 type Rate struct {
-	// Limit is the permits per Interval, 1 to 4294967295: what one
-	// acquisition may take at most.
+	// Limit is the permits per Interval, 1 to 4294967295 (to the
+	// largest int on 32-bit platforms): what one acquisition may take at
+	// most.
 	Limit int
 	// Interval is the window's length, at least a millisecond; Redis
 	// keeps it in whole milliseconds, rounded up.
@@ -72,7 +78,7 @@ var ErrNoRate = errors.New("rate limiter has no rate set")
 // Redis; it grants nothing until TrySetRate or SetRate gives it a rate.
 func (c *Client) NewRateLimiter(name string) *RateLimiter {
 	return &RateLimiter{
-		countHandle: countHandle{c: c, name: name, kind: KindRateLimiter, nameErr: checkName(name)},
+		countHandle: countHandle{c: c, name: name, channel: scripts.RateChannel(name), kind: KindRateLimiter, nameErr: checkName(name)},
 		s:           scripts.NewRateLimiter(name, c.ids.Client()),
 		line:        "rate:" + name,
 		now:         time.Now,
@@ -83,8 +89,8 @@ func (c *Client) NewRateLimiter(name string) *RateLimiter {
 // its Limit, ErrInvalidDuration for its Interval or KeepAlive.
 func (r Rate) check() error {
 	switch {
-	case r.Limit < 1 || r.Limit > scripts.MaxRate:
-		return fmt.Errorf("%w: limit %d: 1 to %d", ErrInvalidCount, r.Limit, scripts.MaxRate)
+	case r.Limit < 1 || int64(r.Limit) > scripts.MaxRate:
+		return fmt.Errorf("%w: limit %d: 1 to %d", ErrInvalidCount, r.Limit, int64(scripts.MaxRate))
 	case r.KeepAlive < 0:
 		return invalidDuration("keep-alive", r.KeepAlive, "is negative")
 	case r.KeepAlive > 0 && r.KeepAlive < r.Interval:
@@ -98,15 +104,17 @@ func (r Rate) config() scripts.RateConfig {
 }
 
 // TrySetRate sets the rate to r if the limiter has none, and reports
-// whether it did (Redisson's trySetRate). Setting it makes every permit
-// available. A request resent after a lost reply is applied once.
+// whether it did (Redisson's trySetRate). The permits taken within the
+// last interval stay taken (a config lost alone is set again without
+// forgetting them). A request resent after a lost reply is applied once.
 func (l *RateLimiter) TrySetRate(ctx context.Context, r Rate) (bool, error) {
 	return l.set(ctx, "set rate", r, true)
 }
 
 // SetRate sets the rate to r, replacing any (Redisson's setRate), and
 // resets the limiter: every permit is available again, those taken
-// within the last interval forgotten. For a rate PerClient, it resets
+// within the last interval forgotten; waiters in every Client attempt at
+// once. For a rate PerClient, it resets
 // this Client's permits; other clients keep theirs, and the scripts
 // recount them against the new rate at their next acquisition. A
 // KeepAlive of 0 removes an earlier one's expiry. A request resent after
@@ -125,11 +133,12 @@ func (l *RateLimiter) set(ctx context.Context, op string, r Rate, only bool) (bo
 	}
 	req, end := l.request()
 	defer end()
-	ok, err := l.s.Set(ctx, l.c.rdb, r.config(), only, req)
+	ok, err := l.s.Set(ctx, l.c.rdb, r.config(), only, req, l.c.publishCommand())
 	return ok, opError(op, l.name, err)
 }
 
-// Rate reads the limiter's rate (Redisson's getConfig), or ErrNoRate.
+// Rate reads the limiter's rate (Redisson's getConfig), or ErrNoRate; on
+// a 32-bit platform, a rate above the largest int is ErrInvalidCount.
 func (l *RateLimiter) Rate(ctx context.Context) (Rate, error) {
 	if err := l.usable(); err != nil {
 		return Rate{}, opError("rate", l.name, err)
@@ -137,6 +146,9 @@ func (l *RateLimiter) Rate(ctx context.Context) (Rate, error) {
 	c, err := l.s.Config(ctx, l.c.rdb)
 	if err != nil {
 		return Rate{}, opError("rate", l.name, named(ctx, l.c.rdb, l.name, "rate limiter's config", rateError(err)))
+	}
+	if c.Rate > math.MaxInt { // a 32-bit platform
+		return Rate{}, opError("rate", l.name, fmt.Errorf("%w: the rate %d is more than an int holds here", ErrInvalidCount, c.Rate))
 	}
 	return Rate{Limit: int(c.Rate), Interval: c.Interval, PerClient: c.PerClient, KeepAlive: c.KeepAlive}, nil
 }
@@ -147,10 +159,11 @@ func (l *RateLimiter) Allow(ctx context.Context) (bool, error) { return l.AllowN
 
 // AllowN takes n permits if they are available now, and reports whether
 // it did (Redisson's tryAcquire(n)): one attempt, never a wait; the
-// attempts of concurrent calls go to Redis together. It reports false
-// without asking Redis while goroutines of this Client wait for the
-// limiter (Wait, TryWait): they were first. n must be 1 to the rate's
-// Limit (else ErrInvalidCount); a limiter with no rate is ErrNoRate.
+// attempts of concurrent calls go to Redis together. While goroutines of
+// this Client wait for the limiter (Wait, TryWait), it takes its permits
+// only beside all those they wait for: they were first. n must be 1 to
+// the rate's Limit (else ErrInvalidCount); a limiter with no rate is
+// ErrNoRate.
 func (l *RateLimiter) AllowN(ctx context.Context, n int) (bool, error) {
 	return l.acquire(ctx, n, deadlineAfter(0))
 }
@@ -188,8 +201,13 @@ func (l *RateLimiter) acquire(ctx context.Context, n int, deadline time.Time) (b
 	if err := checkRatePermits(n); err != nil {
 		return false, opError("acquire", l.name, err)
 	}
-	ok, err := l.countHandle.acquire(ctx, &rateTurn{l: l, n: n}, deadline)
+	ok, err := l.countHandle.acquire(ctx, l.turn(n), deadline)
 	return ok, opError("acquire", l.name, err)
+}
+
+// turn is a new turn of an acquisition of n permits.
+func (l *RateLimiter) turn(n int) *rateTurn {
+	return &rateTurn{listening: listening{c: l.c, channel: l.channel}, l: l, n: n}
 }
 
 // Available is the number of permits available now (Redisson's
@@ -224,21 +242,22 @@ func (l *RateLimiter) Release(ctx context.Context, n int) error {
 	req, end := l.request()
 	defer end()
 	_, err := persist(l.c, ctx, func(ctx context.Context) (int64, error) {
-		return l.s.Release(ctx, l.c.rdb, int64(n), l.now(), req)
+		return l.s.Release(ctx, l.c.rdb, int64(n), l.now(), req, l.c.publishCommand())
 	})
 	err = rateError(err)
 	l.observe(ctx, EventReleased, n, start, err)
 	return opError("release", l.name, err)
 }
 
-// Delete deletes the limiter, its rate and its permits (this Client's
-// own too, for a rate PerClient), and reports whether it had a rate. Its
-// waiters get ErrNoRate at their next attempt.
+// Delete deletes the limiter: its rate, the permits taken overall and
+// this Client's own (for a rate PerClient; other clients' own expire by
+// themselves, docs/rate-limiter.md), and reports whether it had a rate.
+// Its waiters in every Client get ErrNoRate at once.
 func (l *RateLimiter) Delete(ctx context.Context) (bool, error) {
 	if err := l.usable(); err != nil {
 		return false, opError("delete", l.name, err)
 	}
-	ok, err := l.s.Delete(ctx, l.c.rdb)
+	ok, err := l.s.Delete(ctx, l.c.rdb, l.c.publishCommand())
 	return ok, opError("delete", l.name, err)
 }
 
@@ -246,7 +265,7 @@ func (l *RateLimiter) Delete(ctx context.Context) (bool, error) {
 // 1, or more than a member of the set can hold (the rate's own limit is
 // the script's to check).
 func checkRatePermits(n int) error {
-	if n < 1 || n > scripts.MaxRate {
+	if n < 1 || int64(n) > scripts.MaxRate {
 		return fmt.Errorf("%w: %d permits: 1 to the rate's limit", ErrInvalidCount, n)
 	}
 	return nil

@@ -3,9 +3,12 @@ package rlock
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/relock-go/relock/scripts"
 )
 
 // setRate sets l's rate, failing the test if it cannot.
@@ -88,7 +91,11 @@ func TestRateLimiterErrors(t *testing.T) {
 			t.Errorf("%s with no rate: %v; want ErrNoRate", what, err)
 		}
 	}
-	for _, r := range []Rate{{Limit: 0, Interval: time.Second}, {Limit: -1, Interval: time.Second}, {Limit: 1 << 32, Interval: time.Second}} {
+	wrong := []Rate{{Limit: 0, Interval: time.Second}, {Limit: -1, Interval: time.Second}}
+	if over := int64(scripts.MaxRate) + 1; over <= math.MaxInt { // 64-bit platforms
+		wrong = append(wrong, Rate{Limit: int(over), Interval: time.Second})
+	}
+	for _, r := range wrong {
 		if err := l.SetRate(ctx, r); !errors.Is(err, ErrInvalidCount) {
 			t.Errorf("SetRate(%+v): %v; want ErrInvalidCount", r, err)
 		}
@@ -174,6 +181,38 @@ func TestRateLimiterCloseEndsItsWaiters(t *testing.T) {
 	for range 2 {
 		if err := <-done; !errors.Is(err, ErrClosed) {
 			t.Fatalf("Wait after Close: %v; want ErrClosed", err)
+		}
+	}
+}
+
+// Allow in a tight loop at 10 a second never gets more than 10 in a
+// window of one second: a permit stamped in whole milliseconds comes back
+// more than a second after the millisecond it was stamped in, so the
+// eleventh grant's stamp is at least 1 001 ms after the first's.
+func TestRateLimiterTightLoopKeepsEveryWindow(t *testing.T) {
+	ctx := ctxT(t)
+	c := newClient(t, newRedis(t))
+	l := c.NewRateLimiter("rl:edge")
+	var stamp time.Time
+	l.now = func() time.Time { stamp = time.Now(); return stamp }
+	const limit = 10
+	setRate(t, l, Rate{Limit: limit, Interval: time.Second})
+	var grants []int64
+	for end := time.Now().Add(2500 * time.Millisecond); time.Now().Before(end); {
+		ok, err := l.Allow(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			grants = append(grants, stamp.UnixMilli())
+		}
+	}
+	if len(grants) < 2*limit+1 {
+		t.Fatalf("%d grants in 2.5 s at %d a second", len(grants), limit)
+	}
+	for i := range grants[limit:] {
+		if d := grants[i+limit] - grants[i]; d < 1001 {
+			t.Fatalf("grants %d and %d stamped %d ms apart: %d in a window of one second", i, i+limit, d, limit+1)
 		}
 	}
 }

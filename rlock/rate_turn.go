@@ -2,6 +2,8 @@ package rlock
 
 import (
 	"context"
+	"math"
+	"sync"
 	"time"
 )
 
@@ -9,19 +11,23 @@ import (
 // the one wait loop. The acquisitions of one limiter in one Client that
 // may wait take turns in the limiter's line (countLines), in arrival
 // order: only the one holding its slot attempts. Nothing announces that
-// permits came back, so the turn listens on no channel: a failed
-// attempt's script says how long until enough permits come back, counted
-// from the attempt's stamp, and the turn waits exactly until then. When
-// that is after the acquisition's deadline, or ctx's, the wait loop ends
-// the acquisition at once (see wait.until), and the next acquisition of
-// the Client attempts.
+// permits came back, so a failed attempt's script says how long until
+// enough come back, counted from the attempt's stamp, and the turn waits
+// until then (waitFor) on the limiter's channel, where relock's changes
+// (a rate set, permits released, the limiter deleted) wake it at once.
+// When the permits come back after the acquisition's deadline, or ctx's,
+// the wait loop ends the acquisition at once (see wait.until), and the
+// next acquisition of the Client attempts.
 type rateTurn struct {
+	listening
 	l      *RateLimiter
 	n      int
 	single bool       // one attempt: no slot, no wait
+	tell   bool       // a single attempt asks when the permits come back
 	line   *countLine // the limiter's line, once joined
 	slot   slot       // of the limiter's line
 	due    time.Time  // when the last failed attempt's permits come back
+	left   int        // the permits available after the last attempt
 }
 
 func (t *rateTurn) waiter() WaiterInfo {
@@ -38,6 +44,7 @@ func (t *rateTurn) enter(single bool) wait {
 		return wait{}
 	}
 	t.line = t.l.c.countLines.join(t.l.line, t.l.c.ctx.Done())
+	rateNeeds.add(t.line, t.n)
 	t.slot = slot{line: &t.line.line}
 	if !t.slot.try() {
 		return wait{slot: &t.slot}
@@ -46,27 +53,68 @@ func (t *rateTurn) enter(single bool) wait {
 }
 
 // attempt asks for the permits. A single attempt made while goroutines
-// of this Client wait for the limiter fails without asking Redis: they
-// were first.
+// of this Client wait for the limiter leaves them the permits they wait
+// for: it takes its own only beside theirs.
 func (t *rateTurn) attempt(ctx context.Context) (outcome, error) {
+	reserve := 0
 	if t.single && t.l.c.countLines.used(t.l.line) {
-		return outcome{}, nil
+		line := t.l.c.countLines.join(t.l.line, t.l.c.ctx.Done())
+		reserve = rateNeeds.of(line)
+		t.l.c.countLines.leave(t.l.line, line)
 	}
 	now := t.l.now()
-	ok, wait, err := t.l.s.Acquire(context.WithoutCancel(ctx), t.l.c.sender, int64(t.n), now, !t.single)
-	t.due = now.Add(wait)
-	return outcome{ok: ok && err == nil, ttl: wait, count: t.n}, rateError(err)
+	a, err := t.l.s.Acquire(context.WithoutCancel(ctx), t.l.c.sender, int64(t.n), int64(reserve), now, !t.single || t.tell)
+	t.left = int(min(a.Left, math.MaxInt))
+	t.due = now.Add(a.Wait)
+	return outcome{ok: a.OK && err == nil, ttl: a.Wait, count: t.n}, rateError(err)
 }
 
 // next waits until the failed attempt's permits come back, counted from
-// the moment it was stamped.
-func (t *rateTurn) next(outcome) wait { return wait{until: t.due} }
+// the moment it was stamped, or a change of the limiter is announced (a
+// Client that hears nothing, WithSpin, sleeps until then).
+func (t *rateTurn) next(outcome) wait {
+	if !t.c.hears() {
+		return wait{until: t.due}
+	}
+	return wait{listen: &t.listening, until: t.due}
+}
 
 // done leaves the limiter's line, where the next acquisition of the
-// Client attempts at once.
+// Client attempts at once, and stops listening.
 func (t *rateTurn) done(context.Context, bool) {
+	if t.s != nil {
+		t.s.close()
+	}
 	t.slot.leave()
 	if t.line != nil {
+		rateNeeds.add(t.line, -t.n)
 		t.l.c.countLines.leave(t.l.line, t.line)
 	}
+}
+
+// rateNeeds are the permits the waiters in each rate limiter's line wait
+// for, by line, for the single attempts that must leave them (see
+// attempt). A line's entry goes when its waiters are done.
+var rateNeeds = rateWaits{m: map[*countLine]int{}}
+
+// rateWaits are permits waited for, by line.
+type rateWaits struct {
+	mu sync.Mutex
+	m  map[*countLine]int
+}
+
+// add adds n (negative: takes away) to the permits waited for in line.
+func (w *rateWaits) add(line *countLine, n int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.m[line] += n; w.m[line] == 0 {
+		delete(w.m, line)
+	}
+}
+
+// of is the permits waited for in line.
+func (w *rateWaits) of(line *countLine) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.m[line]
 }

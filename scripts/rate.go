@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -41,20 +42,36 @@ var (
 // {NAME}:value, the permits taken within the last interval in the sorted
 // set {NAME}:permits, and, for a limiter whose rate is per client, the
 // client's own pair of them, {NAME}:value:<client id> and
-// {NAME}:permits:<client id> (rate_common.lua). Times are epoch
-// milliseconds of the caller's clock, as Redisson's are, kept by the
-// scripts within 1% of the interval (at least a millisecond, at most a
-// second) of the server's. It holds no state and is safe for concurrent use.
+// {NAME}:permits:<client id>; beside each pair, relock's ledger of it,
+// {NAME}:ledger and {NAME}:ledger:<client id> (rate_common.lua). Times
+// are epoch milliseconds of the caller's clock, used as given, as
+// Redisson's are. It holds no state and is safe for concurrent use.
 type RateLimiter struct {
-	name string
-	keys []string // Redisson's KEYS, in its order
+	name    string
+	keys    []string // Redisson's KEYS, in its order, then the ledgers
+	channel string   // where relock's changes are announced
 }
 
 // NewRateLimiter returns the rate limiter called name, as the client
 // with id client sees it.
 func NewRateLimiter(name, client string) *RateLimiter {
-	value, permits := keys.RateValue(name), keys.RatePermits(name)
-	return &RateLimiter{name: name, keys: []string{name, value, keys.RateClient(value, client), permits, keys.RateClient(permits, client)}}
+	value, permits, ledger := keys.RateValue(name), keys.RatePermits(name), rateKey(name, "ledger")
+	return &RateLimiter{name: name, keys: []string{name, value, keys.RateClient(value, client), permits, keys.RateClient(permits, client),
+		ledger, keys.RateClient(ledger, client)}, channel: RateChannel(name)}
+}
+
+// rateKey is the key called suffix beside the limiter name's value, in
+// its slot: "{name}:suffix".
+func rateKey(name, suffix string) string {
+	return strings.TrimSuffix(keys.RateValue(name), "value") + suffix
+}
+
+// RateChannel is the channel on which relock announces a change of the
+// rate limiter name, "relock_rate:{name}" in its slot: its rate set,
+// permits released, the limiter deleted. Redisson's clients announce
+// nothing.
+func RateChannel(name string) string {
+	return "relock_rate" + strings.TrimPrefix(keys.TurnChannel(name), "relock_turns")
 }
 
 // RateConfig is a rate limiter's config, its hash's fields.
@@ -77,29 +94,43 @@ var ErrNoRate = errors.New("no rate set")
 // limiter's rate, which it could never grant. Nothing was changed.
 var ErrOverRate = errors.New("more permits than the rate")
 
-// Acquire takes n permits (1 to MaxRate) at now if they are available,
-// and reports whether it did; when not, and if told, wait is how long
-// after now until enough come back, unless others take them first. Each
-// call is a new acquisition, whose resends by go-redis find it taken
-// rather than take more. It returns ErrNoRate, or an error wrapping
-// ErrOverRate that says the rate.
-func (r *RateLimiter) Acquire(ctx context.Context, rdb redis.Scripter, n int64, now time.Time, tell bool) (ok bool, wait time.Duration, err error) {
-	v, err := rateAcquire.Run(ctx, rdb, r.keys, n, now.UnixMilli(), Member(n), flag(tell)).Int64Slice()
+// RateAttempt is the outcome of an acquisition of a rate limiter's
+// permits.
+type RateAttempt struct {
+	OK bool // the permits were taken
+	// Left is the permits available after the attempt (0 for a resend).
+	Left int64
+	// Wait is, when they were not taken and the caller asked, how long
+	// after its stamp until enough come back, unless others take them.
+	Wait time.Duration
+	// Interval is the limiter's.
+	Interval time.Duration
+}
+
+// Acquire takes n permits (1 to MaxRate) at now if they are available
+// beside reserve more (kept for others); when not, and if told, it says
+// when enough come back. Each call is a new acquisition, whose resends by
+// go-redis find it taken rather than take more. It returns ErrNoRate, or
+// an error wrapping ErrOverRate that says the rate.
+func (r *RateLimiter) Acquire(ctx context.Context, rdb redis.Scripter, n, reserve int64, now time.Time, tell bool) (RateAttempt, error) {
+	v, err := rateAcquire.Run(ctx, rdb, r.keys, n, now.UnixMilli(), Member(n), flag(tell), reserve).Int64Slice()
 	if err != nil {
-		return false, 0, err
+		return RateAttempt{}, err
 	}
-	if len(v) != 2 {
-		return false, 0, fmt.Errorf("rate limiter script replied %v", v)
+	if len(v) != 4 {
+		return RateAttempt{}, fmt.Errorf("rate limiter script replied %v", v)
 	}
+	a := RateAttempt{OK: v[0] == 1, Left: v[2], Interval: time.Duration(v[3]) * time.Millisecond}
 	switch v[0] {
 	case 1:
-		return true, 0, nil
+		return a, nil
 	case 0:
-		return false, time.Duration(v[1]) * time.Millisecond, nil
+		a.Wait = time.Duration(v[1]) * time.Millisecond
+		return a, nil
 	case -1:
-		return false, 0, ErrNoRate
+		return RateAttempt{}, ErrNoRate
 	}
-	return false, 0, fmt.Errorf("%w: %d permits, the rate is %d", ErrOverRate, n, v[1])
+	return RateAttempt{}, fmt.Errorf("%w: %d permits, the rate is %d", ErrOverRate, n, v[1])
 }
 
 // Member is a new member of the set of permits for an acquisition of n:
@@ -129,23 +160,27 @@ func (r *RateLimiter) Available(ctx context.Context, rdb redis.Scripter, now tim
 }
 
 // Set sets the rate to c, or, if only, only when the limiter has no rate,
-// as request req, and reports whether it did. Setting it resets the
-// limiter: all its permits are available, overall and this client's.
-func (r *RateLimiter) Set(ctx context.Context, rdb redis.Scripter, c RateConfig, only bool, req Request) (bool, error) {
+// as request req, and reports whether it did. Setting it when not only
+// resets the limiter: all its permits are available, overall and this
+// client's; when only, the permits taken are kept (a config lost alone).
+// A rate set is announced on the channel with the command publish.
+func (r *RateLimiter) Set(ctx context.Context, rdb redis.Scripter, c RateConfig, only bool, req Request, publish string) (bool, error) {
 	typ := 0
 	if c.PerClient {
 		typ = 1
 	}
-	args := []any{c.Rate, Millis(c.Interval), typ, Millis(c.KeepAlive), flag(only)}
-	v, err := rateSet.Run(ctx, rdb, append(r.keys, req.records(r.name)), append(args, req.args()...)...).Int64()
+	args := append([]any{c.Rate, Millis(c.Interval), typ, Millis(c.KeepAlive), flag(only)}, req.args()...)
+	v, err := rateSet.Run(ctx, rdb, r.with(req.records(r.name), r.channel), append(args, publish)...).Int64()
 	return v == 1, err
 }
 
 // Release gives back up to n permits taken within the interval at now,
 // the latest taken first, as request req, and returns how many it gave
-// back; or ErrNoRate.
-func (r *RateLimiter) Release(ctx context.Context, rdb redis.Scripter, n int64, now time.Time, req Request) (int64, error) {
-	v, err := rateRelease.Run(ctx, rdb, append(r.keys, req.records(r.name)), append([]any{n, now.UnixMilli()}, req.args()...)...).Int64()
+// back; or ErrNoRate. Permits given back are announced on the channel
+// with the command publish.
+func (r *RateLimiter) Release(ctx context.Context, rdb redis.Scripter, n int64, now time.Time, req Request, publish string) (int64, error) {
+	args := append([]any{n, now.UnixMilli()}, req.args()...)
+	v, err := rateRelease.Run(ctx, rdb, r.with(req.records(r.name), r.channel), append(args, publish)...).Int64()
 	if err == nil && v < 0 {
 		return 0, ErrNoRate
 	}
@@ -153,10 +188,16 @@ func (r *RateLimiter) Release(ctx context.Context, rdb redis.Scripter, n int64, 
 }
 
 // Delete deletes the limiter's config and state (this client's own too)
-// and reports whether it had a rate.
-func (r *RateLimiter) Delete(ctx context.Context, rdb redis.Scripter) (bool, error) {
-	v, err := rateDelete.Run(ctx, rdb, r.keys).Int64()
+// and reports whether it had a rate; the deletion of a rate is announced
+// on the channel with the command publish.
+func (r *RateLimiter) Delete(ctx context.Context, rdb redis.Scripter, publish string) (bool, error) {
+	v, err := rateDelete.Run(ctx, rdb, r.with(r.channel), publish).Int64()
 	return v == 1, err
+}
+
+// with is the limiter's keys followed by more.
+func (r *RateLimiter) with(more ...string) []string {
+	return append(append(make([]string, 0, len(r.keys)+len(more)), r.keys...), more...)
 }
 
 // ParseRateConfig reads a rate limiter's config from the fields of its

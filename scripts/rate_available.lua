@@ -14,9 +14,9 @@ if bad then
 elseif not cfg then
   return {-1, 0}
 end
-local value
-value, bad = refill(cfg, stamp(ARGV[1], cfg.interval), false, 0)
-if not value then
+local st
+st, bad = refill(cfg, tonumber(ARGV[1]), false)
+if not st then
   return redis.error_reply(bad)
 end
-return {1, math.max(value, 0)}
+return {1, math.max(st.value, 0)}

@@ -1,21 +1,35 @@
 -- rate_common.lua: helpers of the rate limiter's scripts, prepended to
 -- each of them (scripts.newRate). The layout is Redisson's RRateLimiter.
 --
--- KEYS, as Redisson's scripts have them:
+-- KEYS, as Redisson's scripts have them, then relock's own:
 -- KEYS[1] the config, a hash: rate, interval (ms), type (0 overall, 1 per
 --         client), keepAliveTime (ms, 0: none)
 -- KEYS[2] the available permits, {NAME}:value
 -- KEYS[3] this client's, {NAME}:value:<client id> (type 1)
 -- KEYS[4] the permits taken, the sorted set {NAME}:permits
 -- KEYS[5] this client's, {NAME}:permits:<client id> (type 1)
+-- KEYS[6] relock's ledger of KEYS[2] and KEYS[4], {NAME}:ledger
+-- KEYS[7] this client's, {NAME}:ledger:<client id> (type 1)
 --
 -- A member of the set is one acquisition: a byte, the length L of a
 -- random id; the id (L bytes); the number of permits taken, 4 bytes
--- little-endian (Redisson's struct.pack('Bc0I', L, id, n)). Its score is
--- the acquirer's clock, epoch milliseconds. A member is taken "within the
--- interval" until now - interval reaches its score; then its permits come
--- back. Every script keeps value + the permits of the set's members =
--- rate, and repairs a count that strays from it (refill; rate_acquire.lua).
+-- little-endian (Redisson's struct.pack('Bc0I', L, id, n)); Redisson's
+-- tryAcquire(0) writes members of 0. Its score is the acquirer's clock,
+-- epoch milliseconds, used as given: a member scored s comes back when a
+-- caller's clock reads more than s + interval, so never less than one
+-- interval after it was taken.
+--
+-- The permits available are the rate less the permits of the members
+-- still in the interval: relock's scripts count them so, and write the
+-- count to the value for Redisson's, which trust it. Summing the set at
+-- each call would cost one step per member, so the ledger keeps the sum
+-- as of relock's last write, beside the value and the set's size then:
+-- while those are as relock left them (no Redisson client wrote since),
+-- the ledger's sum is the set's; otherwise the set is summed again. A
+-- Redisson release, which raises the value alone, is so undone at
+-- relock's next call. (Redisson's scripts keep value + permits = rate,
+-- but for a release; a release and acquisitions since relock's last write
+-- that left both the value and the size as they were would go unseen.)
 
 -- wrong is the text of the error reply for key, a key beside the
 -- limiter's name, which holds something else than what.
@@ -25,9 +39,9 @@ local function wrong(key, what)
 end
 
 -- limiter reads the config: it returns the config (rate, interval, keep,
--- and the keys of the value and the permits its type uses), or nil and
--- the text of an error reply for a key of another kind, or nil, nil when
--- the limiter has no rate.
+-- whether it is per client, and the keys of the value, the permits and
+-- the ledger its type uses), or nil and the text of an error reply for a
+-- key of another kind, or nil, nil when the limiter has no rate.
 local function limiter(keys)
   local c = redis.pcall('hmget', keys[1], 'rate', 'interval', 'type', 'keepAliveTime')
   if c.err then
@@ -41,9 +55,10 @@ local function limiter(keys)
   if not cfg.rate or not cfg.interval or not cfg.keep or (c[3] ~= '0' and c[3] ~= '1') then
     return nil, "WRONGTYPE it is a hash that is not a rate limiter's config"
   end
-  cfg.value, cfg.permits = keys[2], keys[4]
-  if c[3] == '1' then
-    cfg.value, cfg.permits = keys[3], keys[5]
+  cfg.config, cfg.per_client = keys[1], c[3] == '1'
+  cfg.value, cfg.permits, cfg.ledger = keys[2], keys[4], keys[6]
+  if cfg.per_client then
+    cfg.value, cfg.permits, cfg.ledger = keys[3], keys[5], keys[7]
   end
   return cfg
 end
@@ -58,95 +73,113 @@ local function permits_of(member)
   return a + 256 * (b + 256 * (c + 256 * d))
 end
 
--- sum is the permits of members (every step-th of them: 2 when they come
--- with their scores), or nil and an error's text when one is no permit.
-local function sum(cfg, members, step)
+-- not_permit is the text of the error reply for a set holding a member
+-- that is not a permit.
+local function not_permit(cfg)
+  return 'WRONGTYPE ' .. cfg.permits .. ' holds a member that is not a permit'
+end
+
+-- sum is the permits of members, or nil and an error's text when one is
+-- no permit.
+local function sum(cfg, members)
   local n = 0
-  for i = 1, #members, step do
-    local p = permits_of(members[i])
+  for _, m in ipairs(members) do
+    local p = permits_of(m)
     if not p then
-      return nil, 'WRONGTYPE ' .. cfg.permits .. ' holds a member that is not a permit'
+      return nil, not_permit(cfg)
     end
     n = n + p
   end
   return n
 end
 
--- stamp is the caller's clock, ms, kept within 1% of the interval (at
--- least 1 ms, at most 1 s) of the server's TIME: a host whose clock is
--- further off moves the window by that bound, no more.
-local function stamp(ms, interval)
-  local t = redis.call('time')
-  local server = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  local bound = math.max(1, math.min(math.floor(interval / 100), 1000))
-  return math.min(math.max(tonumber(ms), server - bound), server + bound)
+-- tally is the permits of the set's members, from the ledger when the
+-- value v and the set's size card are as relock last left them, else
+-- summed; or nil and an error's text. Its second result tells whether
+-- the ledger was absent.
+local function tally(cfg, v, card)
+  local l = redis.pcall('get', cfg.ledger)
+  if type(l) == 'table' then
+    return nil, wrong(cfg.ledger, "a rate limiter's ledger")
+  end
+  if l and v then
+    local used = string.match(l, '^(%d+) ')
+    if used and string.sub(l, #used + 2) == v .. ' ' .. card then
+      return tonumber(used), false
+    end
+  end
+  local n, bad = sum(cfg, redis.call('zrange', cfg.permits, 0, -1))
+  if not n then
+    return nil, bad
+  end
+  return n, not l
 end
 
--- refill returns the permits available at now: the count, plus the
--- permits of the members whose interval ended by now (dropped from the
--- set when drop). A count that is absent (a fresh limiter), or that
--- reaches need but is higher than the rate less a permit for each member
--- still within the interval (Redisson's release raises the count and
--- leaves the members, whose permits would come back twice), is
--- recounted: the rate less the permits of those members. It returns the
--- count, whether it differs from the stored one, and whether the count or
--- the set is to be created (absent, or emptied by the drop); or nil and an
--- error's text.
+-- refill counts the permits available at now: it returns the state
+-- {value, used (the permits of the members within the interval), card
+-- (the set's size), changed (the stored value differs, or the set lost
+-- members), created (the value, the set or the ledger is new)}, the
+-- members whose interval ended dropped from the set when drop; or nil and
+-- an error's text. value is below 0 when another client lowered the rate
+-- under what was taken. Given need, when the stored value is below it and
+-- no permit came back, it returns {value} alone: what a refusal needs.
 local function refill(cfg, now, drop, need)
   local v = redis.pcall('get', cfg.value)
   if type(v) == 'table' then
     return nil, wrong(cfg.value, 'a count')
-  end
-  local value = tonumber(v or '0')
-  if not value then
+  elseif v and not string.match(v, '^%-?%d+$') then
     return nil, 'WRONGTYPE ' .. cfg.value .. ' is a string that is not a count'
   end
-  local old = now - cfg.interval
+  local old = '(' .. string.format('%d', now - cfg.interval)
   local ended = redis.pcall('zrangebyscore', cfg.permits, '-inf', old)
   if ended.err then
     return nil, wrong(cfg.permits, 'a set of permits')
   end
-  local back, bad = sum(cfg, ended, 1)
-  if bad then
+  if need and v and #ended == 0 and tonumber(v) < need then
+    return {value = tonumber(v)}
+  end
+  local card = redis.call('zcard', cfg.permits)
+  local used, fresh = tally(cfg, v, card)
+  if not used then
+    return nil, fresh
+  end
+  local back, bad = sum(cfg, ended)
+  if not back then
     return nil, bad
   end
-  if back > 0 and drop then
+  if drop and #ended > 0 then
     redis.call('zremrangebyscore', cfg.permits, '-inf', old)
+    card = card - #ended
   end
-  local fresh = value + back
-  local stray, empty = v == false, false
-  if not stray and fresh >= need then
-    local within = redis.call('zcard', cfg.permits)
-    if not drop then
-      within = within - #ended
-    end
-    stray, empty = fresh + within > cfg.rate, within == 0
-  end
-  if stray then
-    local used
-    used, bad = sum(cfg, redis.call('zrangebyscore', cfg.permits, '(' .. old, '+inf'), 1)
-    if bad then
-      return nil, bad
-    end
-    fresh = cfg.rate - used
-  end
-  return fresh, v == false or fresh ~= value, v == false or empty
+  used = used - back
+  local value = cfg.rate - used
+  return {value = value, used = used, card = card, changed = (drop and #ended > 0) or v ~= string.format('%d', value),
+    created = fresh or not v or card + #ended == 0}
 end
 
--- keep_alive re-arms the keys' expiry after an attempt: keepAliveTime
--- from now when the config has one (an idle limiter is deleted then),
--- else, when the attempt created the count or the set, the config's own
--- TTL, if it has one (Redisson's rule; Redisson gives it at every write,
--- as its SET drops the count's TTL, which relock's keeps).
-local function keep_alive(config, cfg, created)
+-- save writes the state st refill returned, as changed since (its card
+-- nil when unknown): the value, and the ledger of it; then arms the keys'
+-- expiry: keepAliveTime from now when the config has one (an idle limiter
+-- is deleted then); else, for a client's own keys, twice the interval (by
+-- then every permit came back, and a client that is gone leaves nothing);
+-- else, for keys just created, the config's own TTL if it has one
+-- (Redisson's rule), which later writes keep.
+local function save(cfg, st)
+  local v = string.format('%d', st.value)
+  redis.call('set', cfg.value, v, 'KEEPTTL')
+  local card = st.card or redis.call('zcard', cfg.permits)
+  redis.call('set', cfg.ledger, string.format('%d', st.used) .. ' ' .. v .. ' ' .. card, 'KEEPTTL')
   local ttl = cfg.keep
   if ttl > 0 then
-    redis.call('pexpire', config, ttl)
-  elseif created then
-    ttl = redis.call('pttl', config)
+    redis.call('pexpire', cfg.config, ttl)
+  elseif cfg.per_client then
+    ttl = 2 * cfg.interval
+  elseif st.created then
+    ttl = redis.call('pttl', cfg.config)
   end
   if ttl > 0 then
     redis.call('pexpire', cfg.value, ttl)
     redis.call('pexpire', cfg.permits, ttl)
+    redis.call('pexpire', cfg.ledger, ttl)
   end
 end

@@ -17,7 +17,7 @@ func rateReq(seq uint64) Request { return Request{Client: "c1", Field: 0, Seq: s
 // setRate sets r's rate on rdb, failing the test if it cannot.
 func setRate(t *testing.T, rdb redis.Scripter, r *RateLimiter, c RateConfig, seq uint64) {
 	t.Helper()
-	if ok, err := r.Set(context.Background(), rdb, c, false, rateReq(seq)); !ok || err != nil {
+	if ok, err := r.Set(context.Background(), rdb, c, false, rateReq(seq), Publish); !ok || err != nil {
 		t.Fatalf("Set(%+v) = %v, %v", c, ok, err)
 	}
 }
@@ -25,11 +25,11 @@ func setRate(t *testing.T, rdb redis.Scripter, r *RateLimiter, c RateConfig, seq
 // take is r.Acquire, failing the test on an error.
 func take(t *testing.T, rdb redis.Scripter, r *RateLimiter, n int64, now time.Time) (bool, time.Duration) {
 	t.Helper()
-	ok, wait, err := r.Acquire(context.Background(), rdb, n, now, true)
+	a, err := r.Acquire(context.Background(), rdb, n, 0, now, true)
 	if err != nil {
 		t.Fatalf("Acquire(%d): %v", n, err)
 	}
-	return ok, wait
+	return a.OK, a.Wait
 }
 
 // The keys, fields and members are Redisson's: the config's four fields,
@@ -76,12 +76,10 @@ func TestRateLayoutIsRedissons(t *testing.T) {
 }
 
 // Permits are taken until the rate is used; then the script tells how
-// long until enough come back: the expiry of the oldest members that make
-// up the shortfall. They come back one interval after they were taken.
-// (On a real server a stamp that reached the script more than 1% of the
-// interval late is moved up to TIME less that bound: the wait told is
-// checked against the members' scores, and the refused call's stamp
-// somewhere between its start and its return.)
+// long until enough come back: the end of the interval of the oldest
+// members that make up the shortfall, counted from the caller's stamp.
+// They come back a millisecond after one interval from their stamp: a
+// stamp is a whole millisecond, up to 1 ms before the permit was taken.
 func TestRateAcquireTakesTheRateThenTellsWhen(t *testing.T) {
 	onEach(t, func(t *testing.T, s *rateServer) {
 		ctx := context.Background()
@@ -101,15 +99,16 @@ func TestRateAcquireTakesTheRateThenTellsWhen(t *testing.T) {
 		for i, n := range []int64{1, 3} {
 			t2 := s.now()
 			ok, wait := take(t, s.rdb, r, n, t2)
-			// The script's clock read between t2 and now (the same on
-			// miniredis, whose clock the calls do not move).
-			late := s.now().UnixMilli() - t2.UnixMilli()
-			hi := int64(scores[i].Score) + interval.Milliseconds() - t2.UnixMilli()
-			if ok || wait.Milliseconds() > hi || wait.Milliseconds() < hi-late {
-				t.Fatalf("Acquire(%d) with none left = %v, %v; want false, %d to %dms: the end of member %d", n, ok, wait, hi-late, hi, i)
+			want := int64(scores[i].Score) + interval.Milliseconds() + 1 - t2.UnixMilli()
+			if ok || wait.Milliseconds() != want {
+				t.Fatalf("Acquire(%d) with none left = %v, %v; want false, %dms: the end of member %d", n, ok, wait, want, i)
 			}
 			if i == 1 {
-				s.advance(wait)
+				s.advance(wait - time.Millisecond)
+				if ok, _ := take(t, s.rdb, r, 3, t2.Add(wait-time.Millisecond)); ok {
+					t.Fatal("Acquire(3) granted one interval after the members' stamps: a permit back up to 1 ms early")
+				}
+				s.advance(time.Millisecond)
 			}
 		}
 		if ok, _ := take(t, s.rdb, r, 3, s.now()); !ok {
@@ -122,13 +121,13 @@ func TestRateErrors(t *testing.T) {
 	onEach(t, func(t *testing.T, s *rateServer) {
 		ctx := context.Background()
 		r := NewRateLimiter("rl", "c1")
-		if _, _, err := r.Acquire(ctx, s.rdb, 1, s.now(), true); !errors.Is(err, ErrNoRate) {
+		if _, err := r.Acquire(ctx, s.rdb, 1, 0, s.now(), true); !errors.Is(err, ErrNoRate) {
 			t.Fatalf("Acquire with no rate: %v", err)
 		}
 		if _, err := r.Available(ctx, s.rdb, s.now()); !errors.Is(err, ErrNoRate) {
 			t.Fatalf("Available with no rate: %v", err)
 		}
-		if _, err := r.Release(ctx, s.rdb, 1, s.now(), rateReq(1)); !errors.Is(err, ErrNoRate) {
+		if _, err := r.Release(ctx, s.rdb, 1, s.now(), rateReq(1), Publish); !errors.Is(err, ErrNoRate) {
 			t.Fatalf("Release with no rate: %v", err)
 		}
 		if _, err := r.Config(ctx, s.rdb); !errors.Is(err, ErrNoRate) {
@@ -138,7 +137,7 @@ func TestRateErrors(t *testing.T) {
 			t.Fatalf("keys left: %v", s.rdb.Keys(ctx, "*").Val())
 		}
 		setRate(t, s.rdb, r, RateConfig{Rate: 5, Interval: time.Second}, 2)
-		if _, _, err := r.Acquire(ctx, s.rdb, 6, s.now(), true); !errors.Is(err, ErrOverRate) || !strings.Contains(err.Error(), "rate is 5") {
+		if _, err := r.Acquire(ctx, s.rdb, 6, 0, s.now(), true); !errors.Is(err, ErrOverRate) || !strings.Contains(err.Error(), "rate is 5") {
 			t.Fatalf("Acquire(6) of a rate of 5: %v", err)
 		}
 		if c, err := r.Config(ctx, s.rdb); c != (RateConfig{Rate: 5, Interval: time.Second}) || err != nil {
@@ -180,10 +179,10 @@ func TestRateWrongType(t *testing.T) {
 			s.rdb.FlushAll(ctx)
 			tc.set()
 			before := s.rdb.Keys(ctx, "*").Val()
-			if _, _, err := r.Acquire(ctx, s.rdb, 1, s.now(), true); err == nil || !strings.Contains(err.Error(), "WRONGTYPE") {
+			if _, err := r.Acquire(ctx, s.rdb, 1, 0, s.now(), true); err == nil || !strings.Contains(err.Error(), "WRONGTYPE") {
 				t.Errorf("%s: Acquire: %v", tc.name, err)
 			}
-			if _, err := r.Release(ctx, s.rdb, 1, s.now(), rateReq(uint64(100+i))); err == nil || !strings.Contains(err.Error(), "WRONGTYPE") {
+			if _, err := r.Release(ctx, s.rdb, 1, s.now(), rateReq(uint64(100+i)), Publish); err == nil || !strings.Contains(err.Error(), "WRONGTYPE") {
 				t.Errorf("%s: Release: %v", tc.name, err)
 			}
 			if after := s.rdb.Keys(ctx, "*").Val(); len(after) != len(before) {
@@ -194,11 +193,11 @@ func TestRateWrongType(t *testing.T) {
 		s.rdb.Set(ctx, "rl", "x", 0)
 		for what, err := range map[string]error{
 			"Set": func() error {
-				_, err := r.Set(ctx, s.rdb, RateConfig{Rate: 1, Interval: time.Second}, false, rateReq(20))
+				_, err := r.Set(ctx, s.rdb, RateConfig{Rate: 1, Interval: time.Second}, false, rateReq(20), Publish)
 				return err
 			}(),
 			"Available": func() error { _, err := r.Available(ctx, s.rdb, s.now()); return err }(),
-			"Delete":    func() error { _, err := r.Delete(ctx, s.rdb); return err }(),
+			"Delete":    func() error { _, err := r.Delete(ctx, s.rdb, Publish); return err }(),
 		} {
 			if err == nil || !strings.Contains(err.Error(), "WRONGTYPE") {
 				t.Errorf("%s of a string: %v", what, err)

@@ -29,9 +29,10 @@ var (
 
 // StartRateWorker runs RateWorker on the server at addr until the test
 // ends, and returns once it is ready for commands (Send; see its source
-// for the commands and JSON lines). It skips the test, or fails it under
-// CI, when java, javac or the jar is missing.
-func StartRateWorker(tb testing.TB, addr string) *Peer {
+// for the commands and JSON lines); more are its flags (--cluster true:
+// addr is a node of a Redis Cluster). It skips the test, or fails it
+// under CI, when java, javac or the jar is missing.
+func StartRateWorker(tb testing.TB, addr string, more ...string) *Peer {
 	tb.Helper()
 	jar := JarPath(tb)
 	if _, err := exec.LookPath("javac"); err != nil {
@@ -42,7 +43,7 @@ func StartRateWorker(tb testing.TB, addr string) *Peer {
 		tb.Fatalf("compiling %s: %v", rateWorkerSource, rateWorkerErr)
 	}
 	cp := jar + string(os.PathListSeparator) + rateWorkerDir
-	p := startJava(tb, append(archiveFlags(jar), "-cp", cp, "RateWorker"), []string{"--addr", addr})
+	p := startJava(tb, append(archiveFlags(jar), "-cp", cp, "RateWorker"), append([]string{"--addr", addr}, more...))
 	p.Await(tb, "ready", time.Minute)
 	return p
 }

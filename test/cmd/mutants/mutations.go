@@ -6,7 +6,8 @@ import "time"
 // wrong, in the library's code, and names the packages and tests that
 // must catch it. The slowest suites (chaos, failover, most of interop) are
 // left out: each mutant runs only the tests chosen for it. The fair
-// lock's are in fairMutations, what operators see in operatorMutations.
+// lock's are in fairMutations, the rate limiter's in rateMutations,
+// what operators see in operatorMutations.
 var mutations = append([]mutation{
 	{
 		Name: "release-no-publish",
@@ -251,52 +252,4 @@ var mutations = append([]mutation{
 		Run:     "TestWokenWaiterThatRetriesInVainKeepsItsTurn",
 		Timeout: 2 * time.Minute,
 	},
-	{
-		Name:    "rate-waiters-poll",
-		What:    "a rate limiter's waiter retries every 10 ms, not when the script says its permits come back",
-		Edits:   []edit{{File: "rlock/rate_turn.go", Old: "func (t *rateTurn) next(outcome) wait { return wait{until: t.due} }", New: "func (t *rateTurn) next(outcome) wait { return wait{sleep: 10 * time.Millisecond} }"}},
-		Pkgs:    []string{"./rlock/"},
-		Run:     "^TestClockRateLimiterWaitSleepsUntilThePermitsComeBack$",
-		Timeout: 2 * time.Minute,
-	},
-	{
-		Name:    "rate-waiters-not-in-line",
-		What:    "a rate limiter's waiters of one Client do not queue: each attempts and sleeps on its own",
-		Edits:   []edit{{File: "rlock/rate_turn.go", Old: "if !t.slot.try() {", New: "if t.slot.try(); false {"}},
-		Pkgs:    []string{"./rlock/"},
-		Run:     "^TestClockRateLimiterBurstAttemptsOneAtATime$",
-		Timeout: 2 * time.Minute,
-	},
-	{
-		Name:    "rate-stamp-unbounded",
-		What:    "a rate limiter's script takes the caller's clock as it is, however far from Redis's",
-		Edits:   []edit{{File: "scripts/rate_common.lua", Old: "return math.min(math.max(tonumber(ms), server - bound), server + bound)", New: "return tonumber(ms)"}},
-		Pkgs:    []string{"./scripts/"},
-		Run:     "^TestRateStampKeptNearTheServersClock$",
-		Timeout: 2 * time.Minute,
-	},
-	{
-		Name:    "rate-release-keeps-members",
-		What:    "a rate limiter's release raises the count and leaves the permits taken in the set, as Redisson's does",
-		Edits:   []edit{{File: "scripts/rate_release.lua", Old: "redis.call('zrem', cfg.permits, member)", New: "redis.call('zscore', cfg.permits, member)"}},
-		Pkgs:    []string{"./scripts/"},
-		Run:     "^TestRateReleaseKeepsTheWindow$",
-		Timeout: 2 * time.Minute,
-	},
-	{
-		Name:    "rate-resend-takes-again",
-		What:    "a resent rate limiter acquisition takes its permits again",
-		Edits:   []edit{{File: "scripts/rate_acquire.lua", Old: "if redis.call('zadd', cfg.permits, 'NX', now, ARGV[3]) == 1 then", New: "if redis.call('zadd', cfg.permits, now, ARGV[3]) >= 0 then"}},
-		Pkgs:    []string{"./scripts/"},
-		Run:     "^TestRateResendTakesOnce$",
-		Timeout: 2 * time.Minute,
-	},
-	{
-		Name:    "rate-stray-count-kept",
-		What:    "a rate limiter's count above what its set leaves is kept: a Redisson release's permits come back twice",
-		Edits:   []edit{{File: "scripts/rate_common.lua", Old: "stray, empty = fresh + within > cfg.rate, within == 0", New: "stray, empty = false, within == 0"}},
-		Pkgs:    []string{"./scripts/"},
-		Run:     "^TestRateStrayCountIsRepaired$",
-		Timeout: 2 * time.Minute,
-	},
-}, append(fairMutations, operatorMutations...)...)
+}, append(fairMutations, append(rateMutations, operatorMutations...)...)...)

@@ -21,7 +21,7 @@ import org.redisson.config.Config;
  * it did as JSON lines on stdout: the Java side of limiters shared with Go.
  *
  * <pre>
- * RateWorker --addr HOST:PORT
+ * RateWorker --addr HOST:PORT [--cluster true]
  * </pre>
  *
  * It connects, prints {"event":"ready"}, then runs the commands it reads
@@ -31,6 +31,8 @@ import org.redisson.config.Config;
  *   set --name N     setRate(--type, --rate, --interval ms, --keepalive ms)  {"event":"set"}
  *   tryset --name N  trySetRate(the same)                                  {"event":"tryset","set":B}
  *   config --name N  getConfig() and availablePermits()                    {"event":"config","rate":N,"interval":MS,"type":"OVERALL|PER_CLIENT","available":N}
+ *   take --name N    tryAcquire(--permits, may be 0) once                    {"event":"take","granted":B}
+ *   release --name N release(--permits)                                      {"event":"release"}
  *   run --name N     --threads T, for --duration ms (or --tries attempts each), each: take --permits with --how:
  *                      try       tryAcquire(n), then sleep --pace ms
  *                      acquire   acquire(n)
@@ -75,7 +77,11 @@ public class RateWorker {
     public static void main(String[] argv) throws Exception {
         parse(argv, 0);
         Config cfg = new Config();
-        cfg.useSingleServer().setAddress("redis://" + flag("addr", "127.0.0.1:6379"));
+        if (flag("cluster", "false").equals("true")) {
+            cfg.useClusterServers().addNodeAddress("redis://" + flag("addr", "127.0.0.1:6379"));
+        } else {
+            cfg.useSingleServer().setAddress("redis://" + flag("addr", "127.0.0.1:6379"));
+        }
         RedissonClient redisson = Redisson.create(cfg);
         try {
             emit("{\"event\":\"ready\",\"t\":" + nowMillis() + "}");
@@ -112,6 +118,11 @@ public class RateWorker {
                 RateLimiterConfig c = rl.getConfig();
                 emit("{\"event\":\"config\",\"rate\":" + c.getRate() + ",\"interval\":" + c.getRateInterval()
                         + ",\"type\":" + quote(String.valueOf(c.getRateType())) + ",\"available\":" + rl.availablePermits() + "}");
+            }
+            case "take" -> emit("{\"event\":\"take\",\"granted\":" + rl.tryAcquire(num("permits", 1)) + "}");
+            case "release" -> {
+                rl.release(num("permits", 1));
+                emit("{\"event\":\"release\"}");
             }
             case "run" -> runThreads(rl);
             default -> throw new IllegalArgumentException("unknown mode " + quote(mode));
