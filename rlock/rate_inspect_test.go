@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/relock-go/relock/internal/keys"
 )
 
@@ -70,9 +72,15 @@ func TestRateLimiterInspectClients(t *testing.T) {
 			}
 		}
 	}
-	// A Redisson client's keys, as its scripts write them.
+	// A Redisson client's keys, as its scripts write them: its count, and
+	// its one permit taken, a member of a length byte, that many random
+	// bytes and the permits, 4 bytes little-endian.
 	const redisson = "5f08c525-76ae-400b-914c-52ca6bdac5d1"
 	if err := rdb.Set(ctx, keys.RateClient(keys.RateValue(name), redisson), 9, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	taken := redis.Z{Score: float64(time.Now().UnixMilli()), Member: "\x02ab\x01\x00\x00\x00"}
+	if err := rdb.ZAdd(ctx, keys.RateClient(keys.RatePermits(name), redisson), taken).Err(); err != nil {
 		t.Fatal(err)
 	}
 	info, err := inspector.Inspect(ctx, name)
