@@ -154,7 +154,11 @@ func TestChecksCanFail(t *testing.T) {
 			go-1 acquire 0 1 ok
 			go-1 release 2 3 ok
 			leftover single redisson_lock_token:{proof:single:fenced:0} string -1 token_counter
-			leftover single redisson_unlock_latch:{proof:single:plain:0}:x string 4000 unlock_latch`,
+			leftover single redisson_unlock_latch:{proof:single:plain:0}:x string 4000 unlock_latch
+			leftover single proof:single:latch:0:7 string -1 latch_count
+			leftover single proof:single:rate:0 hash -1 rate_limiter
+			leftover single {proof:single:rate:0}:value string -1 rate_limiter's_permits
+			leftover single {proof:single:rate:0}:permits zset -1 rate_limiter's_permits`,
 			nil},
 		{"leftovers: a fair queue whose last deadline the run did not record is measured", plain, `
 			go-1 acquire 0 1 ok
