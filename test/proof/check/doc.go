@@ -5,9 +5,10 @@
 // # What relock can fail, and what judges the harness
 //
 // exclusion, permits, grant-tokens, lost-updates, fair-order, liveness,
-// progress, told, latch, rate and leftovers judge the locks and the other
-// kinds (relock's and Redisson's on the same objects; told judges relock's
-// holders only, since Redisson promises its holders nothing): a broken
+// progress, told, woken, latch, rate and leftovers judge the locks and
+// the other kinds (relock's and Redisson's on the same objects; told and
+// woken judge relock's holders and waiters only, since Redisson promises
+// its holders nothing and how its waiters wake is its own): a broken
 // library fails them, and each has a mutation of the library that the
 // proof must catch (test/cmd/mutants -proof) or a wrong history its tests
 // must reject. register and store-tokens judge the harness: the fenced
@@ -74,6 +75,13 @@
 //     faults' reach (a lease, or a fair lock's wait timeout, and
 //     Config.Slack after any fault on the lock service or a process);
 //     "told in time" is not progress.
+//   - woken (plain, fenced; relock waiters): after a release that
+//     returned ok, with a relock waiter invoked before it and still
+//     waiting Config.Wake (and its wait for a replica) later, untouched
+//     by faults since a lease and Config.Slack before, someone was
+//     granted the lock by then (a grant dated Config.Wake before its
+//     reply, or at its invocation when a fault hit its process): a waiter
+//     that missed the release's message sleeps out the TTL it was told.
 //   - latch (latch): in each round, no waiter released before the
 //     round's count of count-downs were invoked; no waiter giving up more
 //     than a lease and Config.Slack after they had all returned ok.
