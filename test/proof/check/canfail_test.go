@@ -23,11 +23,11 @@ func TestChecksCanFail(t *testing.T) {
 			go-0 release 2 3 ok
 			busy go-2 1100 2500
 			go-1 acquire 1100 1101 ok
-			go-2 acquire 1110 1300 ok
-			go-3 acquire 1200 1250 ok
-			go-1 release 1240 1241 ok
-			go-3 release 1251 1252 ok
-			go-2 release 1301 1302 ok`,
+			go-2 acquire 1110 1400 ok
+			go-3 acquire 1300 1350 ok
+			go-1 release 1340 1341 ok
+			go-3 release 1351 1352 ok
+			go-2 release 1401 1402 ok`,
 			[]string{"VIOLATION fair-order"}},
 		{"fair: a pause of another process excuses no overtaking", fair, `
 			go-0 acquire 0 1 ok

@@ -193,7 +193,7 @@ type Config struct {
 	// fenced register needs none: a higher token ends the window.
 	Horizon time.Duration
 	// FairMargin is how much earlier a relock waiter must have been
-	// invoked than another to count as the earlier arrival (default 50 ms:
+	// invoked than another to count as the earlier arrival (default 150 ms:
 	// the history shows when a waiter was invoked, not when its command
 	// reached Redis; a loaded host delays that by tens of milliseconds).
 	// FairMarginRedisson is the same for a Redisson waiter (default
@@ -258,7 +258,7 @@ func (c Config) withDefaults() Config {
 	}
 	def(&c.ChunkTimeout, 10*time.Second)
 	def(&c.Horizon, 5*time.Second)
-	def(&c.FairMargin, 50*time.Millisecond)
+	def(&c.FairMargin, 150*time.Millisecond)
 	def(&c.FairMarginRedisson, 200*time.Millisecond)
 	def(&c.Slack, time.Second)
 	def(&c.Wake, 500*time.Millisecond)
