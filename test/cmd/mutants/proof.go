@@ -33,6 +33,9 @@ type proofMutation struct {
 	// Duration is how long the faults are injected (the first of each
 	// kind is injected even if it takes longer).
 	Duration time.Duration
+	// Flags are more of cmd/proof's flags, for a fleet that shows the
+	// mutant (nil: the defaults).
+	Flags []string
 	// Checks are the checks (cmd/check's names) that judge the promise
 	// the mutant breaks: it is killed by a violation of one of them, not
 	// by a violation of another check alone (which says the run failed,
@@ -73,7 +76,7 @@ func (m proofMutation) proofArgs(dir string) []string {
 	if len(m.Workloads) > 0 {
 		a = append(a, "-workloads", strings.Join(m.Workloads, ","))
 	}
-	return a
+	return append(a, m.Flags...)
 }
 
 // proofLimit bounds a short proof: its faults, the first round of every

@@ -23,11 +23,11 @@ func TestChecksCanFail(t *testing.T) {
 			go-0 release 2 3 ok
 			busy go-2 1100 2500
 			go-1 acquire 1100 1101 ok
-			go-2 acquire 1110 1300 ok
-			go-3 acquire 1200 1250 ok
-			go-1 release 1240 1241 ok
-			go-3 release 1251 1252 ok
-			go-2 release 1301 1302 ok`,
+			go-2 acquire 1110 1400 ok
+			go-3 acquire 1300 1350 ok
+			go-1 release 1340 1341 ok
+			go-3 release 1351 1352 ok
+			go-2 release 1401 1402 ok`,
 			[]string{"VIOLATION fair-order"}},
 		{"fair: a pause of another process excuses no overtaking", fair, `
 			go-0 acquire 0 1 ok
@@ -154,7 +154,11 @@ func TestChecksCanFail(t *testing.T) {
 			go-1 acquire 0 1 ok
 			go-1 release 2 3 ok
 			leftover single redisson_lock_token:{proof:single:fenced:0} string -1 token_counter
-			leftover single redisson_unlock_latch:{proof:single:plain:0}:x string 4000 unlock_latch`,
+			leftover single redisson_unlock_latch:{proof:single:plain:0}:x string 4000 unlock_latch
+			leftover single proof:single:latch:0:7 string -1 latch_count
+			leftover single proof:single:rate:0 hash -1 rate_limiter
+			leftover single {proof:single:rate:0}:value string -1 rate_limiter's_permits
+			leftover single {proof:single:rate:0}:permits zset -1 rate_limiter's_permits`,
 			nil},
 		{"leftovers: a fair queue whose last deadline the run did not record is measured", plain, `
 			go-1 acquire 0 1 ok

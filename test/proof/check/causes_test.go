@@ -125,7 +125,7 @@ func TestFairOvertakerThatKeptItsPlace(t *testing.T) {
 			go-1 acquire 1100 1101 ok
 			nemesis pause 1102 1190 target=go-1
 			go-2 acquire 1110 1700 ok
-			go-3 acquire 1200 1500 ok
+			go-3 acquire 1300 1500 ok
 			go-1 release 1450 1451 ok
 			go-3 release 1550 1551 ok
 			go-2 release 1750 1751 ok`,

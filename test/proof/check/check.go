@@ -165,6 +165,7 @@ func (c *nameCheck) check() {
 		c.exclusion(secs)
 		c.progress(secs)
 		c.told(secs)
+		c.woken()
 	}
 	switch c.spec.Workload {
 	case history.Fenced, history.Election:

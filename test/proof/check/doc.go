@@ -4,13 +4,18 @@
 //
 // # What relock can fail, and what judges the harness
 //
-// Exclusion, permits, grant-tokens, fair-order, liveness, progress,
-// leftovers and lost-updates judge the locks (relock's and Redisson's on
-// the same objects): a broken library fails them. register and
-// store-tokens judge the harness: the fenced store is one script per
-// operation on a Redis no fault touches, so no behaviour of a lock can
-// make its history non-linearizable or its tokens go back. They stay as
-// the check that the harness records and fences what the others rely on.
+// exclusion, permits, grant-tokens, lost-updates, fair-order, liveness,
+// progress, told, woken, latch, rate and leftovers judge the locks and
+// the other kinds (relock's and Redisson's on the same objects; told and
+// woken judge relock's holders and waiters only, since Redisson promises
+// its holders nothing and how its waiters wake is its own): a broken
+// library fails them, and each has a mutation of the library that the
+// proof must catch (test/cmd/mutants -proof) or a wrong history its tests
+// must reject. register and store-tokens judge the harness: the fenced
+// store is one script per operation on a Redis no fault touches, so no
+// behaviour of a lock can make its history non-linearizable or its tokens
+// go back. They stay as the check that the harness records and fences
+// what the others rely on.
 //
 // # What is proven (a Violation fails the run)
 //
@@ -39,9 +44,15 @@
 //   - grant-tokens (fenced, election): tokens granted are distinct, and
 //     grow in real-time order (a direct check: for a counter that only
 //     grows, that is what linearizability means).
-//   - exclusion (every lock): no two sections overlap, a writer's beside
-//     no other; permits (semaphores): never more than N holders inside,
-//     by sections and by the count each read when it marked in.
+//   - exclusion (every lock: fenced, plain, fair, rw, fairrw, election,
+//     redlock): no two sections overlap, a writer's beside no other;
+//     permits (semaphores): never more than N holders inside, by sections
+//     and by the count each read when it marked in.
+//   - told (every lock; relock holders): a relock holder releases or
+//     records its loss before any holder whose acquisition was invoked
+//     after its own returned gets in, unless its own causes (below)
+//     explain it: a fault on the later holder tells it nothing. Reported
+//     only where exclusion let the pair pass.
 //   - fair-order (fair): no waiter is granted after more than FairBound
 //     waiters invoked more than its margin after it (Config.FairMargin for
 //     relock, Config.FairMarginRedisson for Redisson, and the longest time
@@ -61,7 +72,21 @@
 //     process, everyone, its lock service) overlapping that span healed.
 //   - progress (every lock): no waiter waits more than a lease, its wait
 //     for a replica and Config.Slack while nobody holds the lock, out of
-//     faults' reach; "told in time" is not progress.
+//     faults' reach (a lease, or a fair lock's wait timeout, and
+//     Config.Slack after any fault on the lock service or a process);
+//     "told in time" is not progress.
+//   - woken (plain, fenced; relock waiters): after a release that
+//     returned ok, with a relock waiter invoked before it and still
+//     waiting Config.Wake (and its wait for a replica) later, untouched
+//     by faults since a lease and Config.Slack before, someone was
+//     granted the lock by then (a grant dated Config.Wake before its
+//     reply, or at its invocation when a fault hit its process): a waiter
+//     that missed the release's message sleeps out the TTL it was told.
+//   - latch (latch): in each round, no waiter released before the
+//     round's count of count-downs were invoked; no waiter giving up more
+//     than a lease and Config.Slack after they had all returned ok.
+//   - rate (rate): grants whose spans fit in one interval (less the
+//     clocks' allowance) never take more than the limit's permits.
 //   - leftovers (the run): after the run, the lock services hold only keys
 //     meant to stay (history.KeptFamilies) or with a TTL; a fair queue's
 //     keys are measured (the run does not record its deadlines).
@@ -97,7 +122,11 @@
 // Config.RedissonResend (its retry policy: its last command's response
 // timeout and two resends), and lost updates of the plain
 // (unfenced) counter, or across a fault that lost writes, or of two
-// read-write writers whose overlap a cause explains.
+// read-write writers whose overlap a cause explains; a latch waiter
+// released early, or a rate window over its limit, under a fault that may
+// lose the count or the permits (LosesLocks, or LosesUnacked: neither
+// waits for replicas); a latch waiter that gave up late under a fault
+// that hit it (its process, everyone, its lock service) while it waited.
 //
 // Findings are dated at the operation that makes them, and attributed to
 // the faults whose span (the fault, then one lease and Config.Slack) holds

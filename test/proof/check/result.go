@@ -123,6 +123,11 @@ type NameResult struct {
 	// FreeLongest is the longest a waiter waited while nobody held the
 	// lock, out of faults' reach (progress).
 	FreeLongest time.Duration
+	// Woken is how many releases with a relock waiter the woken check
+	// judged; WakeLongest the longest from such a release to the first
+	// grant after it, among those in time.
+	Woken       int
+	WakeLongest time.Duration
 	ByCheck     map[string]*Counts
 	Counts
 }
@@ -188,7 +193,7 @@ type Config struct {
 	// fenced register needs none: a higher token ends the window.
 	Horizon time.Duration
 	// FairMargin is how much earlier a relock waiter must have been
-	// invoked than another to count as the earlier arrival (default 50 ms:
+	// invoked than another to count as the earlier arrival (default 150 ms:
 	// the history shows when a waiter was invoked, not when its command
 	// reached Redis; a loaded host delays that by tens of milliseconds).
 	// FairMarginRedisson is the same for a Redisson waiter (default
@@ -196,6 +201,12 @@ type Config struct {
 	FairMargin, FairMarginRedisson time.Duration
 	// Slack is liveness's "+ 1 s" (default 1 s).
 	Slack time.Duration
+	// Wake is how long after a release returned a relock waiter of the
+	// lock may wait before someone is granted it, and how long before its
+	// reply a grant may have been made (default 500 ms: a waiter that
+	// missed the release's message sleeps out the TTL it was told, up to
+	// the proof's 2 s lease; a woken one is granted within tens of ms).
+	Wake time.Duration
 	// FairWait is the fair locks' wait timeout (default 5 s): a waiter
 	// that left its entry in a fair queue (killed, deaf, or its attempt
 	// ended in doubt) holds the waiters behind it up until it passes.
@@ -223,7 +234,7 @@ type Config struct {
 }
 
 func (c Config) validate() error {
-	for name, d := range map[string]time.Duration{"ChunkTimeout": c.ChunkTimeout, "Horizon": c.Horizon, "FairMargin": c.FairMargin, "FairMarginRedisson": c.FairMarginRedisson, "Slack": c.Slack, "FairWait": c.FairWait, "RedissonTimeout": c.RedissonTimeout, "RedissonResend": c.RedissonResend} {
+	for name, d := range map[string]time.Duration{"ChunkTimeout": c.ChunkTimeout, "Horizon": c.Horizon, "FairMargin": c.FairMargin, "FairMarginRedisson": c.FairMarginRedisson, "Slack": c.Slack, "Wake": c.Wake, "FairWait": c.FairWait, "RedissonTimeout": c.RedissonTimeout, "RedissonResend": c.RedissonResend} {
 		if d < 0 {
 			return fmt.Errorf("check: Config.%s is negative (%v)", name, d)
 		}
@@ -247,9 +258,10 @@ func (c Config) withDefaults() Config {
 	}
 	def(&c.ChunkTimeout, 10*time.Second)
 	def(&c.Horizon, 5*time.Second)
-	def(&c.FairMargin, 50*time.Millisecond)
+	def(&c.FairMargin, 150*time.Millisecond)
 	def(&c.FairMarginRedisson, 200*time.Millisecond)
 	def(&c.Slack, time.Second)
+	def(&c.Wake, 500*time.Millisecond)
 	def(&c.FairWait, 5*time.Second)
 	def(&c.RedissonTimeout, time.Second)
 	def(&c.RedissonResend, c.RedissonTimeout+2*(c.RedissonTimeout+100*time.Millisecond))

@@ -98,7 +98,7 @@ func (c *Config) defaults() error {
 		c.Faults = append(slices.Clone(nemesis.Kinds), nemesis.ClusterKinds...)
 	}
 	if c.Workloads == nil {
-		c.Workloads = store.Workloads
+		c.Workloads = store.Default
 	}
 	if c.Log == nil {
 		c.Log = io.Discard

@@ -30,9 +30,10 @@ type Leftover struct {
 	// Family is the key's family in relock's Redis layout
 	// (docs/redis-layout.md): "token counter", "semaphore count", "election
 	// record", "election log", "latch count" (a round that never reached
-	// zero) are meant to stay; a key with a TTL expires on
-	// its own; any other key, of another family or of none (""), was left
-	// behind.
+	// zero), "rate limiter" and "rate limiter's permits" (a limiter set
+	// without a keep-alive, as the proof's are) are meant to stay
+	// (history.KeptFamilies); a key with a TTL expires on its own; any
+	// other key, of another family or of none (""), was left behind.
 	Family string `json:"family"`
 }
 
@@ -184,9 +185,15 @@ func family(key, typ string) string {
 			return p.family
 		}
 	}
+	rate := ":" + store.Rate + ":"
 	switch {
 	case strings.HasPrefix(key, "proof:") && strings.Contains(key, ":"+store.Latch+":") && typ == "string":
 		return "latch count"
+	case strings.HasPrefix(key, "proof:") && strings.Contains(key, rate) && typ == "hash":
+		return "rate limiter"
+	case strings.HasPrefix(key, "{proof:") && strings.Contains(key, rate) &&
+		(strings.HasSuffix(key, "}:value") && typ == "string" || strings.HasSuffix(key, "}:permits") && typ == "zset"):
+		return "rate limiter's permits"
 	case strings.HasPrefix(key, "proof:") && typ == "string":
 		return "semaphore count"
 	case strings.HasPrefix(key, "{proof:") && strings.HasSuffix(key, "}:timeout") && typ == "zset":

@@ -28,8 +28,12 @@ type Leftover struct {
 }
 
 // KeptFamilies are the families of keys meant to outlive every hold: a key
-// of any other family, without a TTL, was left behind.
-var KeptFamilies = []string{"token counter", "semaphore count", "election record", "election log"}
+// of any other family, without a TTL, was left behind. A latch's count
+// stays until count-downs bring it to zero (a round whose count-downs
+// failed keeps it, in Redisson as in relock); a rate limiter set without
+// a keep-alive keeps its rate and its permits, as Redisson's does.
+var KeptFamilies = []string{"token counter", "semaphore count", "election record", "election log",
+	"latch count", "rate limiter", "rate limiter's permits"}
 
 // readLeftovers reads dir's LeftoversFile, and reports whether there is
 // one.

@@ -131,8 +131,8 @@ func thousands(n int64) string {
 // Names writes a table of each name's figures as Markdown.
 func Names(w io.Writer, res *check.Result) error {
 	var b strings.Builder
-	b.WriteString("| name | workload | acquisitions | register | overlaps | lost updates | most inside | most overtaken (judged, not) | waiters (not judged) | longest wait | longest free wait | violations | measured |\n")
-	b.WriteString("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| name | workload | acquisitions | register | overlaps | lost updates | most inside | most overtaken (judged, not) | waiters (not judged) | longest wait | longest free wait | woken after a release (longest) | violations | measured |\n")
+	b.WriteString("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, n := range res.Names {
 		lost := "-"
 		if n.Register != "" && n.LostUpdates >= 0 {
@@ -157,9 +157,13 @@ func Names(w io.Writer, res *check.Result) error {
 		if !sem {
 			free = n.FreeLongest.Round(time.Millisecond).String()
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s (%s) | %s | %s | %d | %d |\n", n.Name, n.Workload, thousands(int64(n.Acquisitions)),
+		woken := "-"
+		if n.Workload == history.Plain || n.Workload == history.Fenced {
+			woken = fmt.Sprintf("%s (%s)", thousands(int64(n.Woken)), n.WakeLongest.Round(time.Millisecond))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s (%s) | %s | %s | %s | %d | %d |\n", n.Name, n.Workload, thousands(int64(n.Acquisitions)),
 			register, dash(n.Overlaps, !sem), lost, dash(n.MaxInside, sem), overtaken, thousands(int64(n.Waiters)), thousands(int64(n.WaitersUnjudged)),
-			n.LongestWait.Round(time.Millisecond), free, n.Violations, n.Measured)
+			n.LongestWait.Round(time.Millisecond), free, woken, n.Violations, n.Measured)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
