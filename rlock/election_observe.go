@@ -45,9 +45,9 @@ func (e *Election) Observe(ctx context.Context) <-chan Leader {
 		return ch
 	}
 	o := &observation{e: e, ch: ch, seen: scripts.NoChanges}
-	e.c.elections.use(e.name, 0, 1)
+	electionsOf.in(e.c).use(e.name, 0, 1)
 	started := e.c.goBackground(func() {
-		defer e.c.elections.use(e.name, 0, -1)
+		defer electionsOf.in(e.c).use(e.name, 0, -1)
 		defer close(ch)
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -56,7 +56,7 @@ func (e *Election) Observe(ctx context.Context) <-chan Leader {
 		o.run(ctx)
 	})
 	if !started {
-		e.c.elections.use(e.name, 0, -1)
+		electionsOf.in(e.c).use(e.name, 0, -1)
 		close(ch)
 	}
 	return ch

@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/queue"
+	"github.com/relock-go/relock/scripts"
 )
 
 // fairQueue is a fair lock's queue in Redis as fairTurns use it: a
@@ -54,6 +55,18 @@ func (ts *fairTurns) start(o *owner, lease time.Duration) turn {
 	}
 }
 
+// passOn is nil: a fair lock is passed on by its queue, inside the
+// release script (a grant).
+func (ts *fairTurns) passOn(*owner) recipient { return nil }
+
+// released tells the wait that the release granted the lock to, if it is
+// this Client's, now rather than by the grant message.
+func (ts *fairTurns) released(o *owner, reply scripts.Reply) {
+	if reply.Granted != "" {
+		granteesOf.in(o.c).tell(reply.Granted, reply.Grant)
+	}
+}
+
 // fairTurn is one acquisition of a fair lock. Its first attempt never
 // queues; once listening, it holds the slot of its owner's line, and every
 // attempt queues the owner or keeps its place, until it gets the lock or
@@ -79,7 +92,7 @@ func (t *fairTurn) send(ctx context.Context, rdb redis.Scripter, lease time.Dura
 		// Listed until done: a release of this Client that grants the
 		// place tells it in the process.
 		if sub, grant := t.sub(), t.place.Grant(); sub != nil && grant != "" {
-			t.c.grantees.add(t.turns.entry, sub, grant)
+			granteesOf.in(t.c).add(t.turns.entry, sub, grant)
 		}
 	}
 	// A grant heard since the last attempt: the owner holds the lock (its
@@ -144,7 +157,7 @@ func (t *fairTurn) handedOff() bool { return false }
 // while (lingerTime), and leaves the owner's line to the next goroutine.
 func (t *fairTurn) done(ctx context.Context, ok bool) {
 	if t.place != nil {
-		t.c.grantees.remove(t.turns.entry, t.place.Grant())
+		granteesOf.in(t.c).remove(t.turns.entry, t.place.Grant())
 	}
 	if t.place != nil && !ok {
 		_, _ = persist(t.c, ctx, func(ctx context.Context) (struct{}, error) {
@@ -173,8 +186,8 @@ func (ts *fairTurns) hasLinger() bool {
 	return ts.linger != nil
 }
 
-// takeLinger hands over the kept subscription, if any, to a new wait.
-func (ts *fairTurns) takeLinger() sleeper {
+// takeKept hands over the kept subscription, if any, to a new wait.
+func (ts *fairTurns) takeKept() sleeper {
 	ts.lingerMu.Lock()
 	defer ts.lingerMu.Unlock()
 	s := ts.linger
@@ -208,7 +221,7 @@ func (ts *fairTurns) keepLinger(s sleeper) {
 
 // dropLinger closes the kept subscription, unused for lingerTime.
 func (ts *fairTurns) dropLinger() {
-	if s := ts.takeLinger(); s != nil {
+	if s := ts.takeKept(); s != nil {
 		s.close()
 	}
 }

@@ -34,8 +34,7 @@ type Mutex struct {
 func (c *Client) NewMutex(name string) *Mutex {
 	m := &Mutex{}
 	id := c.ids.Next()
-	m.init(c, name, id, keys.Channel(name), newReentrant(c, name, id, false), clientTurns{})
-	m.handoff = true
+	m.init(c, name, id, keys.Channel(name), newReentrant(c, name, id, false), clientTurns{handoff: true})
 	return m
 }
 
@@ -83,3 +82,6 @@ func (k *reentrant) describe() (Kind, string) {
 	}
 	return KindMutex, ""
 }
+
+// bare: a reentrant lock's release script takes a bare request.
+func (k *reentrant) bare() bool { return true }

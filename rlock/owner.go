@@ -22,14 +22,10 @@ type owner struct {
 	id      string // "<client id>:<seq>": the lock hash's field
 	channel string // where the lock's releases are announced
 	nameErr error  // why name cannot be used (checkName), if it cannot
-	kind    kind
+	kind    lockKind
 	turns   turns
 	kindOf  Kind   // what kind describes
 	mode    string // and the side of a read-write lock
-	// handoff: the releases of this owner's last hold may pass the lock to
-	// a waiter of the same Client, and its waits may be passed the lock
-	// (see handoffs). A Mutex's owners only.
-	handoff bool
 
 	// line excludes the goroutines that share the handle (see line): an
 	// RWMutex's sides share one, where the read side's slots are shared.
@@ -75,7 +71,7 @@ func (o *owner) settle() {
 
 // init sets the owner up for a new handle of the lock called name, with
 // the owner id id, whose releases are announced on channel.
-func (o *owner) init(c *Client, name, id, channel string, k kind, t turns) {
+func (o *owner) init(c *Client, name, id, channel string, k lockKind, t turns) {
 	o.c, o.name, o.id, o.channel, o.kind, o.turns = c, name, id, channel, k, t
 	o.kindOf, o.mode = k.describe()
 	o.line = &line{closed: c.ctx.Done()}

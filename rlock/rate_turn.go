@@ -37,7 +37,7 @@ func (t *rateTurn) enter(single bool) wait {
 	if single {
 		return wait{}
 	}
-	t.line = t.l.c.countLines.join(t.l.line, t.l.c.ctx.Done())
+	t.line = countLinesOf.in(t.l.c).join(t.l.line, t.l.c.ctx.Done())
 	t.slot = slot{line: &t.line.line}
 	if !t.slot.try() {
 		return wait{slot: &t.slot}
@@ -49,7 +49,7 @@ func (t *rateTurn) enter(single bool) wait {
 // of this Client wait for the limiter fails without asking Redis: they
 // were first.
 func (t *rateTurn) attempt(ctx context.Context) (outcome, error) {
-	if t.single && t.l.c.countLines.used(t.l.line) {
+	if t.single && countLinesOf.in(t.l.c).used(t.l.line) {
 		return outcome{}, nil
 	}
 	now := t.l.now()
@@ -67,6 +67,6 @@ func (t *rateTurn) next(outcome) wait { return wait{until: t.due} }
 func (t *rateTurn) done(context.Context, bool) {
 	t.slot.leave()
 	if t.line != nil {
-		t.l.c.countLines.leave(t.l.line, t.line)
+		countLinesOf.in(t.l.c).leave(t.l.line, t.line)
 	}
 }

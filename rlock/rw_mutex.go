@@ -107,6 +107,8 @@ func (k *rwKind) renewal() renewal { return rwRenewal(k.lock.Name(), k.owner, k.
 
 func (k *rwKind) describe() (Kind, string) { return KindRWMutex, rwMode(k.renewal()) }
 
+func (k *rwKind) bare() bool { return false }
+
 // rwMode is the mode of a side of a read-write lock that renews r.
 func rwMode(r renewal) string {
 	if r.renew == scripts.ReadRenewer {

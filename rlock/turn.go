@@ -7,6 +7,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/pubsub"
+	"github.com/relock-go/relock/scripts"
 )
 
 // turn is the turn-taking of one acquisition, used by one goroutine: what
@@ -114,13 +115,13 @@ type listening struct {
 	c       *Client
 	channel string
 	s       sleeper // nil until listening
-	// kept, when set, may hand over the subscription of its owner's last
-	// wait, kept for a moment (a fair owner's: fairTurns.takeLinger),
-	// taken before subscribing anew.
-	kept *fairTurns
-	// handoff, when set, is listed among the Client's handoffs once it
-	// listens: its owner's lock may be passed to it.
-	handoff *clientTurn
+	// kept, when set, may hand over a subscription kept for this wait (a
+	// fair owner's, of its last wait), taken before subscribing anew.
+	kept interface{ takeKept() sleeper }
+	// listener, when set, is told once the wait listens (a Mutex's waiter
+	// is listed then among those its Client's releases may pass the lock
+	// to).
+	listener interface{ listened() }
 }
 
 // sub is the subscription the turn listens on: nil when it spins (a
@@ -163,6 +164,13 @@ type turns interface {
 	// start begins the turn-taking of one acquisition by o, asked with
 	// lease (0: the watchdog's).
 	start(o *owner, lease time.Duration) turn
+	// passOn reserves the waiter of this Client that o's release of its
+	// last acquisition passes the lock to (a hand-off), or returns nil.
+	// Called with o's mu held.
+	passOn(o *owner) recipient
+	// released is told the reply of o's release that freed the lock or
+	// passed it on.
+	released(o *owner, reply scripts.Reply)
 }
 
 // ownerTurn is the turn of a lock owner's acquisition, as the owner's
@@ -173,7 +181,7 @@ type ownerTurn interface {
 	// is count, with lease.
 	send(ctx context.Context, rdb redis.Scripter, lease time.Duration, count int) (outcome, error)
 	// handedOff reports that a release in this Client passed the lock to
-	// this acquisition and set up its hold (see handoffs): no attempt is
+	// this acquisition and set up its hold (see recipient): no attempt is
 	// due. Called with the owner's mu held.
 	handedOff() bool
 	// waited reports that the acquisition waited: it listens for

@@ -172,7 +172,7 @@ func (p *progress) ready(ctx context.Context, w wait, deadline time.Time) (bool,
 	}
 	if l := w.listen; l != nil && l.s == nil {
 		if l.kept != nil {
-			l.s = l.kept.takeLinger()
+			l.s = l.kept.takeKept()
 		}
 		if l.s == nil {
 			by := p.unconfirmedBy(w)
@@ -187,8 +187,8 @@ func (p *progress) ready(ctx context.Context, w wait, deadline time.Time) (bool,
 				return false, err
 			}
 		}
-		if t := l.handoff; t != nil {
-			t.list()
+		if l.listener != nil {
+			l.listener.listened()
 		}
 	}
 	return true, nil
