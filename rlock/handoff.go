@@ -4,7 +4,6 @@ import (
 	"container/list"
 	"sync"
 	"time"
-
 )
 
 // handoffs are a Client's waiters for its Mutexes, by lock name, oldest
