@@ -33,9 +33,11 @@ const expirySlack = 5 * time.Millisecond
 // announcement costs nothing. A receiver that falls behind by more than
 // the log keeps (WithElectionHistory) gets the current leader instead of
 // the changes it missed. The channel is unbuffered, and closed when ctx
-// ends or the Client closes (at once when the Election cannot be used);
-// the observer's goroutine ends with it; closed too when the name holds a
-// value that is not a lock (Leader's ErrWrongType says so). While Redis
+// ends or the Client closes; the observer's goroutine ends with it. It is
+// closed too, at once, when the Election cannot be used (an invalid name,
+// a closed Client), and when the name holds a value that is not a lock:
+// then ctx has not ended, and Leader returns why (ErrInvalidName,
+// ErrClosed, ErrWrongType). While Redis
 // cannot be reached the observer retries, and misses no change that the
 // log still keeps.
 func (e *Election) Observe(ctx context.Context) <-chan Leader {

@@ -1,9 +1,5 @@
 package rlock
 
-// Kind names a kind of lock or of counting object, in events and in
-// Inspect.
-type Kind string
-
 // The kinds of lock.
 const (
 	KindMutex       Kind = "mutex"           // Mutex: Redisson's RLock

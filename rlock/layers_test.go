@@ -21,7 +21,7 @@ import (
 var engineFiles = []string{
 	// The Client and what it tells.
 	"client.go", "kind_state.go", "wire.go", "background.go", "options.go",
-	"errors.go", "observer.go", "activity.go", "label.go", "kind.go",
+	"errors.go", "observer.go", "activity.go", "label.go",
 	"arguments.go", "locker.go",
 	// The wait protocol.
 	"wait_loop.go", "turn.go", "progress.go", "line.go", "sleeper.go",

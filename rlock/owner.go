@@ -159,8 +159,9 @@ func (o *owner) IsHeld(ctx context.Context) (bool, error) {
 	return ok, opError("is held", o.name, named(ctx, o.c.rdb, o.name, "lock", err))
 }
 
-// NoExpiry is what TTL reports for a lock whose key never expires: not
-// one that relock or Redisson sets, but one a tool may leave (PERSIST).
+// NoExpiry is what TTL, and Inspect's LockInfo.TTL, report for a lock
+// whose key never expires: not one that relock or Redisson sets, but one
+// a tool may leave (PERSIST).
 const NoExpiry time.Duration = -1
 
 // TTL is the lock's remaining time to live, whoever holds it: NoExpiry

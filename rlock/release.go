@@ -27,7 +27,7 @@ func (o *owner) unlock(ctx context.Context) error {
 		// drops it: dropLapsed).
 		return opError("unlock", o.name, ErrNotHeld)
 	}
-	r := o.releasing(h)
+	r := o.beginRelease(h)
 	if r.to != nil {
 		heir, _ := r.to.heir()
 		defer heir.mu.Unlock()
@@ -59,8 +59,8 @@ func (o *owner) unlock(ctx context.Context) error {
 	return o.notHeld(ctx, h)
 }
 
-// release is one Unlock's release request, as the owner makes it.
-type release struct {
+// releaseRequest is one Unlock's release request, as the owner makes it.
+type releaseRequest struct {
 	lease time.Duration // the hold's
 	count int           // the hold count the owner knows (0: no hold)
 	seq   uint64        // the request's number (unlockSeq)
@@ -85,12 +85,12 @@ type recipient interface {
 	handedOver(sent time.Time)
 }
 
-// releasing begins the release of one acquisition of hold h (nil: the
+// beginRelease begins the release of one acquisition of hold h (nil: the
 // owner knows of none), passing the lock on to a waiter of this Client
 // when the owner's turns reserve one for the last acquisition. Called
 // with mu held.
-func (o *owner) releasing(h *hold) release {
-	r := release{lease: o.c.opts.watchdogTimeout}
+func (o *owner) beginRelease(h *hold) releaseRequest {
+	r := releaseRequest{lease: o.c.opts.watchdogTimeout}
 	if h != nil {
 		r.lease, _, r.count = h.terms()
 	}
@@ -107,7 +107,7 @@ func (o *owner) releasing(h *hold) release {
 // sendRelease sends r, through persist, and reports its reply: a resend
 // of a bare request whose send failed, finding neither the hold nor a
 // record, reads as released while the hold's lease lasts.
-func (o *owner) sendRelease(ctx context.Context, r *release) (scripts.Reply, error) {
+func (o *owner) sendRelease(ctx context.Context, r *releaseRequest) (scripts.Reply, error) {
 	reply, err := persist(o.c, ctx, func(ctx context.Context) (scripts.Reply, error) {
 		u := o.unlockRequest(r.lease, r.seq, r.count)
 		u.Count = o.c.countDue(o.channel)
@@ -145,7 +145,7 @@ func (o *owner) sendRelease(ctx context.Context, r *release) (scripts.Reply, err
 // freed the lock or passed it on, with the script's reply: the owner's
 // turns are told, the step-aside recorded when others heard it, and the
 // waiter passed the lock holds it.
-func (o *owner) freed(ctx context.Context, r *release, h *hold, reply scripts.Reply) {
+func (o *owner) freed(ctx context.Context, r *releaseRequest, h *hold, reply scripts.Reply) {
 	o.turns.released(o, reply)
 	d, _ := o.c.listenersAt(o.channel, reply.Listeners)
 	res := reply.Outcome
