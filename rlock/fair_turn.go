@@ -76,6 +76,7 @@ type fairTurn struct {
 	turns *fairTurns
 	slot  slot         // of the owner's line: held while it may queue
 	place *queue.Place // in the queue; nil until its first queueing attempt
+	pos   int          // the place's position its last attempt found (0: the head)
 }
 
 func (t *fairTurn) attempt(ctx context.Context) (outcome, error) { return t.o.attempt(ctx, t.lease, t) }
@@ -103,9 +104,10 @@ func (t *fairTurn) send(ctx context.Context, rdb redis.Scripter, lease time.Dura
 	// owner took the lock first or replicas must acknowledge the
 	// acquisition, the attempt claims it.
 	if count == 0 && t.c.opts.replicas == 0 && time.Since(t.o.lastSent) < lease/2 && t.granted() {
-		return outcome{ok: true, pos: -1, granted: true}, nil
+		return outcome{ok: true, granted: true}, nil
 	}
 	a, err := t.place.Attempt(ctx, rdb, lease, count)
+	t.pos = a.Position
 	return fairOutcome(a), upgradeError(err)
 }
 
@@ -143,7 +145,7 @@ func (t *fairTurn) next(out outcome) wait {
 	if t.s == nil {
 		return wait{slot: &t.slot, listen: &t.listening}
 	}
-	d := t.place.Pause(queue.Attempt{Position: out.pos, TTL: out.ttl})
+	d := t.place.Pause(queue.Attempt{Position: t.pos, TTL: out.ttl})
 	return wait{listen: &t.listening, sleep: d}
 }
 
@@ -176,7 +178,7 @@ func (t *fairTurn) done(ctx context.Context, ok bool) {
 
 // fairOutcome is a queue attempt's outcome.
 func fairOutcome(a queue.Attempt) outcome {
-	return outcome{ok: a.Acquired, ttl: a.TTL, pos: a.Position}
+	return outcome{ok: a.Acquired, ttl: a.TTL}
 }
 
 // hasLinger reports whether a subscription of a recent wait is kept.

@@ -44,11 +44,9 @@ type outcome struct {
 	// ttl is, when not, the lock's TTL (negative when it has none); for a
 	// counting object, how long to wait for a release before the next
 	// attempt (countTurn).
-	ttl   time.Duration
-	pos   int   // a fair lock's queue place (0: the head); -1 when not queued
-	token int64 // a fenced acquisition's token
+	ttl time.Duration
 	// granted: the owner made no attempt: a release in its Client passed
-	// it the lock (see handoffs), or a fair lock's grant message told it
+	// it the lock (see recipient), or a fair lock's grant message told it
 	// that it holds the lock: the lease was set when the grant was made,
 	// after its last attempt, and the turn's claim confirms it.
 	granted bool

@@ -63,7 +63,7 @@ func (k *reentrant) attempt(ctx context.Context, rdb redis.Scripter, lease time.
 	} else {
 		a, err = k.lock.Acquire(ctx, rdb, k.held.Owner, lease, count)
 	}
-	return outcome{ok: a.OK, ttl: a.TTL, pos: -1, token: a.Token}, err
+	return outcome{ok: a.OK, ttl: a.TTL}, err
 }
 
 func (k *reentrant) release(ctx context.Context, u scripts.Unlock) (scripts.Reply, error) {

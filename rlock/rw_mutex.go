@@ -81,7 +81,7 @@ func (k *rwKind) attempt(ctx context.Context, rdb redis.Scripter, lease time.Dur
 	} else {
 		a, err = k.lock.AcquireWrite(ctx, rdb, k.owner, lease, count)
 	}
-	return outcome{ok: a.OK, ttl: a.TTL, pos: -1}, upgradeError(err)
+	return outcome{ok: a.OK, ttl: a.TTL}, upgradeError(err)
 }
 
 // upgradeError is err, with the scripts' refused upgrade as ErrUpgrade.
