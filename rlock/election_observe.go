@@ -97,7 +97,7 @@ func (o *observation) run(ctx context.Context) {
 			return // the name holds something else: Leader tells what
 		}
 		if err != nil {
-			if sleep(ctx, backoff.Exponential(10*time.Millisecond, time.Second, failures), nil) != nil {
+			if sleepOnTimer(ctx, backoff.Exponential(10*time.Millisecond, time.Second, failures), nil) != nil {
 				return
 			}
 			failures++
@@ -111,7 +111,7 @@ func (o *observation) run(ctx context.Context) {
 		if s.Held && s.LockTTL > 0 {
 			d = min(d, s.LockTTL+expirySlack)
 		}
-		if _, err := sl.wait(ctx, d); err != nil {
+		if _, err := sl.sleep(ctx, d); err != nil {
 			sl.close()
 			sl = nil
 			if !errors.Is(err, errMoved) {

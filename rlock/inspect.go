@@ -318,27 +318,3 @@ func queueEntries(entries []string, deadlines []redis.Z, each func(*QueueEntry))
 	}
 	return q
 }
-
-// labelEntries sets the Label of every holder and queue entry of info
-// from its Client's label: one round trip, none when the lock has neither.
-// A kind of lock with entries of its own labels them here too.
-func (c *Client) labelEntries(ctx context.Context, info *LockInfo) error {
-	var clients []string
-	for _, h := range info.Holders {
-		clients = append(clients, h.Client)
-	}
-	for _, e := range info.Queue {
-		clients = append(clients, e.Client)
-	}
-	found, err := c.labels(ctx, clients)
-	if err != nil || len(found) == 0 {
-		return err
-	}
-	for i := range info.Holders {
-		info.Holders[i].Label = found[info.Holders[i].Client]
-	}
-	for i := range info.Queue {
-		info.Queue[i].Label = found[info.Queue[i].Client]
-	}
-	return nil
-}

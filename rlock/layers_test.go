@@ -24,7 +24,7 @@ var engineFiles = []string{
 	"errors.go", "observer.go", "activity.go", "label.go",
 	"arguments.go", "locker.go",
 	// The wait protocol.
-	"wait_loop.go", "turn.go", "progress.go", "line.go", "sleeper.go",
+	"wait_loop.go", "turn.go", "progress.go", "waiters.go", "line.go", "sleeper.go",
 	"sender.go", "replica.go", "step_aside.go",
 	// A lock owner, its hold and its release.
 	"owner.go", "lock_kind.go", "handle.go", "attempt.go", "hold.go",

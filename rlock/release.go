@@ -72,18 +72,6 @@ type releaseRequest struct {
 	to recipient
 }
 
-// recipient is a waiter of this Client that a release passes the lock to
-// (a hand-off), reserved by the releasing owner's turns (turns.passOn):
-// its owner's mu is held until the release is done.
-type recipient interface {
-	// heir is the waiter's owner, and the lease its acquisition asked for
-	// (0: the watchdog's).
-	heir() (*owner, time.Duration)
-	// handedOver records that the release sent at sent passed the lock
-	// to the waiter, as an attempt that took it would, and wakes it.
-	handedOver(sent time.Time)
-}
-
 // beginRelease begins the release of one acquisition of hold h (nil: the
 // owner knows of none), passing the lock on to a waiter of this Client
 // when the owner's turns reserve one for the last acquisition. Called

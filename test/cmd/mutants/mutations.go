@@ -91,7 +91,7 @@ var mutations = append([]mutation{
 		What: "a waiter sleeps out its timer and ignores wake-ups: it polls at the lock's TTL",
 		Edits: []edit{{
 			File: "rlock/wait_loop.go",
-			Old:  "woken, err := l.s.wait(ctx, d)",
+			Old:  "woken, err := l.s.sleep(ctx, d)",
 			New:  "woken, err := false, error(nil)\n\tselect {\n\tcase <-time.After(d):\n\tcase <-ctx.Done():\n\t\terr = ctx.Err()\n\t}",
 		}},
 		Pkgs:    []string{"./rlock/"},
