@@ -67,7 +67,7 @@ func (t *clientTurn) send(ctx context.Context, rdb redis.Scripter, lease time.Du
 // enter queues the acquisition behind this Client's waiters already asleep
 // on the lock's channel, if any: it sleeps until they all have retried.
 // Else, if this Client's last release of the lock was published within
-// the step-aside (see handoffs), it lets the waiters that release woke go
+// the step-aside (see stepAsides), it lets the waiters that release woke go
 // first: it listens and sleeps out the rest of the step-aside before its
 // first attempt. (Spinners do neither: spin mode stays what it is.)
 func (t *clientTurn) enter(single bool) wait {
