@@ -18,7 +18,7 @@ func (o *owner) attempt(ctx context.Context, lease time.Duration, t ownerTurn) (
 		return outcome{}, ErrClosed
 	}
 	if t.handedOff() {
-		return outcome{ok: true, pos: -1, granted: true, hold: o.hold}, nil
+		return outcome{ok: true, granted: true, hold: o.hold}, nil
 	}
 	h := o.hold
 	if h != nil && h.isOver() {

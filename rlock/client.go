@@ -11,8 +11,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/internal/ownerid"
-	"github.com/relock-go/relock/queue"
-	"github.com/relock-go/relock/scripts"
 )
 
 // Client creates locks on one Redis deployment and owns what they share:
@@ -30,16 +28,10 @@ type Client struct {
 	label *labeller
 	// waiters lists the acquisitions that wait now (Activity).
 	waiters waitList
-	// handoffs lists the waiters an Unlock may pass its lock to.
-	handoffs handoffs
-	// grantees lists the fair waits a release may grant the lock to.
-	grantees grantees
-	// fairRenewer renews the Client's fair locks (queue.NewRenewer).
-	fairRenewer scripts.Renewer
-	// countLines are the lines of the semaphores' and latches' waiters.
-	countLines countLines
-	// requests number the requests that change their counts.
-	requests requests
+	// asides are the step-asides after this Client's releases.
+	asides stepAsides
+	// states are the kinds' states in this Client (see kindState).
+	states []any
 	// recordTTL is how long a request's outcome is kept for retries of it
 	// (its record): longer than rdb can take to give up on a command.
 	recordTTL time.Duration
@@ -50,8 +42,6 @@ type Client struct {
 	// sender sends the acquisition attempts and the releases, batching
 	// them when many are in flight.
 	sender *sender
-	// elections are the Client's terms (which Close ends) and elections.
-	elections elections
 
 	// wire is how releases are announced and heard, once decided: at New,
 	// or on a Redis Cluster whose pub/sub kind New was not told, by the
@@ -104,7 +94,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 		return nil, opError("new client", "", fmt.Errorf("sharded pub/sub needs a *redis.ClusterClient, not %T", rdb))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Client{rdb: rdb, opts: o, obs: o.observer(), ids: ownerid.NewSource(), recordTTL: retryWindow(rdb), resends: resends(rdb), sender: newSender(rdb), fairRenewer: queue.NewRenewer(o.fairWaitTimeout), ctx: ctx, cancel: cancel}
+	c := &Client{rdb: rdb, opts: o, obs: o.observer(), ids: ownerid.NewSource(), recordTTL: retryWindow(rdb), resends: resends(rdb), sender: newSender(rdb), ctx: ctx, cancel: cancel}
 	if !cluster || (o.sharded != nil && !*o.sharded) {
 		c.setWire(false)
 	}
@@ -113,6 +103,7 @@ func New(rdb redis.UniversalClient, opts ...Option) (*Client, error) {
 		periodic = c.label.refresh
 	}
 	c.wd = newWatchdog(ctx, rdb, o.watchdogTimeout, c.obs, periodic)
+	c.makeStates()
 	return c, nil
 }
 
@@ -134,7 +125,7 @@ func (c *Client) Name() string { return c.opts.clientName }
 // returns, no goroutine of the Client is left. Closing twice is a no-op.
 func (c *Client) Close() error {
 	c.once.Do(func() {
-		c.endTerms()
+		c.closeStates()
 		c.wireMu.Lock()
 		c.cancel()
 		c.wireMu.Unlock()

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/scripts"
 )
 
 // clientTurn is the turn-taking of every lock but the fair ones: all
@@ -16,7 +18,7 @@ type clientTurn struct {
 	lockTurn
 	shared bool
 	// listed is the turn's place among the Client's handoffs while it
-	// listens, when its owner can be passed the lock (owner.handoff).
+	// listens, when its owner can be passed the lock (clientTurns.handoff).
 	listed *list.Element
 	// handed: a release passed the lock to this turn. Guarded by the
 	// owner's mu.
@@ -26,16 +28,33 @@ type clientTurn struct {
 // clientTurns is the policy of clientTurn. With shared, a waiter that
 // gets the lock wakes the others asleep on its channel in this Client, as
 // they may hold it too (readers): a release message wakes one waiter per
-// Client.
-type clientTurns struct{ shared bool }
+// Client. With handoff (a Mutex's owners), the releases of an owner's last
+// hold may pass the lock to a waiter of the same Client, and its waits may
+// be passed the lock (see handoffs).
+type clientTurns struct{ shared, handoff bool }
 
 func (p clientTurns) start(o *owner, lease time.Duration) turn {
 	t := &clientTurn{lockTurn: lockTurn{listening: listening{c: o.c, channel: o.channel}, o: o, lease: lease}, shared: p.shared}
-	if o.handoff {
-		t.handoff = t
+	if p.handoff {
+		t.listener = t
 	}
 	return t
 }
+
+// passOn reserves the oldest waiter of this Client that o's release may
+// pass the lock to (handoffs.reserve), if o's turns hand off.
+func (p clientTurns) passOn(o *owner) recipient {
+	if !p.handoff {
+		return nil
+	}
+	if t := handoffsOf.in(o.c).reserve(o); t != nil {
+		return t
+	}
+	return nil
+}
+
+// released: nothing is told of a release but its step-aside.
+func (clientTurns) released(*owner, scripts.Reply) {}
 
 func (t *clientTurn) attempt(ctx context.Context) (outcome, error) {
 	return t.o.attempt(ctx, t.lease, t)
@@ -48,7 +67,7 @@ func (t *clientTurn) send(ctx context.Context, rdb redis.Scripter, lease time.Du
 // enter queues the acquisition behind this Client's waiters already asleep
 // on the lock's channel, if any: it sleeps until they all have retried.
 // Else, if this Client's last release of the lock was published within
-// the step-aside (see handoffs), it lets the waiters that release woke go
+// the step-aside (see stepAsides), it lets the waiters that release woke go
 // first: it listens and sleeps out the rest of the step-aside before its
 // first attempt. (Spinners do neither: spin mode stays what it is.)
 func (t *clientTurn) enter(single bool) wait {
@@ -57,10 +76,10 @@ func (t *clientTurn) enter(single bool) wait {
 	}
 	if s, sleep := t.c.sleepers().join(t.channel); s != nil {
 		t.s = s
-		t.list()
+		t.listened()
 		return wait{listen: &t.listening, sleep: sleep}
 	}
-	until := t.c.handoffs.yieldUntil(t.o.name)
+	until := t.c.asides.until(t.o.name)
 	if until.IsZero() || !t.c.hears() {
 		return wait{}
 	}
@@ -69,12 +88,12 @@ func (t *clientTurn) enter(single bool) wait {
 
 func (t *clientTurn) next(out outcome) wait { return t.after(t.o.sleepFor(out.ttl)) }
 
-// list makes the turn one of the Client's handoffs, if its owner can be
-// passed the lock and it listens (a spinner is never passed a lock: spin
-// mode stays what it is).
-func (t *clientTurn) list() {
-	if t.handoff != nil && t.c.hears() {
-		t.c.handoffs.add(t)
+// listened makes the turn, which listens now, one of the Client's
+// handoffs, if its owner can be passed the lock and it hears releases (a
+// spinner is never passed a lock: spin mode stays what it is).
+func (t *clientTurn) listened() {
+	if t.listener != nil && t.c.hears() {
+		handoffsOf.in(t.c).add(t)
 	}
 }
 
@@ -84,7 +103,7 @@ func (t *clientTurn) done(ctx context.Context, ok bool) {
 	if t.s == nil {
 		return
 	}
-	t.c.handoffs.remove(t)
+	handoffsOf.in(t.c).remove(t)
 	if !ok {
 		t.o.mu.Lock()
 		handed := t.handed

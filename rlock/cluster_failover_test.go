@@ -86,9 +86,9 @@ func TestClusterClassicReleaseAfterAWaitCountsAsHeard(t *testing.T) {
 	cluster, rdb := startCluster(t)
 	ctx := ctxT(t)
 	stepsAside := func(c *Client, name string) bool {
-		c.handoffs.mu.Lock()
-		defer c.handoffs.mu.Unlock()
-		_, ok := c.handoffs.yieldTill[name]
+		c.asides.mu.Lock()
+		defer c.asides.mu.Unlock()
+		_, ok := c.asides.till[name]
 		return ok
 	}
 	for _, name := range namesOnEveryMaster(t, cluster) {

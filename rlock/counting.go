@@ -60,18 +60,18 @@ func (h *countHandle) begin(ctx context.Context) error {
 // was heard (the script's count): while clients other than relock's take
 // their turns on its channel, this Client's acquisitions that start
 // within the step-aside let their woken threads go first (countTurn.enter),
-// as after a lock's published release (handoffs).
+// as after a lock's published release (stepAsides).
 func (h *countHandle) released(ls scripts.Listeners) {
 	if ls.Subscribers == 0 && !h.c.classicCluster() {
 		return // nobody heard it
 	}
 	if d, turns := h.c.listenersAt(h.channel, ls); turns {
-		h.c.handoffs.heard(h.name, d)
+		h.c.asides.heard(h.name, d)
 	}
 }
 
 // request begins a request that changes the count (see requests).
-func (h *countHandle) request() (scripts.Request, func()) { return h.c.requests.begin(h.c) }
+func (h *countHandle) request() (scripts.Request, func()) { return requestsOf.in(h.c).begin(h.c) }
 
 // observe reports an event of type t, with count, to the Client's
 // observers; a release that failed (err) is no event, as an Unlock's is
@@ -142,12 +142,12 @@ func (t *countTurn) waiter() WaiterInfo {
 // (countHandle.released) listens, and attempts once the step-aside is
 // over, or a release wakes it: their woken threads go first.
 func (t *countTurn) enter(single bool) wait {
-	t.line = t.c.countLines.join(t.channel, t.c.ctx.Done())
+	t.line = countLinesOf.in(t.c).join(t.channel, t.c.ctx.Done())
 	t.slot = slot{line: &t.line.line}
 	if !t.slot.try() {
 		return wait{slot: &t.slot}
 	}
-	if until := t.c.handoffs.yieldUntil(t.h.name); !single && !until.IsZero() {
+	if until := t.c.asides.until(t.h.name); !single && !until.IsZero() {
 		return wait{listen: &t.listening, until: until, optional: true}
 	}
 	return wait{}
@@ -166,7 +166,7 @@ func (t *countTurn) done(_ context.Context, ok bool) {
 	}
 	t.slot.leave()
 	if t.line != nil {
-		t.c.countLines.leave(t.channel, t.line)
+		countLinesOf.in(t.c).leave(t.channel, t.line)
 	}
 }
 
@@ -178,6 +178,9 @@ type countLines struct {
 	mu sync.Mutex
 	m  map[string]*countLine
 }
+
+// countLinesOf are the lines of each Client's counting objects.
+var countLinesOf = newKindState(func(*Client) *countLines { return &countLines{} })
 
 // countLine is one object's line, with its users: the acquisitions that
 // joined it and have not left.

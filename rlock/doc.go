@@ -1,7 +1,8 @@
 // Package rlock provides distributed locks on Redis, stored and announced
 // exactly as Redisson (the Java client) does, so Go and Java services can
 // contend for the same lock: reentrant, fair, fenced and read-write locks,
-// sets of locks, semaphores, count-down latches and rate limiters.
+// sets of locks, semaphores, count-down latches and rate limiters, and
+// leader elections on a fair lock.
 //
 // # Use
 //
@@ -54,7 +55,9 @@
 // Semaphore (RSemaphore), PermitExpirableSemaphore and CountDownLatch are
 // the counting objects of job schedulers; RateLimiter (RRateLimiter) keeps
 // a rate that Go and Java services share: at most Limit permits in any
-// window of one Interval.
+// window of one Interval. NewElection runs a leader election on a fair
+// lock: Campaign waits to lead and returns a Term, Leader and Observe tell
+// who leads.
 //
 // # Observing
 //
@@ -67,8 +70,9 @@
 // # More
 //
 // The repository's docs go further: semantics.md (what a lock promises),
-// lock-kinds.md, semaphores.md, rate-limiter.md, redis-layout.md (the
-// keys, the messages, Redisson compatibility), deployment.md and
-// operations.md; and, for those who change the package, architecture.md:
-// its files, its words, and how a goroutine waits.
+// guarantees.md (what holds when processes, networks and Redis fail),
+// lock-kinds.md, semaphores.md, rate-limiter.md, election.md,
+// redis-layout.md (the keys, the messages, Redisson compatibility),
+// deployment.md and operations.md; and, for those who change the package,
+// architecture.md: its files, its words, and how a goroutine waits.
 package rlock

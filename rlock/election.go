@@ -164,8 +164,8 @@ func (e *Election) Campaign(ctx context.Context, value string) (*Term, error) {
 			e.line.leave(false)
 		}
 	}()
-	e.c.elections.use(e.name, 1, 0)
-	defer e.c.elections.use(e.name, -1, 0)
+	electionsOf.in(e.c).use(e.name, 1, 0)
+	defer electionsOf.in(e.c).use(e.name, -1, 0)
 	for t == nil {
 		m := e.c.newFairMutex(e.name, KindElection)
 		if err := m.lockOwn(ctx); err != nil {
@@ -185,11 +185,11 @@ func (e *Election) Campaign(ctx context.Context, value string) (*Term, error) {
 // when the lock was lost before. A term that cannot begin gives the lock
 // back.
 func (e *Election) elect(ctx context.Context, m *FairMutex, value string, start time.Time) (*Term, error) {
-	if !e.c.elections.begin() {
+	if !electionsOf.in(e.c).begin() {
 		e.giveBack(ctx, m)
 		return nil, ErrClosed
 	}
-	defer e.c.elections.begun()
+	defer electionsOf.in(e.c).begun()
 	rdb, ack, err := e.scripter(ctx)
 	if err != nil {
 		e.giveBack(ctx, m)

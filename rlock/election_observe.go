@@ -33,9 +33,11 @@ const expirySlack = 5 * time.Millisecond
 // announcement costs nothing. A receiver that falls behind by more than
 // the log keeps (WithElectionHistory) gets the current leader instead of
 // the changes it missed. The channel is unbuffered, and closed when ctx
-// ends or the Client closes (at once when the Election cannot be used);
-// the observer's goroutine ends with it; closed too when the name holds a
-// value that is not a lock (Leader's ErrWrongType says so). While Redis
+// ends or the Client closes; the observer's goroutine ends with it. It is
+// closed too, at once, when the Election cannot be used (an invalid name,
+// a closed Client), and when the name holds a value that is not a lock:
+// then ctx has not ended, and Leader returns why (ErrInvalidName,
+// ErrClosed, ErrWrongType). While Redis
 // cannot be reached the observer retries, and misses no change that the
 // log still keeps.
 func (e *Election) Observe(ctx context.Context) <-chan Leader {
@@ -45,9 +47,9 @@ func (e *Election) Observe(ctx context.Context) <-chan Leader {
 		return ch
 	}
 	o := &observation{e: e, ch: ch, seen: scripts.NoChanges}
-	e.c.elections.use(e.name, 0, 1)
+	electionsOf.in(e.c).use(e.name, 0, 1)
 	started := e.c.goBackground(func() {
-		defer e.c.elections.use(e.name, 0, -1)
+		defer electionsOf.in(e.c).use(e.name, 0, -1)
 		defer close(ch)
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -56,7 +58,7 @@ func (e *Election) Observe(ctx context.Context) <-chan Leader {
 		o.run(ctx)
 	})
 	if !started {
-		e.c.elections.use(e.name, 0, -1)
+		electionsOf.in(e.c).use(e.name, 0, -1)
 		close(ch)
 	}
 	return ch
@@ -95,7 +97,7 @@ func (o *observation) run(ctx context.Context) {
 			return // the name holds something else: Leader tells what
 		}
 		if err != nil {
-			if sleep(ctx, backoff.Exponential(10*time.Millisecond, time.Second, failures), nil) != nil {
+			if sleepOnTimer(ctx, backoff.Exponential(10*time.Millisecond, time.Second, failures), nil) != nil {
 				return
 			}
 			failures++
@@ -109,7 +111,7 @@ func (o *observation) run(ctx context.Context) {
 		if s.Held && s.LockTTL > 0 {
 			d = min(d, s.LockTTL+expirySlack)
 		}
-		if _, err := sl.wait(ctx, d); err != nil {
+		if _, err := sl.sleep(ctx, d); err != nil {
 			sl.close()
 			sl = nil
 			if !errors.Is(err, errMoved) {

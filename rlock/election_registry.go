@@ -18,6 +18,9 @@ type elections struct {
 	names    map[string]*electionUse
 }
 
+// electionsOf are the elections of each Client.
+var electionsOf = newKindState(func(*Client) *elections { return &elections{} })
+
 // electionUse is what goes on in one election of a Client.
 type electionUse struct{ campaigns, observers int }
 
@@ -83,11 +86,11 @@ func (es *elections) list() []*Term {
 	return ts
 }
 
-// endTerms ends every term of the Client, which is closing: each records
-// its end and releases its lock, concurrently, each bounded by the unlock
-// timeout; no term begins after. Called by Close before anything stops.
-func (c *Client) endTerms() {
-	es := &c.elections
+// clientClosing ends every term of the Client, which is closing: each
+// records its end and releases its lock, concurrently, each bounded by the
+// unlock timeout; no term begins after. Called by Close before anything
+// stops.
+func (es *elections) clientClosing() {
 	es.mu.Lock()
 	es.closing = true
 	es.mu.Unlock()
@@ -120,7 +123,7 @@ type ElectionInfo struct {
 // Elections lists the leader elections in which this Client campaigns,
 // leads or observes, by name. It sends nothing to Redis.
 func (c *Client) Elections() []ElectionInfo {
-	es := &c.elections
+	es := electionsOf.in(c)
 	es.mu.Lock()
 	byName := make(map[string]*ElectionInfo, len(es.names))
 	info := func(name string) *ElectionInfo {

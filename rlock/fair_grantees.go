@@ -15,6 +15,10 @@ type grantees struct {
 	m  map[string]grantee
 }
 
+// granteesOf are the fair waits of each Client that a release may grant
+// the lock to.
+var granteesOf = newKindState(func(*Client) *grantees { return &grantees{} })
+
 // grantee is one listed wait: its subscription and its grant message.
 type grantee struct {
 	sub   *pubsub.Subscription

@@ -60,9 +60,17 @@ func (c *Client) NewFairMutex(name string) *FairMutex { return c.newFairMutex(na
 func (c *Client) newFairMutex(name string, k Kind) *FairMutex {
 	f := &FairMutex{q: queue.New(c.rdb, name, c.opts.fairWaitTimeout, c.queuePublish)}
 	id := c.ids.Next()
-	f.init(c, name, id, keys.Channel(name), &fair{q: f.q, held: scripts.Held{Key: name, Owner: id}, kind: k, renewer: c.fairRenewer}, newFairTurns(c, f.q, id))
+	f.init(c, name, id, keys.Channel(name), &fair{q: f.q, held: scripts.Held{Key: name, Owner: id}, kind: k, renewer: fairRenewerOf.in(c).Renewer}, newFairTurns(c, f.q, id))
 	return f
 }
+
+// fairRenewer renews a Client's fair locks (queue.NewRenewer).
+type fairRenewer struct{ scripts.Renewer }
+
+// fairRenewerOf is each Client's fairRenewer.
+var fairRenewerOf = newKindState(func(c *Client) *fairRenewer {
+	return &fairRenewer{queue.NewRenewer(c.opts.fairWaitTimeout)}
+})
 
 // lockOwn is Lock for a FairMutex that no other goroutine uses (a
 // Campaign makes one for each term): it takes no slot of the handle's
@@ -101,3 +109,5 @@ func (k *fair) forceRelease(ctx context.Context, _ string) (bool, error) {
 func (k *fair) renewal() renewal { return renewal{k.renewer, k.held} }
 
 func (k *fair) describe() (Kind, string) { return k.kind, "" }
+
+func (k *fair) bare() bool { return false }

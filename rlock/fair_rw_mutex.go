@@ -68,3 +68,5 @@ func (k *fairRW) forceRelease(ctx context.Context, _ string) (bool, error) {
 func (k *fairRW) renewal() renewal { return k.renew }
 
 func (k *fairRW) describe() (Kind, string) { return KindFairRWMutex, rwMode(k.renew) }
+
+func (k *fairRW) bare() bool { return false }

@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/queue"
+	"github.com/relock-go/relock/scripts"
 )
 
 // fairQueue is a fair lock's queue in Redis as fairTurns use it: a
@@ -54,6 +55,18 @@ func (ts *fairTurns) start(o *owner, lease time.Duration) turn {
 	}
 }
 
+// passOn is nil: a fair lock is passed on by its queue, inside the
+// release script (a grant).
+func (ts *fairTurns) passOn(*owner) recipient { return nil }
+
+// released tells the wait that the release granted the lock to, if it is
+// this Client's, now rather than by the grant message.
+func (ts *fairTurns) released(o *owner, reply scripts.Reply) {
+	if reply.Granted != "" {
+		granteesOf.in(o.c).tell(reply.Granted, reply.Grant)
+	}
+}
+
 // fairTurn is one acquisition of a fair lock. Its first attempt never
 // queues; once listening, it holds the slot of its owner's line, and every
 // attempt queues the owner or keeps its place, until it gets the lock or
@@ -63,6 +76,7 @@ type fairTurn struct {
 	turns *fairTurns
 	slot  slot         // of the owner's line: held while it may queue
 	place *queue.Place // in the queue; nil until its first queueing attempt
+	pos   int          // the place's position its last attempt found (0: the head)
 }
 
 func (t *fairTurn) attempt(ctx context.Context) (outcome, error) { return t.o.attempt(ctx, t.lease, t) }
@@ -79,7 +93,7 @@ func (t *fairTurn) send(ctx context.Context, rdb redis.Scripter, lease time.Dura
 		// Listed until done: a release of this Client that grants the
 		// place tells it in the process.
 		if sub, grant := t.sub(), t.place.Grant(); sub != nil && grant != "" {
-			t.c.grantees.add(t.turns.entry, sub, grant)
+			granteesOf.in(t.c).add(t.turns.entry, sub, grant)
 		}
 	}
 	// A grant heard since the last attempt: the owner holds the lock (its
@@ -90,9 +104,10 @@ func (t *fairTurn) send(ctx context.Context, rdb redis.Scripter, lease time.Dura
 	// owner took the lock first or replicas must acknowledge the
 	// acquisition, the attempt claims it.
 	if count == 0 && t.c.opts.replicas == 0 && time.Since(t.o.lastSent) < lease/2 && t.granted() {
-		return outcome{ok: true, pos: -1, granted: true}, nil
+		return outcome{ok: true, granted: true}, nil
 	}
 	a, err := t.place.Attempt(ctx, rdb, lease, count)
+	t.pos = a.Position
 	return fairOutcome(a), upgradeError(err)
 }
 
@@ -130,7 +145,7 @@ func (t *fairTurn) next(out outcome) wait {
 	if t.s == nil {
 		return wait{slot: &t.slot, listen: &t.listening}
 	}
-	d := t.place.Pause(queue.Attempt{Position: out.pos, TTL: out.ttl})
+	d := t.place.Pause(queue.Attempt{Position: t.pos, TTL: out.ttl})
 	return wait{listen: &t.listening, sleep: d}
 }
 
@@ -144,7 +159,7 @@ func (t *fairTurn) handedOff() bool { return false }
 // while (lingerTime), and leaves the owner's line to the next goroutine.
 func (t *fairTurn) done(ctx context.Context, ok bool) {
 	if t.place != nil {
-		t.c.grantees.remove(t.turns.entry, t.place.Grant())
+		granteesOf.in(t.c).remove(t.turns.entry, t.place.Grant())
 	}
 	if t.place != nil && !ok {
 		_, _ = persist(t.c, ctx, func(ctx context.Context) (struct{}, error) {
@@ -163,7 +178,7 @@ func (t *fairTurn) done(ctx context.Context, ok bool) {
 
 // fairOutcome is a queue attempt's outcome.
 func fairOutcome(a queue.Attempt) outcome {
-	return outcome{ok: a.Acquired, ttl: a.TTL, pos: a.Position}
+	return outcome{ok: a.Acquired, ttl: a.TTL}
 }
 
 // hasLinger reports whether a subscription of a recent wait is kept.
@@ -173,8 +188,8 @@ func (ts *fairTurns) hasLinger() bool {
 	return ts.linger != nil
 }
 
-// takeLinger hands over the kept subscription, if any, to a new wait.
-func (ts *fairTurns) takeLinger() sleeper {
+// takeKept hands over the kept subscription, if any, to a new wait.
+func (ts *fairTurns) takeKept() sleeper {
 	ts.lingerMu.Lock()
 	defer ts.lingerMu.Unlock()
 	s := ts.linger
@@ -208,7 +223,7 @@ func (ts *fairTurns) keepLinger(s sleeper) {
 
 // dropLinger closes the kept subscription, unused for lingerTime.
 func (ts *fairTurns) dropLinger() {
-	if s := ts.takeLinger(); s != nil {
+	if s := ts.takeKept(); s != nil {
 		s.close()
 	}
 }

@@ -27,6 +27,7 @@ import (
 // takes no tokens.
 type FencedMutex struct {
 	owner
+	fenced   *reentrant // the owner's kind, which keeps its latest token
 	tokenKey string
 }
 
@@ -37,7 +38,8 @@ type FencedMutex struct {
 func (c *Client) NewFencedMutex(name string) *FencedMutex {
 	f := &FencedMutex{tokenKey: keys.Token(name)}
 	id := c.ids.Next()
-	f.init(c, name, id, keys.Channel(name), newReentrant(c, name, id, true), clientTurns{})
+	f.fenced = newReentrant(c, name, id, true)
+	f.init(c, name, id, keys.Channel(name), f.fenced, clientTurns{})
 	return f
 }
 
@@ -68,13 +70,15 @@ func (f *FencedMutex) TryLock(ctx context.Context, wait, lease time.Duration) (t
 }
 
 // acquireToken acquires the lock by deadline and returns the
-// acquisition's token, 0 when it did not acquire it.
+// acquisition's token (its kind's latest: the handle's line keeps the
+// handle's other goroutines out until its Unlock), 0 when it did not
+// acquire it.
 func (f *FencedMutex) acquireToken(ctx context.Context, deadline time.Time, lease time.Duration) (int64, bool, error) {
 	out, err := f.owner.enter(ctx, deadline, lease)
 	if !out.ok {
 		return 0, false, err
 	}
-	return out.token, true, err
+	return f.fenced.last.Load(), true, err
 }
 
 // Token is the latest token granted for the lock, to any owner; 0 before

@@ -4,8 +4,6 @@ import (
 	"container/list"
 	"sync"
 	"time"
-
-	"github.com/relock-go/relock/scripts"
 )
 
 // handoffs are a Client's waiters for its Mutexes, by lock name, oldest
@@ -19,102 +17,19 @@ import (
 //     holds nothing and is not busy with a command of its own (reserve);
 //   - after maxKept releases passed on in a row, one is published, which
 //     wakes the first waiter of every Client (pubsub's share decides which
-//     goes first);
+//     goes first), and the Client steps aside (stepAsides);
 //   - while clients other than relock's listen on the lock's channel and
 //     take their turns (Redisson's, counted by the release scripts and
-//     handed to the Hub: listenersAt), no release is passed on;
-//   - an acquisition of this Client that starts within the step-aside
-//     after a release it published and someone heard, with no waiter of
-//     its own to queue behind, lets the woken waiters go first (heard,
-//     yieldUntil): minStepAside, or the Hub's adaptive step while other
-//     clients listen (pubsub.Hub.StepAside).
+//     handed to the Hub: listenersAt), no release is passed on.
 //
 // docs/architecture.md ("Hand-offs") tells why.
 type handoffs struct {
 	mu    sync.Mutex
 	names map[string]*handoffWaiters
-	// yieldTill is until when this Client's new acquisitions of a lock let
-	// the waiters woken by its last published release go first, by lock
-	// name; entries past are dropped as others are added.
-	yieldTill map[string]time.Time
 }
 
-// minStepAside is how long after a release this Client published, and
-// someone heard, its new acquisitions of that lock let the woken waiters
-// go first when no other connection is known to listen: more than a
-// wake-up and a retry take in this Client, far less than a lease.
-const minStepAside = time.Millisecond
-
-// heard records that this Client just published a release of the lock
-// called name, and someone heard it; others is how long to step aside for
-// the waiters of other clients (pubsub.Hub.StepAside: 0 when none
-// listens).
-func (h *handoffs) heard(name string, others time.Duration) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	now := time.Now()
-	if h.yieldTill == nil {
-		h.yieldTill = make(map[string]time.Time)
-	}
-	if len(h.yieldTill) >= 64 {
-		for n, till := range h.yieldTill {
-			if now.After(till) {
-				delete(h.yieldTill, n)
-			}
-		}
-	}
-	h.yieldTill[name] = now.Add(max(others, minStepAside))
-}
-
-// yieldUntil is until when a new acquisition of the lock called name lets
-// the waiters woken by this Client's last release of it go first: zero
-// when that step-aside is over.
-func (h *handoffs) yieldUntil(name string) time.Time {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	till, ok := h.yieldTill[name]
-	if !ok {
-		return time.Time{}
-	}
-	if !time.Now().Before(till) {
-		delete(h.yieldTill, name)
-		return time.Time{}
-	}
-	return till
-}
-
-// stepAside is how long this Client lets the waiters of other clients on
-// channel go first after a release or a win, and whether clients other
-// than relock's listen there and take their turns (pubsub.Hub.StepAside):
-// 0 when none listens, or in spin mode.
-func (c *Client) stepAside(channel string) (time.Duration, bool) {
-	if w := c.wire.Load(); w != nil && w.hub != nil {
-		return w.hub.StepAside(channel)
-	}
-	return 0, false
-}
-
-// countDue reports whether a release on channel is to count its
-// listeners (pubsub.Hub.CountDue): not in spin mode, nor on a Redis
-// Cluster with classic pub/sub, where a script counts one node's.
-func (c *Client) countDue(channel string) bool {
-	w := c.wire.Load()
-	return w != nil && w.hub != nil && !c.classicCluster() && w.hub.CountDue(channel)
-}
-
-// listenersAt tells the Hub who listened on channel when a release of
-// this Client was heard or passed on, as its script counted them
-// (pubsub.Hub.Counted), and returns stepAside's answer with them. A
-// script on a Redis Cluster with classic pub/sub counts one node's
-// subscribers: those counts, and a reply that counted nobody, change
-// nothing.
-func (c *Client) listenersAt(channel string, ls scripts.Listeners) (time.Duration, bool) {
-	w := c.wire.Load()
-	if ls.Subscribers == 0 || w == nil || w.hub == nil || c.classicCluster() {
-		return c.stepAside(channel)
-	}
-	return w.hub.Counted(channel, ls.Subscribers, ls.Relock)
-}
+// handoffsOf are the handoffs of each Client.
+var handoffsOf = newKindState(func(*Client) *handoffs { return &handoffs{} })
 
 // handoffWaiters are the waiters of one lock name, oldest first.
 type handoffWaiters struct {
@@ -195,6 +110,10 @@ func (h *handoffs) reserve(from *owner) *clientTurn {
 	}
 	return nil
 }
+
+// heir is the owner the lock is passed to, and the lease its acquisition
+// asked for.
+func (t *clientTurn) heir() (*owner, time.Duration) { return t.o, t.lease }
 
 // handedOver records that a release sent at sent passed the lock to t, as
 // an attempt that took it would, and wakes t's goroutine. Called with t's

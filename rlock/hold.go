@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/relock-go/relock/scripts"
 )
 
 // hold is one owner's holding of a lock, from its first acquisition to its
@@ -274,3 +276,17 @@ func (h *hold) onEnd(f func(error)) (cancel func()) {
 		h.ends.remove(id)
 	}
 }
+
+// renewal is what the watchdog renews for one hold: the owner's field of
+// the lock's hash, with its kind's renew script.
+type renewal struct {
+	renew scripts.Renewer
+	held  scripts.Held
+}
+
+// closedChan is the Lost channel of an owner that holds nothing.
+var closedChan = func() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}()

@@ -39,7 +39,7 @@ type LockInfo struct {
 	// Mode is ModeRead or ModeWrite for a held read-write lock.
 	Mode string
 	// TTL is the lock's remaining time to live: 0 when it is not held,
-	// negative when the hash has no TTL.
+	// NoExpiry when its key has no TTL (as Mutex.TTL reports).
 	TTL time.Duration
 	// Holders are the hash's owners, by owner id (a writer that also reads
 	// is there twice: writing, then reading).
@@ -296,14 +296,17 @@ func (c *Client) readerTTLs(ctx context.Context, name string, hs []Holder) error
 }
 
 // millis is the reply of a PTTL sent in a pipeline whose errors were
-// checked, as a duration: 0 for a missing key, negative for a key without
+// checked, as a duration: 0 for a missing key, NoExpiry for a key without
 // expiry.
 func millis(pttl *redis.Cmd) time.Duration {
-	ms, _ := pttl.Int64()
-	if ms == -2 {
+	switch ms, _ := pttl.Int64(); ms {
+	case -2:
 		return 0
+	case -1:
+		return NoExpiry
+	default:
+		return time.Duration(ms) * time.Millisecond
 	}
-	return time.Duration(ms) * time.Millisecond
 }
 
 // queueEntries is a fair queue's entries, head first, each with its

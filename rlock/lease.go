@@ -8,13 +8,6 @@ import (
 	"github.com/relock-go/relock/scripts"
 )
 
-// closedChan is the Lost channel of an owner that holds nothing.
-var closedChan = func() chan struct{} {
-	ch := make(chan struct{})
-	close(ch)
-	return ch
-}()
-
 // Lost returns a channel that is closed when the current hold of the lock
 // is lost without Unlock: a renewal found the lock gone (expired or
 // force-unlocked), renewals could not reach Redis before the lease ran out,

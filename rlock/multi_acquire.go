@@ -10,19 +10,19 @@ import (
 
 // acquireAll takes every member: first all at once, then in canonical
 // order, waiting for one member at a time as the type's doc describes.
-func (l *MultiLock) acquireAll(ctx context.Context, deadline time.Time, lease time.Duration) (acquisition, bool, error) {
+func (l *MultiLock) acquireAll(ctx context.Context, deadline time.Time, lease time.Duration) (setAcquisition, bool, error) {
 	ms := l.members
 	held := make([]bool, len(ms))
 	// unsure are members whose attempt failed with an error but may
 	// have taken the lock: released with the rest.
 	var unsure []Member
-	fail := func(err error) (acquisition, bool, error) {
+	fail := func(err error) (setAcquisition, bool, error) {
 		releaseEach(ctx, append(pick(ms, held), unsure...))
-		return acquisition{}, false, err
+		return setAcquisition{}, false, err
 	}
 	first := -1 // first member in order not taken
 	var errs []error
-	for i, r := range attemptEach(ctx, ms, lease) {
+	for i, r := range tryEach(ctx, ms, lease) {
 		held[i] = r.ok
 		if r.err != nil {
 			errs = append(errs, r.err)
@@ -54,13 +54,13 @@ func (l *MultiLock) acquireAll(ctx context.Context, deadline time.Time, lease ti
 		i := slices.Index(held, false)
 		if i < 0 {
 			if allValid(ms) {
-				return acquisition{held: ms}, true, nil
+				return setAcquisition{held: ms}, true, nil
 			}
 			// A fixed lease ran out while later members were awaited.
 			releaseEach(ctx, ms)
 			clear(held)
 			if passed(deadline) {
-				return acquisition{}, false, nil
+				return setAcquisition{}, false, nil
 			}
 			continue
 		}
@@ -95,7 +95,7 @@ func (l *MultiLock) acquireAll(ctx context.Context, deadline time.Time, lease ti
 		releaseEach(ctx, pick(ms, held))
 		clear(held)
 		if passed(deadline) {
-			return acquisition{}, false, nil
+			return setAcquisition{}, false, nil
 		}
 		if ok, err = ms[i].acquire(ctx, deadline, lease); !ok || err != nil {
 			if mayHaveTaken(ctx, err) {
@@ -137,14 +137,14 @@ func pick(ms []Member, flags []bool) []Member {
 }
 
 // attempt is the outcome of one member's attempt.
-type attempt struct {
+type memberTry struct {
 	ok  bool
 	err error
 }
 
-// attemptEach makes a single attempt at each member, all at once.
-func attemptEach(ctx context.Context, ms []Member, lease time.Duration) []attempt {
-	out := make([]attempt, len(ms))
+// tryEach makes a single attempt at each member, all at once.
+func tryEach(ctx context.Context, ms []Member, lease time.Duration) []memberTry {
+	out := make([]memberTry, len(ms))
 	each(ms, func(i int, m Member) {
 		out[i].ok, out[i].err = m.acquire(ctx, deadlineAfter(0), lease)
 	})

@@ -45,17 +45,17 @@ type MultiLock struct {
 	quorum  bool     // a RedLock: need of the members suffice
 	need    int
 	err     error  // why the set is unusable; nil when usable
-	label   string // the members' names, naming the set in errors
+	name    string // the members' names, naming the set in errors
 
 	mu       sync.Mutex
-	acquired []acquisition // outermost first
-	watch    *watch        // Lost of the outermost acquisition
+	acquired []setAcquisition // outermost first
+	watch    *setWatch        // Lost of the outermost acquisition
 }
 
-// acquisition is one successful acquisition of a set: the members it holds,
+// setAcquisition is one successful acquisition of a set: the members it holds,
 // and those whose attempt failed with an error and that may have been
 // taken all the same (a lost reply), released on a best-effort basis.
-type acquisition struct{ held, unsure []Member }
+type setAcquisition struct{ held, unsure []Member }
 
 // NewMultiLock returns a lock over every one of members, acquired all or
 // nothing. Its members must be distinct locks: a name may appear twice only
@@ -63,7 +63,7 @@ type acquisition struct{ held, unsure []Member }
 // every operation returns an error wrapping ErrInvalidSet or
 // ErrInvalidName.
 func NewMultiLock(members ...Member) *MultiLock {
-	l := &MultiLock{need: len(members), label: label(members)}
+	l := &MultiLock{need: len(members), name: setName(members)}
 	l.members, l.err = canonical(members, false)
 	return l
 }
@@ -76,7 +76,7 @@ func canonical(members []Member, distinct bool) ([]Member, error) {
 	}
 	sorted := make([]Member, len(members))
 	for i, m := range members {
-		if isNil(m) || m.base() == nil {
+		if nilMember(m) || m.base() == nil {
 			return nil, fmt.Errorf("%w: member %d is nil", ErrInvalidSet, i)
 		}
 		if err := checkName(m.Name()); err != nil {
@@ -90,7 +90,7 @@ func canonical(members []Member, distinct bool) ([]Member, error) {
 	for i, a := range sorted {
 		for _, b := range sorted[i+1:] {
 			oa, ob := a.base(), b.base()
-			sameRedis := oa.c == ob.c || same(oa.c.rdb, ob.c.rdb)
+			sameRedis := oa.c == ob.c || sameClient(oa.c.rdb, ob.c.rdb)
 			switch {
 			case sameRedis && a.Name() == b.Name():
 				return nil, fmt.Errorf("%w: lock %q named twice on one Redis", ErrInvalidSet, a.Name())
@@ -102,11 +102,11 @@ func canonical(members []Member, distinct bool) ([]Member, error) {
 	return sorted, nil
 }
 
-// label names a set by its members' names, sorted.
-func label(ms []Member) string {
+// setName names a set by its members' names, sorted.
+func setName(ms []Member) string {
 	var names []string
 	for _, m := range ms {
-		if !isNil(m) && m.base() != nil {
+		if !nilMember(m) && m.base() != nil {
 			names = append(names, m.Name())
 		}
 	}
@@ -114,14 +114,14 @@ func label(ms []Member) string {
 	return "[" + strings.Join(names, " ") + "]"
 }
 
-// same reports whether a and b are one go-redis client.
-func same(a, b any) bool {
+// sameClient reports whether a and b are one go-redis client.
+func sameClient(a, b any) bool {
 	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
 	return ta == tb && ta.Comparable() && a == b
 }
 
-// isNil reports whether m is nil or a nil pointer.
-func isNil(m Member) bool {
+// nilMember reports whether m is nil or a nil pointer.
+func nilMember(m Member) bool {
 	if m == nil {
 		return true
 	}
@@ -134,7 +134,7 @@ func isNil(m Member) bool {
 // watchdog timeout of its Client as lease, renewed until Unlock.
 func (l *MultiLock) Lock(ctx context.Context) error {
 	_, err := l.acquire(ctx, noDeadline, 0)
-	return opError("lock", l.label, err)
+	return opError("lock", l.name, err)
 }
 
 // LockWithLease acquires the set like Lock, but every member with the
@@ -143,10 +143,10 @@ func (l *MultiLock) Lock(ctx context.Context) error {
 // ErrInvalidDuration.
 func (l *MultiLock) LockWithLease(ctx context.Context, lease time.Duration) error {
 	if err := checkLease(lease); err != nil {
-		return opError("lock", l.label, err)
+		return opError("lock", l.name, err)
 	}
 	_, err := l.acquire(ctx, noDeadline, lease)
-	return opError("lock", l.label, err)
+	return opError("lock", l.name, err)
 }
 
 // TryLock acquires the set if it can within wait, a deadline for the whole
@@ -158,10 +158,10 @@ func (l *MultiLock) LockWithLease(ctx context.Context, lease time.Duration) erro
 // lease, or a lease below 1ms, is an error wrapping ErrInvalidDuration.
 func (l *MultiLock) TryLock(ctx context.Context, wait, lease time.Duration) (bool, error) {
 	if err := checkTry(wait, lease); err != nil {
-		return false, opError("try lock", l.label, err)
+		return false, opError("try lock", l.name, err)
 	}
 	ok, err := l.acquire(ctx, deadlineAfter(wait), lease)
-	return ok, opError("try lock", l.label, err)
+	return ok, opError("try lock", l.name, err)
 }
 
 // Unlock releases one acquisition of every member the last acquisition of
@@ -171,17 +171,17 @@ func (l *MultiLock) TryLock(ctx context.Context, wait, lease time.Duration) (boo
 // at all, Unlock changes nothing and returns an error wrapping ErrNotHeld.
 func (l *MultiLock) Unlock(ctx context.Context) error {
 	if l.err != nil {
-		return opError("unlock", l.label, l.err)
+		return opError("unlock", l.name, l.err)
 	}
 	l.mu.Lock()
 	n := len(l.acquired)
 	if n == 0 {
 		l.mu.Unlock()
-		return opError("unlock", l.label, ErrNotHeld)
+		return opError("unlock", l.name, ErrNotHeld)
 	}
 	a := l.acquired[n-1]
 	l.acquired = l.acquired[:n-1]
-	var w *watch
+	var w *setWatch
 	if n == 1 {
 		w, l.watch = l.watch, nil
 	}
@@ -263,7 +263,7 @@ func (l *MultiLock) acquire(ctx context.Context, deadline time.Time, lease time.
 		l.acquired, l.watch = nil, nil
 	}
 	if l.watch == nil {
-		l.watch = newWatch(a.held, l.need)
+		l.watch = newSetWatch(a.held, l.need)
 	}
 	l.acquired = append(l.acquired, a)
 	return true, nil

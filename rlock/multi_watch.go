@@ -5,10 +5,10 @@ import (
 	"sync/atomic"
 )
 
-// watch follows the members one acquisition of a set took: it closes lost
+// setWatch follows the members one acquisition of a set took: it closes lost
 // when more of them are lost than the set can spare, and tells the
 // contexts of the set (MultiLock.Context) when the set ends.
-type watch struct {
+type setWatch struct {
 	lost chan struct{}
 	quit chan struct{}
 	wg   sync.WaitGroup
@@ -18,9 +18,9 @@ type watch struct {
 	ends  callbacks
 }
 
-// newWatch watches held, of which need must stay held.
-func newWatch(held []Member, need int) *watch {
-	w := &watch{lost: make(chan struct{}), quit: make(chan struct{})}
+// newSetWatch watches held, of which need must stay held.
+func newSetWatch(held []Member, need int) *setWatch {
+	w := &setWatch{lost: make(chan struct{}), quit: make(chan struct{})}
 	spare := int64(len(held) - need)
 	var losses atomic.Int64
 	lose := func() {
@@ -49,7 +49,7 @@ func newWatch(held []Member, need int) *watch {
 
 // end records that the set ended for cause, the first time only: ErrLost
 // closes lost. It tells every context.
-func (w *watch) end(cause error) {
+func (w *setWatch) end(cause error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.ended != nil {
@@ -66,7 +66,7 @@ func (w *watch) end(cause error) {
 
 // onEnd arranges for f to be called with the cause when the set ends: at
 // once if it has. The returned function cancels the arrangement.
-func (w *watch) onEnd(f func(error)) (cancel func()) {
+func (w *setWatch) onEnd(f func(error)) (cancel func()) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.ended != nil {
@@ -81,17 +81,17 @@ func (w *watch) onEnd(f func(error)) (cancel func()) {
 	}
 }
 
-func (w *watch) isLost() bool { return isClosed(w.lost) }
+func (w *setWatch) isLost() bool { return isClosed(w.lost) }
 
 // stop ends the watch after the set's last Unlock and waits for its
 // goroutines.
-func (w *watch) stop() {
+func (w *setWatch) stop() {
 	w.halt()
 	w.end(ErrNotHeld)
 }
 
 // halt stops watching the members and waits for the goroutines.
-func (w *watch) halt() {
+func (w *setWatch) halt() {
 	close(w.quit)
 	w.wg.Wait()
 }
@@ -99,7 +99,7 @@ func (w *watch) halt() {
 // endWith ends a halted watch once every one of pending, members whose
 // last release could not be confirmed, has ended: lost (its lease ran
 // out) if any was lost, else released. With none pending it ends now.
-func (w *watch) endWith(pending []Member) {
+func (w *setWatch) endWith(pending []Member) {
 	if len(pending) == 0 {
 		w.end(ErrNotHeld)
 		return

@@ -34,8 +34,7 @@ type Mutex struct {
 func (c *Client) NewMutex(name string) *Mutex {
 	m := &Mutex{}
 	id := c.ids.Next()
-	m.init(c, name, id, keys.Channel(name), newReentrant(c, name, id, false), clientTurns{})
-	m.handoff = true
+	m.init(c, name, id, keys.Channel(name), newReentrant(c, name, id, false), clientTurns{handoff: true})
 	return m
 }
 
@@ -64,7 +63,7 @@ func (k *reentrant) attempt(ctx context.Context, rdb redis.Scripter, lease time.
 	} else {
 		a, err = k.lock.Acquire(ctx, rdb, k.held.Owner, lease, count)
 	}
-	return outcome{ok: a.OK, ttl: a.TTL, pos: -1, token: a.Token}, err
+	return outcome{ok: a.OK, ttl: a.TTL}, err
 }
 
 func (k *reentrant) release(ctx context.Context, u scripts.Unlock) (scripts.Reply, error) {
@@ -83,3 +82,6 @@ func (k *reentrant) describe() (Kind, string) {
 	}
 	return KindMutex, ""
 }
+
+// bare: a reentrant lock's release script takes a bare request.
+func (k *reentrant) bare() bool { return true }

@@ -6,6 +6,10 @@ import (
 	"time"
 )
 
+// Kind names a kind of lock or of counting object, in events and in
+// Inspect.
+type Kind string
+
 // EventType tells what an Event reports.
 type EventType int
 

@@ -22,14 +22,10 @@ type owner struct {
 	id      string // "<client id>:<seq>": the lock hash's field
 	channel string // where the lock's releases are announced
 	nameErr error  // why name cannot be used (checkName), if it cannot
-	kind    kind
+	kind    lockKind
 	turns   turns
 	kindOf  Kind   // what kind describes
 	mode    string // and the side of a read-write lock
-	// handoff: the releases of this owner's last hold may pass the lock to
-	// a waiter of the same Client, and its waits may be passed the lock
-	// (see handoffs). A Mutex's owners only.
-	handoff bool
 
 	// line excludes the goroutines that share the handle (see line): an
 	// RWMutex's sides share one, where the read side's slots are shared.
@@ -75,7 +71,7 @@ func (o *owner) settle() {
 
 // init sets the owner up for a new handle of the lock called name, with
 // the owner id id, whose releases are announced on channel.
-func (o *owner) init(c *Client, name, id, channel string, k kind, t turns) {
+func (o *owner) init(c *Client, name, id, channel string, k lockKind, t turns) {
 	o.c, o.name, o.id, o.channel, o.kind, o.turns = c, name, id, channel, k, t
 	o.kindOf, o.mode = k.describe()
 	o.line = &line{closed: c.ctx.Done()}
@@ -163,8 +159,9 @@ func (o *owner) IsHeld(ctx context.Context) (bool, error) {
 	return ok, opError("is held", o.name, named(ctx, o.c.rdb, o.name, "lock", err))
 }
 
-// NoExpiry is what TTL reports for a lock whose key never expires: not
-// one that relock or Redisson sets, but one a tool may leave (PERSIST).
+// NoExpiry is what TTL, and Inspect's LockInfo.TTL, report for a lock
+// whose key never expires: not one that relock or Redisson sets, but one
+// a tool may leave (PERSIST).
 const NoExpiry time.Duration = -1
 
 // TTL is the lock's remaining time to live, whoever holds it: NoExpiry
@@ -186,4 +183,65 @@ func (o *owner) TTL(ctx context.Context) (time.Duration, error) {
 		return NoExpiry, nil
 	}
 	return time.Duration(ms) * time.Millisecond, nil
+}
+
+// turns is a lock owner's turn-taking policy: how its acquisitions take
+// their turn among the lock's waiters.
+type turns interface {
+	// start begins the turn-taking of one acquisition by o, asked with
+	// lease (0: the watchdog's).
+	start(o *owner, lease time.Duration) turn
+	// passOn reserves the waiter of this Client that o's release of its
+	// last acquisition passes the lock to (a hand-off), or returns nil.
+	// Called with o's mu held.
+	passOn(o *owner) recipient
+	// released is told the reply of o's release that freed the lock or
+	// passed it on.
+	released(o *owner, reply scripts.Reply)
+}
+
+// ownerTurn is the turn of a lock owner's acquisition, as the owner's
+// attempt (owner.attempt) drives it.
+type ownerTurn interface {
+	turn
+	// send sends the attempt due now to rdb for an owner whose hold count
+	// is count, with lease.
+	send(ctx context.Context, rdb redis.Scripter, lease time.Duration, count int) (outcome, error)
+	// handedOff reports that a release in this Client passed the lock to
+	// this acquisition and set up its hold (see recipient): no attempt is
+	// due. Called with the owner's mu held.
+	handedOff() bool
+	// waited reports that the acquisition waited: it listens for
+	// releases, so others held or waited for the lock.
+	waited() bool
+}
+
+// lockTurn is what the turns of a lock owner's acquisition share.
+type lockTurn struct {
+	listening
+	o     *owner
+	lease time.Duration // asked (0: the watchdog's)
+}
+
+func (t *lockTurn) waiter() WaiterInfo {
+	return WaiterInfo{Name: t.o.name, Kind: t.o.kindOf, Mode: t.o.mode, Owner: t.o.id}
+}
+
+func (t *lockTurn) waited() bool { return t.s != nil }
+
+// queues reports whether the acquisition may wait behind others before its
+// first attempt: not a single attempt, nor an owner's that holds the lock
+// (a re-entry waits behind nobody).
+func (t *lockTurn) queues(single bool) bool { return !single && !t.o.holding() }
+
+// recipient is a waiter of this Client that a release passes the lock to
+// (a hand-off), reserved by the releasing owner's turns (turns.passOn):
+// its owner's mu is held until the release is done.
+type recipient interface {
+	// heir is the waiter's owner, and the lease its acquisition asked for
+	// (0: the watchdog's).
+	heir() (*owner, time.Duration)
+	// handedOver records that the release sent at sent passed the lock
+	// to the waiter, as an attempt that took it would, and wakes it.
+	handedOver(sent time.Time)
 }

@@ -43,8 +43,8 @@ func (t *rateTurn) enter(single bool) wait {
 	if single {
 		return wait{}
 	}
-	t.line = t.l.c.countLines.join(t.l.line, t.l.c.ctx.Done())
-	rateNeeds.add(t.line, t.n)
+	t.line = countLinesOf.in(t.l.c).join(t.l.line, t.l.c.ctx.Done())
+	rateNeedsOf.in(t.l.c).add(t.line, t.n)
 	t.slot = slot{line: &t.line.line}
 	if !t.slot.try() {
 		return wait{slot: &t.slot}
@@ -57,10 +57,10 @@ func (t *rateTurn) enter(single bool) wait {
 // for: it takes its own only beside theirs.
 func (t *rateTurn) attempt(ctx context.Context) (outcome, error) {
 	reserve := 0
-	if t.single && t.l.c.countLines.used(t.l.line) {
-		line := t.l.c.countLines.join(t.l.line, t.l.c.ctx.Done())
-		reserve = rateNeeds.of(line)
-		t.l.c.countLines.leave(t.l.line, line)
+	if t.single && countLinesOf.in(t.l.c).used(t.l.line) {
+		line := countLinesOf.in(t.l.c).join(t.l.line, t.l.c.ctx.Done())
+		reserve = rateNeedsOf.in(t.l.c).of(line)
+		countLinesOf.in(t.l.c).leave(t.l.line, line)
 	}
 	now := t.l.now()
 	a, err := t.l.s.Acquire(context.WithoutCancel(ctx), t.l.c.sender, int64(t.n), int64(reserve), now, !t.single || t.tell)
@@ -87,15 +87,16 @@ func (t *rateTurn) done(context.Context, bool) {
 	}
 	t.slot.leave()
 	if t.line != nil {
-		rateNeeds.add(t.line, -t.n)
-		t.l.c.countLines.leave(t.l.line, t.line)
+		rateNeedsOf.in(t.l.c).add(t.line, -t.n)
+		countLinesOf.in(t.l.c).leave(t.l.line, t.line)
 	}
 }
 
-// rateNeeds are the permits the waiters in each rate limiter's line wait
-// for, by line, for the single attempts that must leave them (see
-// attempt). A line's entry goes when its waiters are done.
-var rateNeeds = rateWaits{m: map[*countLine]int{}}
+// rateNeedsOf are, in each Client, the permits the waiters in each of its
+// rate limiters' lines wait for, by line, for the single attempts that
+// must leave them (see attempt). A line's entry goes when its waiters are
+// done.
+var rateNeedsOf = newKindState(func(*Client) *rateWaits { return &rateWaits{m: map[*countLine]int{}} })
 
 // rateWaits are permits waited for, by line.
 type rateWaits struct {

@@ -35,41 +35,41 @@ import (
 // appendfsync always, or keep a restarted master out for longer than the
 // lease. docs/lock-kinds.md ("Multi-lock and quorum") tells why.
 func NewRedLock(members ...Member) *MultiLock {
-	l := &MultiLock{quorum: true, need: len(members)/2 + 1, label: label(members)}
+	l := &MultiLock{quorum: true, need: len(members)/2 + 1, name: setName(members)}
 	l.members, l.err = canonical(members, true)
 	return l
 }
 
 // acquireQuorum takes a majority of the members, in rounds, as NewRedLock
 // describes.
-func (l *MultiLock) acquireQuorum(ctx context.Context, deadline time.Time, lease time.Duration) (acquisition, bool, error) {
+func (l *MultiLock) acquireQuorum(ctx context.Context, deadline time.Time, lease time.Duration) (setAcquisition, bool, error) {
 	ms := l.members
 	first := -1 // member taken, with waiting, before a round
 	for {
-		res := make([]attempt, len(ms))
+		res := make([]memberTry, len(ms))
 		others := ms
 		if first >= 0 {
 			if passed(deadline) {
-				return acquisition{}, false, nil
+				return setAcquisition{}, false, nil
 			}
 			r := &res[first]
 			r.ok, r.err = ms[first].acquire(ctx, deadline, lease)
 			switch {
 			case r.err != nil && (ctx.Err() != nil || errors.Is(r.err, ErrClosed)):
-				return acquisition{}, false, r.err
+				return setAcquisition{}, false, r.err
 			case !r.ok && r.err == nil:
-				return acquisition{}, false, nil // the wait elapsed
+				return setAcquisition{}, false, nil // the wait elapsed
 			}
 			others = slices.Delete(slices.Clone(ms), first, first+1)
 		}
-		for i, r := range attemptEach(ctx, others, lease) {
+		for i, r := range tryEach(ctx, others, lease) {
 			if first >= 0 && i >= first {
 				i++
 			}
 			res[i] = r
 		}
 
-		var a acquisition
+		var a setAcquisition
 		var busy []int
 		var errs []error
 		for i, r := range res {
@@ -90,14 +90,14 @@ func (l *MultiLock) acquireQuorum(ctx context.Context, deadline time.Time, lease
 		}
 		releaseEach(ctx, append(a.held, a.unsure...))
 		if err := ctx.Err(); err != nil {
-			return acquisition{}, false, err
+			return setAcquisition{}, false, err
 		}
 		if reachable := len(ms) - len(errs); reachable < l.need {
-			return acquisition{}, false, fmt.Errorf("%d of %d members reachable, %d needed: %w",
+			return setAcquisition{}, false, fmt.Errorf("%d of %d members reachable, %d needed: %w",
 				reachable, len(ms), l.need, errors.Join(errs...))
 		}
 		if passed(deadline) {
-			return acquisition{}, false, nil
+			return setAcquisition{}, false, nil
 		}
 		first = -1
 		if len(busy) > 0 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/relock-go/relock/internal/keys"
 	"github.com/relock-go/relock/scripts"
 )
 
@@ -20,7 +19,6 @@ func (o *owner) unlock(ctx context.Context) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.settle()
-	lease, count := o.c.opts.watchdogTimeout, 0
 	h := o.hold
 	if h != nil && h.isOver() {
 		// Lost: the owner stopped holding when Lost closed, even if the
@@ -28,36 +26,91 @@ func (o *owner) unlock(ctx context.Context) error {
 		// drops it: dropLapsed).
 		return opError("unlock", o.name, ErrNotHeld)
 	}
+	r := o.beginRelease(h)
+	if r.to != nil {
+		heir, _ := r.to.heir()
+		defer heir.mu.Unlock()
+	}
 	if h != nil {
-		lease, _, count = h.terms()
 		h.setReleasing(true)
 		defer h.setReleasing(false)
 	}
-	var next *clientTurn
-	if o.handoff && h != nil && count == 1 && o.retrySeq == 0 {
-		if next = o.c.handoffs.reserve(o); next != nil {
-			defer next.o.mu.Unlock()
+	reply, err := o.sendRelease(ctx, &r)
+	if err != nil {
+		// Outcome unknown: a retry of this Unlock is the same request.
+		if h != nil && r.count <= 1 {
+			h.stopRenewal()
 		}
+		return opError("unlock", o.name, named(ctx, o.c.rdb, o.name, "lock", err))
 	}
-	sent := time.Now()
-	fresh := o.retrySeq == 0
-	seq := o.unlockSeq()
-	bare := fresh && o.bareOK(count, next)
-	reply, err := persist(o.c, ctx, func(ctx context.Context) (scripts.Reply, error) {
-		u := o.unlockRequest(lease, seq, count)
-		u.Count = o.c.countDue(o.channel)
-		if next != nil {
-			u.Next = next.o.id
-			u.NextLease, _ = next.o.leaseOf(next.lease)
+	o.retrySeq, o.bareSeq = 0, 0
+	switch reply.Outcome {
+	case scripts.StillHeld:
+		if h != nil {
+			h.partlyReleased(r.sent)
 		}
-		if bare {
+		o.released(ctx, r.sent, h, max(r.count-1, 1))
+		return nil
+	case scripts.Released, scripts.Heard, scripts.HandedOff:
+		o.freed(ctx, &r, h, reply)
+		return nil
+	}
+	return o.notHeld(ctx, h)
+}
+
+// releaseRequest is one Unlock's release request, as the owner makes it.
+type releaseRequest struct {
+	lease time.Duration // the hold's
+	count int           // the hold count the owner knows (0: no hold)
+	seq   uint64        // the request's number (unlockSeq)
+	sent  time.Time
+	// bare: its first send is bare (scripts.Unlock.Bare); cleared once
+	// sent.
+	bare bool
+	// to is the waiter of this Client the release passes the lock to (a
+	// hand-off), reserved; nil: the release frees the lock.
+	to recipient
+}
+
+// beginRelease begins the release of one acquisition of hold h (nil: the
+// owner knows of none), passing the lock on to a waiter of this Client
+// when the owner's turns reserve one for the last acquisition. Called
+// with mu held.
+func (o *owner) beginRelease(h *hold) releaseRequest {
+	r := releaseRequest{lease: o.c.opts.watchdogTimeout}
+	if h != nil {
+		r.lease, _, r.count = h.terms()
+	}
+	if h != nil && r.count == 1 && o.retrySeq == 0 {
+		r.to = o.turns.passOn(o)
+	}
+	r.sent = time.Now()
+	fresh := o.retrySeq == 0
+	r.seq = o.unlockSeq()
+	r.bare = fresh && r.count == 1 && r.to == nil && o.kind.bare()
+	return r
+}
+
+// sendRelease sends r, through persist, and reports its reply: a resend
+// of a bare request whose send failed, finding neither the hold nor a
+// record, reads as released while the hold's lease lasts.
+func (o *owner) sendRelease(ctx context.Context, r *releaseRequest) (scripts.Reply, error) {
+	reply, err := persist(o.c, ctx, func(ctx context.Context) (scripts.Reply, error) {
+		u := o.unlockRequest(r.lease, r.seq, r.count)
+		u.Count = o.c.countDue(o.channel)
+		if r.to != nil {
+			heir, lease := r.to.heir()
+			u.Next = heir.id
+			u.NextLease, _ = heir.leaseOf(lease)
+		}
+		if r.bare {
 			// Sent once; any send after it is recorded.
-			bare, u.Bare = false, true
+			r.bare, u.Bare = false, true
 			res, err := o.kind.release(ctx, u)
 			if err == nil {
 				return res, nil
 			}
-			o.bareSeq = seq // applied or not, nobody knows
+			o.bareSeq = r.seq // applied or not, nobody knows
 			if !o.c.resends || ctx.Err() != nil {
 				return res, err
 			}
@@ -65,55 +118,47 @@ func (o *owner) unlock(ctx context.Context) error {
 		}
 		return o.kind.release(ctx, u)
 	})
-	res := reply.Outcome
-	if err == nil && res == scripts.NotHeld && o.bareSeq == seq && h.heldUntil(time.Now()) {
+	if err == nil && reply.Outcome == scripts.NotHeld && o.bareSeq == r.seq && o.hold.heldUntil(time.Now()) {
 		// A resend of a bare request whose send failed found neither the
 		// hold nor a record: the bare send released it, since the lease
 		// could not have ended yet. (A force-unlock meanwhile reads the
 		// same: the lock is not held either way.)
-		res = scripts.Released
+		reply.Outcome = scripts.Released
 	}
-	if err != nil {
-		// Outcome unknown: a retry of this Unlock is the same request.
-		if h != nil && count <= 1 {
-			h.stopRenewal()
-		}
-		return opError("unlock", o.name, named(ctx, o.c.rdb, o.name, "lock", err))
+	return reply, err
+}
+
+// freed ends hold h (nil when the owner knew of none) after release r
+// freed the lock or passed it on, with the script's reply: the owner's
+// turns are told, the step-aside recorded when others heard it, and the
+// waiter passed the lock holds it.
+func (o *owner) freed(ctx context.Context, r *releaseRequest, h *hold, reply scripts.Reply) {
+	o.turns.released(o, reply)
+	d, _ := o.c.listenersAt(o.channel, reply.Listeners)
+	res := reply.Outcome
+	if res == scripts.Heard || (res == scripts.Released && o.waited && o.c.classicCluster()) {
+		// (With classic pub/sub on a Redis Cluster, PUBLISH counts the
+		// subscribers of one node only: a hold taken after a wait is
+		// taken to have had waiters elsewhere.)
+		o.c.asides.heard(o.name, d)
 	}
-	o.retrySeq, o.bareSeq = 0, 0
-	switch res {
-	case scripts.StillHeld:
-		if h != nil {
-			h.partlyReleased(sent)
-		}
-		o.released(ctx, sent, h, max(count-1, 1))
-		return nil
-	case scripts.Released, scripts.Heard, scripts.HandedOff:
-		if reply.Granted != "" {
-			// A fair release granted the lock to a waiter: if it is this
-			// Client's, it is told now rather than by the message.
-			o.c.grantees.tell(reply.Granted, reply.Grant)
-		}
-		d, _ := o.c.listenersAt(o.channel, reply.Listeners)
-		if res == scripts.Heard || (res == scripts.Released && o.waited && o.c.classicCluster()) {
-			// (With classic pub/sub on a Redis Cluster, PUBLISH counts the
-			// subscribers of one node only: a hold taken after a wait is
-			// taken to have had waiters elsewhere.)
-			o.c.handoffs.heard(o.name, d)
-		}
-		if res == scripts.HandedOff && next != nil {
-			// (A retry of an earlier Unlock may report a hand-off that
-			// reserved nobody now: that waiter's next attempt finds the lock
-			// its own, as a retried acquisition.)
-			next.handedOver(sent)
-		}
-		if h != nil {
-			h.released()
-		}
-		o.hold = nil
-		o.released(ctx, sent, h, 0)
-		return nil
+	if res == scripts.HandedOff && r.to != nil {
+		// (A retry of an earlier Unlock may report a hand-off that
+		// reserved nobody now: that waiter's next attempt finds the lock
+		// its own, as a retried acquisition.)
+		r.to.handedOver(r.sent)
 	}
+	if h != nil {
+		h.released()
+	}
+	o.hold = nil
+	o.released(ctx, r.sent, h, 0)
+}
+
+// notHeld is the error of a release that found the lock not held by the
+// owner: hold h (nil when the owner knew of none) was lost meanwhile, or
+// the name holds a hash that is no lock.
+func (o *owner) notHeld(ctx context.Context, h *hold) error {
 	if h != nil {
 		// Held as far as this owner knew: the lock was lost meanwhile.
 		h.setReleasing(false)
@@ -141,94 +186,4 @@ func (o *owner) released(ctx context.Context, sent time.Time, h *hold, left int)
 		e.Held = e.Time.Sub(h.since)
 	}
 	o.c.obs.ObserveLock(e)
-}
-
-// unlockRequest is release request seq of this owner's, which knows its
-// hold count as count; the Client's pub/sub must be decided. Called with
-// mu held.
-func (o *owner) unlockRequest(lease time.Duration, seq uint64, count int) scripts.Unlock {
-	if o.record == "" {
-		// Named after the hold's field: the sides of an RWMutex share an
-		// owner id, not a field.
-		o.record = keys.Records(o.name, o.kind.renewal().held.Owner)
-	}
-	return scripts.Unlock{Owner: o.id, Lease: lease, Record: o.record, Seq: seq, HoldCount: count, RecordTTL: o.c.recordTTL, Publish: o.c.publishCommand()}
-}
-
-// bareOK reports whether a new release request of a hold count of count,
-// passing the lock to next (nil: nobody), may be sent bare
-// (scripts.Unlock.Bare): only a reentrant lock's request that hands
-// nothing off may.
-func (o *owner) bareOK(count int, next *clientTurn) bool {
-	_, ok := o.kind.(*reentrant)
-	return ok && count == 1 && next == nil
-}
-
-// nextSeq numbers a new release request. Called with mu held.
-func (o *owner) nextSeq() uint64 {
-	o.releases++
-	return o.releases
-}
-
-// unlockSeq is the number of an Unlock request: the one of the previous
-// Unlock if that failed without an answer (the caller is retrying it, and
-// it may have been applied), else a new one. Called with mu held.
-func (o *owner) unlockSeq() uint64 {
-	if o.retrySeq == 0 {
-		o.retrySeq = o.nextSeq()
-	}
-	return o.retrySeq
-}
-
-// forceRelease deletes the lock whoever holds it and wakes its waiters.
-func (o *owner) forceRelease(ctx context.Context) (bool, error) {
-	if err := o.usable(); err != nil {
-		return false, opError("force unlock", o.name, err)
-	}
-	if err := o.c.begin(ctx); err != nil {
-		return false, opError("force unlock", o.name, err)
-	}
-	ok, err := o.kind.forceRelease(ctx, o.c.publishCommand())
-	return ok, opError("force unlock", o.name, err)
-}
-
-// dropLapsed releases in Redis what is left of the owner's last hold if
-// it ended without its last Unlock: lost (Lost closes a margin before the
-// lease ends, so the hash may still hold the owner's field) or left to
-// expire by a last Unlock that could not be confirmed (its retry is made).
-// The owner's next acquisition then starts a fresh hold: its count starts
-// at one, and a fenced one takes a new token.
-func (o *owner) dropLapsed(ctx context.Context) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.settle()
-	h := o.hold
-	if h == nil || !lapsed(h) {
-		return nil
-	}
-	lease, _, count := h.terms()
-	for ; count > 0; count-- {
-		seq := o.unlockSeq()
-		reply, err := persist(o.c, ctx, func(ctx context.Context) (scripts.Reply, error) {
-			return o.kind.release(ctx, o.unlockRequest(lease, seq, count))
-		})
-		if err != nil {
-			return err
-		}
-		o.retrySeq = 0
-		if reply.Outcome != scripts.StillHeld {
-			break
-		}
-	}
-	h.released()
-	o.hold = nil
-	return nil
-}
-
-// lapsed reports whether h ended without its last Unlock, or its last
-// Unlock could not be confirmed.
-func lapsed(h *hold) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.over != nil || h.stopped
 }

@@ -21,6 +21,9 @@ type requests struct {
 	lent int   // fields ever lent: the next new one
 }
 
+// requestsOf are the requests of each Client.
+var requestsOf = newKindState(func(*Client) *requests { return &requests{} })
+
 // begin returns a new request of the Client c, and the function that ends
 // it, giving its field back: call it once its last send returned.
 func (r *requests) begin(c *Client) (scripts.Request, func()) {

@@ -81,7 +81,7 @@ func (k *rwKind) attempt(ctx context.Context, rdb redis.Scripter, lease time.Dur
 	} else {
 		a, err = k.lock.AcquireWrite(ctx, rdb, k.owner, lease, count)
 	}
-	return outcome{ok: a.OK, ttl: a.TTL, pos: -1}, upgradeError(err)
+	return outcome{ok: a.OK, ttl: a.TTL}, upgradeError(err)
 }
 
 // upgradeError is err, with the scripts' refused upgrade as ErrUpgrade.
@@ -106,6 +106,8 @@ func (k *rwKind) forceRelease(ctx context.Context, publish string) (bool, error)
 func (k *rwKind) renewal() renewal { return rwRenewal(k.lock.Name(), k.owner, k.read) }
 
 func (k *rwKind) describe() (Kind, string) { return KindRWMutex, rwMode(k.renewal()) }
+
+func (k *rwKind) bare() bool { return false }
 
 // rwMode is the mode of a side of a read-write lock that renews r.
 func rwMode(r renewal) string {

@@ -13,9 +13,9 @@ import (
 // lineLen is how many acquisitions use channel's line in c now: the one
 // attempting and those waiting behind it.
 func lineLen(c *Client, channel string) int {
-	c.countLines.mu.Lock()
-	defer c.countLines.mu.Unlock()
-	if l := c.countLines.m[channel]; l != nil {
+	countLinesOf.in(c).mu.Lock()
+	defer countLinesOf.in(c).mu.Unlock()
+	if l := countLinesOf.in(c).m[channel]; l != nil {
 		return l.users
 	}
 	return 0

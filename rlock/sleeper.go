@@ -12,10 +12,10 @@ import (
 // subscription of its channel (the default: a subscription, which also
 // hears who won and what was granted), or by a backoff (WithSpin).
 type sleeper interface {
-	// wait returns after at most d, to retry, and reports whether a
+	// sleep returns after at most d, to retry, and reports whether a
 	// release woke it; or it returns ctx.Err(), ErrClosed, or errMoved
 	// (listen again: the channel moved).
-	wait(ctx context.Context, d time.Duration) (bool, error)
+	sleep(ctx context.Context, d time.Duration) (bool, error)
 	// close stops listening.
 	close()
 }
@@ -70,7 +70,7 @@ func (h hubSleepers) join(channel string) (sleeper, time.Duration) {
 // subscription waits for a release message on the lock's channel.
 type subscription struct{ sub *pubsub.Subscription }
 
-func (s subscription) wait(ctx context.Context, d time.Duration) (bool, error) {
+func (s subscription) sleep(ctx context.Context, d time.Duration) (bool, error) {
 	woken, err := s.sub.Wait(ctx, d)
 	switch {
 	case errors.Is(err, pubsub.ErrClosed):
@@ -102,10 +102,25 @@ type spinner struct {
 	closed  <-chan struct{}
 }
 
-func (s *spinner) wait(ctx context.Context, d time.Duration) (bool, error) {
+func (s *spinner) sleep(ctx context.Context, d time.Duration) (bool, error) {
 	d = min(d, s.backoff(s.attempt))
 	s.attempt++
-	return false, sleep(ctx, d, s.closed)
+	return false, sleepOnTimer(ctx, d, s.closed)
 }
 
 func (s *spinner) close() {}
+
+// sleepOnTimer sleeps d, unless ctx ends (ctx.Err()) or closed is closed first
+// (ErrClosed).
+func sleepOnTimer(ctx context.Context, d time.Duration, closed <-chan struct{}) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-closed:
+		return ErrClosed
+	}
+}

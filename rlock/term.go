@@ -39,7 +39,7 @@ type Term struct {
 // Client's terms.
 func newTerm(e *Election, m *FairMutex, rec scripts.Term, value string) *Term {
 	t := &Term{e: e, m: m, token: rec.Token, since: rec.Since, began: time.Now(), value: value, lost: make(chan struct{})}
-	e.c.elections.add(t)
+	electionsOf.in(e.c).add(t)
 	stop := m.whenEnds(t.holdEnded) // at once if the hold is over
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -241,7 +241,7 @@ func (t *Term) finish(cause error) bool {
 	if stop != nil {
 		stop()
 	}
-	t.e.c.elections.remove(t)
+	electionsOf.in(t.e.c).remove(t)
 	t.e.line.leave(false)
 	for _, c := range ends {
 		c.f(cause)

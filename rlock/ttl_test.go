@@ -28,6 +28,28 @@ func TestTTLTellsNotHeldFromNoExpiry(t *testing.T) {
 	if ttl, err := m.TTL(ctx); err != nil || ttl != NoExpiry {
 		t.Errorf("TTL of a lock without expiry = %v, %v; want NoExpiry", ttl, err)
 	}
+	if info := mustInspect(t, c, "ttl"); info.TTL != NoExpiry {
+		t.Errorf("Inspect's TTL of a lock without expiry = %v, want NoExpiry", info.TTL)
+	}
+}
+
+// Observe on an Election that cannot be used closes its channel at once,
+// before ctx ends, and Leader tells why.
+func TestObserveUnusableTellsWhy(t *testing.T) {
+	c := newClient(t, newRedis(t))
+	ctx := ctxT(t)
+	e := c.NewElection("")
+	select {
+	case _, open := <-e.Observe(ctx):
+		if open {
+			t.Fatal("Observe on an invalid name delivered a leader")
+		}
+	case <-ctx.Done():
+		t.Fatal("Observe on an invalid name kept its channel open until ctx ended")
+	}
+	if _, err := e.Leader(ctx); !errors.Is(err, ErrInvalidName) {
+		t.Errorf("Leader of an invalid name = %v, want ErrInvalidName", err)
+	}
 }
 
 // Watchdog timeouts too short to renew reliably are refused by New.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/relock-go/relock/pubsub"
 )
 
@@ -114,13 +112,13 @@ type listening struct {
 	c       *Client
 	channel string
 	s       sleeper // nil until listening
-	// kept, when set, may hand over the subscription of its owner's last
-	// wait, kept for a moment (a fair owner's: fairTurns.takeLinger),
-	// taken before subscribing anew.
-	kept *fairTurns
-	// handoff, when set, is listed among the Client's handoffs once it
-	// listens: its owner's lock may be passed to it.
-	handoff *clientTurn
+	// kept, when set, may hand over a subscription kept for this wait (a
+	// fair owner's, of its last wait), taken before subscribing anew.
+	kept interface{ takeKept() sleeper }
+	// listener, when set, is told once the wait listens (a Mutex's waiter
+	// is listed then among those its Client's releases may pass the lock
+	// to).
+	listener interface{ listened() }
 }
 
 // sub is the subscription the turn listens on: nil when it spins (a
@@ -156,45 +154,3 @@ func (l *listening) won(shared bool) {
 		}
 	}
 }
-
-// turns is a lock owner's turn-taking policy: how its acquisitions take
-// their turn among the lock's waiters.
-type turns interface {
-	// start begins the turn-taking of one acquisition by o, asked with
-	// lease (0: the watchdog's).
-	start(o *owner, lease time.Duration) turn
-}
-
-// ownerTurn is the turn of a lock owner's acquisition, as the owner's
-// attempt (owner.attempt) drives it.
-type ownerTurn interface {
-	turn
-	// send sends the attempt due now to rdb for an owner whose hold count
-	// is count, with lease.
-	send(ctx context.Context, rdb redis.Scripter, lease time.Duration, count int) (outcome, error)
-	// handedOff reports that a release in this Client passed the lock to
-	// this acquisition and set up its hold (see handoffs): no attempt is
-	// due. Called with the owner's mu held.
-	handedOff() bool
-	// waited reports that the acquisition waited: it listens for
-	// releases, so others held or waited for the lock.
-	waited() bool
-}
-
-// lockTurn is what the turns of a lock owner's acquisition share.
-type lockTurn struct {
-	listening
-	o     *owner
-	lease time.Duration // asked (0: the watchdog's)
-}
-
-func (t *lockTurn) waiter() WaiterInfo {
-	return WaiterInfo{Name: t.o.name, Kind: t.o.kindOf, Mode: t.o.mode, Owner: t.o.id}
-}
-
-func (t *lockTurn) waited() bool { return t.s != nil }
-
-// queues reports whether the acquisition may wait behind others before its
-// first attempt: not a single attempt, nor an owner's that holds the lock
-// (a re-entry waits behind nobody).
-func (t *lockTurn) queues(single bool) bool { return !single && !t.o.holding() }

@@ -172,7 +172,7 @@ func (p *progress) ready(ctx context.Context, w wait, deadline time.Time) (bool,
 	}
 	if l := w.listen; l != nil && l.s == nil {
 		if l.kept != nil {
-			l.s = l.kept.takeLinger()
+			l.s = l.kept.takeKept()
 		}
 		if l.s == nil {
 			by := p.unconfirmedBy(w)
@@ -187,8 +187,8 @@ func (p *progress) ready(ctx context.Context, w wait, deadline time.Time) (bool,
 				return false, err
 			}
 		}
-		if t := l.handoff; t != nil {
-			t.list()
+		if l.listener != nil {
+			l.listener.listened()
 		}
 	}
 	return true, nil
@@ -201,10 +201,10 @@ func (p *progress) ready(ctx context.Context, w wait, deadline time.Time) (bool,
 // first).
 func (p *progress) sleep(ctx context.Context, l *listening, d time.Duration, deadline time.Time) (bool, error) {
 	if l == nil {
-		err := sleep(ctx, d, p.c.ctx.Done())
+		err := sleepOnTimer(ctx, d, p.c.ctx.Done())
 		return err == nil, err
 	}
-	woken, err := l.s.wait(ctx, d)
+	woken, err := l.s.sleep(ctx, d)
 	switch {
 	case errors.Is(err, errMoved):
 		l.s.close()
@@ -231,19 +231,4 @@ func (l *listening) subscribe(ctx context.Context, deadline time.Time) (bool, er
 	s, err := l.c.sleepers().listen(ctx, deadline, l.channel)
 	l.s = s
 	return s != nil, err
-}
-
-// sleep sleeps d, unless ctx ends (ctx.Err()) or closed is closed first
-// (ErrClosed).
-func sleep(ctx context.Context, d time.Duration, closed <-chan struct{}) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-closed:
-		return ErrClosed
-	}
 }

@@ -16,13 +16,6 @@ import (
 // renewBatch is the most locks renewed by one script call, as in Redisson.
 const renewBatch = 100
 
-// renewal is what the watchdog renews for one hold: the owner's field of
-// the lock's hash, with its kind's renew script.
-type renewal struct {
-	renew scripts.Renewer
-	held  scripts.Held
-}
-
 // renewPhases is how many phases a renewal period is cut into: each hold
 // is renewed at its own phase, the holds dealt over the phases in the order
 // they were taken, so that a Client holding many locks sends a tenth of

@@ -125,3 +125,36 @@ func (c *Client) queuePublish() string {
 	}
 	return c.publishCommand()
 }
+
+// stepAside is how long this Client lets the waiters of other clients on
+// channel go first after a release or a win, and whether clients other
+// than relock's listen there and take their turns (pubsub.Hub.StepAside):
+// 0 when none listens, or in spin mode.
+func (c *Client) stepAside(channel string) (time.Duration, bool) {
+	if w := c.wire.Load(); w != nil && w.hub != nil {
+		return w.hub.StepAside(channel)
+	}
+	return 0, false
+}
+
+// countDue reports whether a release on channel is to count its
+// listeners (pubsub.Hub.CountDue): not in spin mode, nor on a Redis
+// Cluster with classic pub/sub, where a script counts one node's.
+func (c *Client) countDue(channel string) bool {
+	w := c.wire.Load()
+	return w != nil && w.hub != nil && !c.classicCluster() && w.hub.CountDue(channel)
+}
+
+// listenersAt tells the Hub who listened on channel when a release of
+// this Client was heard or passed on, as its script counted them
+// (pubsub.Hub.Counted), and returns stepAside's answer with them. A
+// script on a Redis Cluster with classic pub/sub counts one node's
+// subscribers: those counts, and a reply that counted nobody, change
+// nothing.
+func (c *Client) listenersAt(channel string, ls scripts.Listeners) (time.Duration, bool) {
+	w := c.wire.Load()
+	if ls.Subscribers == 0 || w == nil || w.hub == nil || c.classicCluster() {
+		return c.stepAside(channel)
+	}
+	return w.hub.Counted(channel, ls.Subscribers, ls.Relock)
+}

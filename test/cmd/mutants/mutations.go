@@ -40,6 +40,22 @@ var mutations = append([]mutation{
 		Timeout: 3 * time.Minute,
 	},
 	{
+		Name:    "engine-tests-the-kind",
+		What:    "the release asks whether its owner is a Mutex's (a type test) instead of its kind: the engine names a kind",
+		Edits:   []edit{{File: "rlock/release.go", Old: "r.bare = fresh && r.count == 1 && r.to == nil && o.kind.bare()", New: "_, mutex := o.kind.(*reentrant)\n\tr.bare = fresh && r.count == 1 && r.to == nil && mutex"}},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^TestEngineNamesNoKind$",
+		Timeout: 3 * time.Minute,
+	},
+	{
+		Name:    "inspect-ttl-in-millis",
+		What:    "Inspect reports a lock without expiry as -1 ms, not NoExpiry as TTL does",
+		Edits:   []edit{{File: "rlock/inspect.go", Old: "return NoExpiry", New: "return -time.Millisecond"}},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^TestTTLTellsNotHeldFromNoExpiry$",
+		Timeout: 3 * time.Minute,
+	},
+	{
 		Name:    "watchdog-never-renews",
 		What:    "the watchdog sends no renewal: a lock taken without a lease lapses after 30 s",
 		Edits:   []edit{{File: "rlock/watchdog.go", Old: "wd.renew(hs)", New: "wd.renew(nil)"}},
@@ -76,7 +92,7 @@ var mutations = append([]mutation{
 		What: "a waiter sleeps out its timer and ignores wake-ups: it polls at the lock's TTL",
 		Edits: []edit{{
 			File: "rlock/wait_loop.go",
-			Old:  "woken, err := l.s.wait(ctx, d)",
+			Old:  "woken, err := l.s.sleep(ctx, d)",
 			New:  "woken, err := false, error(nil)\n\tselect {\n\tcase <-time.After(d):\n\tcase <-ctx.Done():\n\t\terr = ctx.Err()\n\t}",
 		}},
 		Pkgs:    []string{"./rlock/"},
@@ -86,7 +102,7 @@ var mutations = append([]mutation{
 	{
 		Name:    "step-aside-removed",
 		What:    "an owner that unlocks and locks again at once does not let the waiter its release woke go first",
-		Edits:   []edit{{File: "rlock/handoff.go", Old: "h.yieldTill[name] = now.Add(max(others, minStepAside))", New: "h.yieldTill[name] = now"}},
+		Edits:   []edit{{File: "rlock/step_aside.go", Old: "s.till[name] = now.Add(max(others, minStepAside))", New: "s.till[name] = now"}},
 		Pkgs:    []string{"./rlock/"},
 		Run:     "^TestRelockLetsTheWokenWaiterOfAnotherClientGoFirst$",
 		Timeout: 3 * time.Minute,
@@ -187,7 +203,7 @@ var mutations = append([]mutation{
 	{
 		Name:    "semaphore-no-step-aside",
 		What:    "a semaphore's acquisition right after its Client's release, heard by Redisson's threads, takes the permit back at once",
-		Edits:   []edit{{File: "rlock/counting.go", Old: "h.c.handoffs.heard(h.name, d)", New: "_ = d"}},
+		Edits:   []edit{{File: "rlock/counting.go", Old: "h.c.asides.heard(h.name, d)", New: "_ = d"}},
 		Pkgs:    []string{"./test/interop/"},
 		Run:     "^(TestSemaphoreSharedWithJavaFromItsFirstWait|TestSemaphoreLoneGoroutineLetsJavaGoFirst)$",
 		Timeout: 4 * time.Minute,

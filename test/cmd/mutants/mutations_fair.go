@@ -39,7 +39,7 @@ var fairMutations = []mutation{
 	{
 		Name:    "fair-grant-by-message-only",
 		What:    "a fair release that grants its own Client's waiter does not tell it: the waiter waits for the message",
-		Edits:   []edit{{File: "rlock/release.go", Old: "o.c.grantees.tell(reply.Granted, reply.Grant)", New: "_ = reply.Granted"}},
+		Edits:   []edit{{File: "rlock/fair_turn.go", Old: "granteesOf.in(o.c).tell(reply.Granted, reply.Grant)", New: "_ = reply.Granted"}},
 		Pkgs:    []string{"./rlock/"},
 		Run:     "^TestFairGrantToAWaiterOfTheSameClientIsToldInProcess$",
 		Timeout: 2 * time.Minute,
