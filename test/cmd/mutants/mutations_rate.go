@@ -104,7 +104,7 @@ var rateMutations = []mutation{
 	{
 		Name:    "rate-allow-overtakes-waiters",
 		What:    "an Allow while waiters of its Client wait takes the permits they wait for",
-		Edits:   []edit{{File: "rlock/rate_turn.go", Old: "reserve = rateNeeds.of(line)", New: "_ = rateNeeds.of(line)"}},
+		Edits:   []edit{{File: "rlock/rate_turn.go", Old: "reserve = rateNeedsOf.in(t.l.c).of(line)", New: "_ = rateNeedsOf.in(t.l.c).of(line)"}},
 		Pkgs:    []string{"./rlock/"},
 		Run:     "^TestClockRateLimiterAllowLeavesTheWaitersPermits$",
 		Timeout: 2 * time.Minute,
