@@ -19,6 +19,7 @@ func TestFamilyOfTheWorkloadsKeys(t *testing.T) {
 		{"proof:ack:rate:3", "hash", "rate limiter", true},
 		{"{proof:ack:rate:3}:value", "string", "rate limiter's permits", true},
 		{"{proof:ack:rate:3}:permits", "zset", "rate limiter's permits", true},
+		{"{proof:ack:rate:3}:ledger", "string", "rate limiter's permits", true},
 		{"proof:single:plain:0", "hash", "lock", false},
 		{"{proof:ack:rate:3}:other", "string", "", false},
 	} {

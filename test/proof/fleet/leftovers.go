@@ -192,7 +192,8 @@ func family(key, typ string) string {
 	case strings.HasPrefix(key, "proof:") && strings.Contains(key, rate) && typ == "hash":
 		return "rate limiter"
 	case strings.HasPrefix(key, "{proof:") && strings.Contains(key, rate) &&
-		(strings.HasSuffix(key, "}:value") && typ == "string" || strings.HasSuffix(key, "}:permits") && typ == "zset"):
+		(strings.HasSuffix(key, "}:value") && typ == "string" || strings.HasSuffix(key, "}:permits") && typ == "zset" ||
+			strings.HasSuffix(key, "}:ledger") && typ == "string"):
 		return "rate limiter's permits"
 	case strings.HasPrefix(key, "proof:") && typ == "string":
 		return "semaphore count"
