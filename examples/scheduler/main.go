@@ -66,7 +66,7 @@ var apiRate = rlock.Rate{Limit: 10, Interval: 100 * time.Millisecond}
 func run(ctx context.Context, out io.Writer, addr string, workers, k int) (int64, []time.Time, error) {
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
 	defer rdb.Close()
-	const name, lease = "jobs:render", 500 * time.Millisecond
+	const name, lease = "jobs:render", 2 * time.Second
 	var running, most atomic.Int64
 	var mu sync.Mutex
 	var calls []time.Time
