@@ -82,11 +82,11 @@ func TestTinyFleetThroughOneFault(t *testing.T) {
 	if registers != 4*3 || finals != registers {
 		t.Errorf("%d final reads of %d registers, want 12 of 12", finals, registers)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, LeftoversFile))
+	b, err := os.ReadFile(filepath.Join(dir, history.LeftoversFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var left []Leftover
+	var left []history.Leftover
 	if err := json.Unmarshal(b, &left); err != nil {
 		t.Fatal(err)
 	}

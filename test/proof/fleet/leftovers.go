@@ -12,30 +12,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relock-go/relock/rlock"
+	"github.com/relock-go/relock/test/proof/history"
 	"github.com/relock-go/relock/test/proof/store"
 )
-
-// LeftoversFile is the file, in a run directory, that lists what the run
-// left in its lock services (Leftover, one JSON array).
-const LeftoversFile = "leftovers.json"
-
-// Leftover is a key a lock service still held after the run.
-type Leftover struct {
-	// Service is the lock service: its namespace.
-	Service string `json:"service"`
-	Key     string `json:"key"`
-	Type    string `json:"type"`
-	// TTLMS is the key's time to live in milliseconds, -1 without one.
-	TTLMS int64 `json:"ttl_ms"`
-	// Family is the key's family in relock's Redis layout
-	// (docs/redis-layout.md): "token counter", "semaphore count", "election
-	// record", "election log", "latch count" (a round that never reached
-	// zero), "rate limiter" and "rate limiter's permits" (a limiter set
-	// without a keep-alive, as the proof's are) are meant to stay
-	// (history.KeptFamilies); a key with a TTL expires on its own; any
-	// other key, of another family or of none (""), was left behind.
-	Family string `json:"family"`
-}
 
 // leftoverWait is how long the run waits, after its processes stopped,
 // before it lists the leftovers: longer than a lease, a permit's lease and
@@ -50,10 +29,10 @@ func (f *fleet) leftoverWait() time.Duration {
 // next user would (a permit-expirable semaphore's count, which gives back
 // the permits whose lease ended; a fair lock's TryLock, an election's too,
 // which evicts the waiters whose deadline passed), and writes every key
-// each lock service still holds to LeftoversFile.
+// each lock service still holds to history.LeftoversFile.
 func (f *fleet) leftovers(ctx context.Context) error {
 	sleep(ctx, f.leftoverWait())
-	var out []Leftover
+	var out []history.Leftover
 	for _, ns := range f.cfg.Namespaces {
 		if ns == store.Cluster {
 			continue // its keys are spread over three masters: not listed
@@ -75,7 +54,7 @@ func (f *fleet) leftovers(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(f.cfg.Dir, LeftoversFile), append(b, '\n'), 0o644)
+	return os.WriteFile(filepath.Join(f.cfg.Dir, history.LeftoversFile), append(b, '\n'), 0o644)
 }
 
 // direct returns a client of namespace ns's lock service (its master),
@@ -135,7 +114,7 @@ func tryOnce(ctx context.Context, tryLock func(context.Context, time.Duration, t
 }
 
 // listKeys appends every key of rdb to out.
-func listKeys(ctx context.Context, rdb *redis.Client, ns string, out []Leftover) ([]Leftover, error) {
+func listKeys(ctx context.Context, rdb *redis.Client, ns string, out []history.Leftover) ([]history.Leftover, error) {
 	var keys []string
 	iter := rdb.Scan(ctx, 0, "*", 1000).Iterator()
 	for iter.Next(ctx) {
@@ -161,7 +140,7 @@ func listKeys(ctx context.Context, rdb *redis.Client, ns string, out []Leftover)
 		if ttl >= 0 {
 			ms = ttl.Milliseconds()
 		}
-		out = append(out, Leftover{Service: ns, Key: k, Type: typ, TTLMS: ms, Family: family(k, typ)})
+		out = append(out, history.Leftover{Service: ns, Key: k, Type: typ, TTLMS: ms, Family: family(k, typ)})
 	}
 	return out, nil
 }
