@@ -7,27 +7,36 @@ import (
 )
 
 // A resend of an acquisition (the same member) finds it taken and takes
-// nothing more, whether permits are left or it took the last.
+// nothing more, whether permits are left or it took the last; nor does it
+// move the acquisition's stamp, so its permits come back an interval
+// after the first send.
 func TestRateResendTakesOnce(t *testing.T) {
 	onEach(t, func(t *testing.T, s *rateServer) {
 		ctx := context.Background()
 		r := NewRateLimiter("rl", "c1")
 		setRate(t, s.rdb, r, RateConfig{Rate: 4, Interval: time.Minute}, 1)
+		at := s.now()
 		for _, want := range []int64{2, 0} {
 			member := Member(2)
-			for range 2 {
-				v, err := rateAcquire.Run(ctx, s.rdb, r.keys, 2, s.now().UnixMilli(), member, 1).Int64Slice()
-				if err != nil || v[0] != 1 {
-					t.Fatalf("acquisition = %v, %v", v, err)
+			for _, sent := range []time.Time{at, at.Add(10 * time.Second)} {
+				v, err := rateAcquire.Run(ctx, s.rdb, r.keys, 2, sent.UnixMilli(), member, 1).Int64Slice()
+				if err != nil || v[0] != 1 || (sent != at && v[2] != 0) {
+					t.Fatalf("acquisition sent at +%v = %v, %v", sent.Sub(s.now()), v, err)
 				}
 			}
-			if n, _ := r.Available(ctx, s.rdb, s.now()); n != want {
+			if n, _ := r.Available(ctx, s.rdb, at.Add(10*time.Second)); n != want {
 				t.Fatalf("Available = %d after an acquisition of 2 sent twice, want %d", n, want)
 			}
+			at = at.Add(10 * time.Second)
 		}
 		// Not asked to tell when, a refused acquisition does not.
-		if a, err := r.Acquire(ctx, s.rdb, 1, 0, s.now(), false); a.OK || a.Wait != 0 || err != nil {
+		if a, err := r.Acquire(ctx, s.rdb, 1, 0, at, false); a.OK || a.Wait != 0 || err != nil {
 			t.Fatalf("Acquire(1) not telling = %+v, %v; want false, 0", a, err)
+		}
+		// The first acquisition's permits are back 1 ms after an interval
+		// from its first send; the second's are not yet.
+		if n, _ := r.Available(ctx, s.rdb, s.now().Add(time.Minute+time.Millisecond)); n != 2 {
+			t.Fatalf("Available an interval after the first send = %d, want 2: the resend moved its stamp", n)
 		}
 	})
 }
