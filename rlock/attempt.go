@@ -61,8 +61,8 @@ func (o *owner) attempt(ctx context.Context, lease time.Duration, t ownerTurn) (
 	}
 	if out.granted && !renew {
 		// A hold the watchdog keeps needs no claim: its lease, reckoned
-		// from the last attempt, has at least half to run (the turn takes
-		// a grant only then), the watchdog renews it sooner, and its
+		// from the last attempt, has five sixths to run (the turn takes a
+		// grant only then), the watchdog renews it sooner, and its
 		// release clears the grant's mark. A lease of the caller's is
 		// confirmed, so that it runs from the grant.
 		o.confirm(t.(claimer), lease, o.hold)

@@ -90,8 +90,8 @@ func TestFairMutexGrantMessageHandsOverWithoutAnAttempt(t *testing.T) {
 func TestFairMutexGrantOfACallersLeaseIsConfirmed(t *testing.T) {
 	const name = "fair-grant-lease"
 	// The grant is taken, and confirmed in the background, while less than
-	// half the lease has passed since the last attempt.
-	const lease, since = 2 * time.Second, 400 * time.Millisecond
+	// a sixth of the lease has passed since the last attempt.
+	const lease, since = 2 * time.Second, 200 * time.Millisecond
 	c, rdb, ctx, holder := heldFair(t, name)
 	waiter := c.NewFairMutex(name)
 	got := make(chan error, 1)
@@ -271,5 +271,35 @@ func TestFairGrantLooksOnlyPastTheRelockWaitersItKnows(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustUnlock(t, ws[1])
+	assertNoFairKeys(t, rdb, name)
+}
+
+// A grant to a waiter the watchdog keeps, heard a while after its last
+// attempt, is claimed: its lease runs from the grant, so that the
+// watchdog's first renewal, up to a third of a lease later, has as much
+// slack as after any acquisition. Reckoned from the last attempt, a
+// renewal a sixth of the lease late would find the hold lost (a loaded
+// machine's fair holders lost 600 ms leases so).
+func TestFairMutexLateGrantOfAWatchdogLeaseIsClaimed(t *testing.T) {
+	const name = "fair-late-watchdog-grant"
+	const lease = 600 * time.Millisecond
+	_, rdb, ctx, holder := heldFair(t, name)
+	c, _ := fairClient(t, WithWatchdogTimeout(lease))
+	waiter := c.NewFairMutex(name)
+	got := make(chan error, 1)
+	go func() { got <- waiter.Lock(ctx) }()
+	awaitQueue(t, rdb, name, waiter.Owner())
+	// Its last attempt was its queueing one (it sleeps for the holder's
+	// 30 s lease): let 40% of its lease pass.
+	time.Sleep(lease * 4 / 10) // time is the subject
+	granted := time.Now()
+	mustUnlock(t, holder)
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	if hs := c.Activity().Holds; len(hs) != 1 || hs[0].LeaseEnd.Before(granted.Add(lease*8/10)) {
+		t.Fatalf("holds %+v: want the waiter's, its lease ending a whole lease after the grant (%v)", hs, granted.Add(lease))
+	}
+	mustUnlock(t, waiter)
 	assertNoFairKeys(t, rdb, name)
 }

@@ -100,10 +100,11 @@ func (t *fairTurn) send(ctx context.Context, rdb redis.Scripter, lease time.Dura
 	// field written, its lease set, inside the release). Its lease is
 	// reckoned from the last attempt until a claim confirms it (if one
 	// does: owner.attempt), so the grant is taken only while that leaves
-	// at least half the lease; else, and when another goroutine of the
-	// owner took the lock first or replicas must acknowledge the
-	// acquisition, the attempt claims it.
-	if count == 0 && t.c.opts.replicas == 0 && time.Since(t.o.lastSent) < lease/2 && t.granted() {
+	// five sixths of the lease: the watchdog's first renewal, up to a
+	// third of a lease later, then has half a lease of slack; else, and
+	// when another goroutine of the owner took the lock first or replicas
+	// must acknowledge the acquisition, the attempt claims it.
+	if count == 0 && t.c.opts.replicas == 0 && time.Since(t.o.lastSent) < lease/6 && t.granted() {
 		return outcome{ok: true, granted: true}, nil
 	}
 	a, err := t.place.Attempt(ctx, rdb, lease, count)

@@ -45,6 +45,14 @@ var fairMutations = []mutation{
 		Timeout: 2 * time.Minute,
 	},
 	{
+		Name:    "fair-late-grant-unclaimed",
+		What:    "a grant heard up to half a lease after the waiter's last attempt is taken unclaimed: the watchdog's first renewal has a sixth of a lease of slack",
+		Edits:   []edit{{File: "rlock/fair_turn.go", Old: "time.Since(t.o.lastSent) < lease/6 && t.granted()", New: "time.Since(t.o.lastSent) < lease/2 && t.granted()"}},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^TestFairMutexLateGrantOfAWatchdogLeaseIsClaimed$",
+		Timeout: 2 * time.Minute,
+	},
+	{
 		Name:    "fair-grant-told-to-the-owner",
 		What:    "a fair release's reply tells the granted owner's current wait, whichever it is: read late, it tells a new wait that nothing granted",
 		Edits:   []edit{{File: "rlock/fair_grantees.go", Old: "if ok && w.grant == grant {", New: "if ok {\n\t\tgrant = w.grant"}},
