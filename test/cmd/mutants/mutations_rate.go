@@ -78,6 +78,14 @@ var rateMutations = []mutation{
 		Timeout: 2 * time.Minute,
 	},
 	{
+		Name:    "rate-stamp-behind",
+		What:    "relock stamps a rate limiter's permits 100 ms behind its clock: a Redisson client on a host that agrees takes them back within the interval",
+		Edits:   []edit{{File: "rlock/rate_limiter.go", Old: "now:         time.Now,", New: "now:         func() time.Time { return time.Now().Add(-100 * time.Millisecond) },"}},
+		Pkgs:    []string{"./test/interop/"},
+		Run:     "^TestRateLimiterClockRuleWithJava$",
+		Timeout: 3 * time.Minute,
+	},
+	{
 		Name:    "rate-tryset-resets",
 		What:    "a rate limiter's trySetRate on a lost config deletes the permits taken",
 		Edits:   []edit{{File: "scripts/rate_set.lua", Old: "if ARGV[5] ~= '1' then", New: "if true then"}},
