@@ -118,7 +118,7 @@ func once(ctx context.Context, rdbs []*redis.Client, l limiter, c config, name s
 	measuring, over = start.Add(c.warmup), start.Add(c.warmup+c.duration)
 	var mu sync.Mutex
 	var lat []time.Duration
-	var grants []time.Time
+	var grants []call
 	var failed error
 	var wg sync.WaitGroup
 	for g := range c.goroutines {
@@ -127,7 +127,7 @@ func once(ctx context.Context, rdbs []*redis.Client, l limiter, c config, name s
 		go func() {
 			defer wg.Done()
 			var mine []time.Duration
-			var got []time.Time
+			var got []call
 			// The goroutines' calls are spread evenly over the pace.
 			next := start.Add(c.pace * time.Duration(g) / time.Duration(c.goroutines))
 			time.Sleep(time.Until(next))
@@ -147,7 +147,7 @@ func once(ctx context.Context, rdbs []*redis.Client, l limiter, c config, name s
 				if now.After(measuring) {
 					mine = append(mine, took)
 					if ok {
-						got = append(got, now)
+						got = append(got, call{now, now.Add(took)})
 					}
 				}
 				next = next.Add(c.pace)
@@ -221,13 +221,30 @@ func serverStats(ctx context.Context, rdb *redis.Client) (stats, error) {
 	return stats{evalsha: times["evalsha"], commands: commands, cpu: cpu["used_cpu_sys"] + cpu["used_cpu_user"]}, nil
 }
 
-// busiest is the most of the times at in a window of width.
-func busiest(at []time.Time, width time.Duration) int {
-	slices.SortFunc(at, func(a, b time.Time) int { return a.Compare(b) })
+// call is when a granted call began and returned: the limiter stamped
+// its permit in between (a loaded machine may delay the stamp well after
+// the call began).
+type call struct{ from, to time.Time }
+
+// busiest is the most grants surely stamped within one window of width:
+// a window begins as a call begins, and holds the calls that began
+// there or later and returned before it ends. A grant stamped late is
+// counted in fewer windows, never in a window it may not belong to, so
+// a limiter that keeps its limit never shows more than it.
+func busiest(calls []call, width time.Duration) int {
+	slices.SortFunc(calls, func(a, b call) int { return a.from.Compare(b.from) })
 	most := 0
-	for i, t := range at {
-		n, _ := slices.BinarySearchFunc(at, t.Add(width), func(a, b time.Time) int { return a.Compare(b) })
-		most = max(most, n-i)
+	for i, first := range calls {
+		end, n := first.from.Add(width), 0
+		for _, c := range calls[i:] {
+			if !c.from.Before(end) {
+				break
+			}
+			if c.to.Before(end) {
+				n++
+			}
+		}
+		most = max(most, n)
 	}
 	return most
 }

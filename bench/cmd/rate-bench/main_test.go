@@ -33,11 +33,19 @@ func TestTinyRun(t *testing.T) {
 	}
 }
 
-// The busiest window counts the grants of one window, at its start.
+// The busiest window counts the grants surely stamped in one window, at
+// a call's start: a call that returned after the window's end is left out.
 func TestBusiest(t *testing.T) {
 	t0 := time.Unix(0, 0)
-	at := []time.Time{t0, t0.Add(500 * time.Millisecond), t0.Add(999 * time.Millisecond), t0.Add(time.Second), t0.Add(1200 * time.Millisecond)}
-	if got := busiest(at, time.Second); got != 4 {
+	ms := func(d int) time.Time { return t0.Add(time.Duration(d) * time.Millisecond) }
+	calls := []call{{ms(0), ms(1)}, {ms(500), ms(501)}, {ms(999), ms(1000)}, {ms(1000), ms(1001)}, {ms(1200), ms(1201)}}
+	if got := busiest(calls, time.Second); got != 4 {
 		t.Fatalf("busiest = %d, want 4: [500ms, 1.5s) holds 500ms, 999ms, 1s and 1.2s", got)
+	}
+	// The call that began at 1.2 s returned at 1.6 s: its permit may have
+	// been stamped after 1.5 s.
+	calls[4].to = ms(1600)
+	if got := busiest(calls, time.Second); got != 3 {
+		t.Fatalf("busiest = %d, want 3: the call returning at 1.6 s is not surely in [500ms, 1.5s)", got)
 	}
 }
