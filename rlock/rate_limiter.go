@@ -27,8 +27,9 @@ import (
 // Allow's attempts are not queued, but while waiters of its Client wait,
 // an Allow takes its permits only beside all those they wait for. Between
 // Clients, and Redisson clients, whoever attempts first after permits
-// come back takes them: Redisson's waiters retry on a 100 ms timer tick,
-// so a Client's waiters take the permits first.
+// come back takes them: Redisson's waiters retry at their timer's next
+// tick (tens of milliseconds apart) after the permits come back, so a
+// Client's waiters take the permits first.
 //
 // The clock: permits are stamped with the caller's clock as it reads, as
 // Redisson's are, and a permit stamped t comes back when a caller's clock

@@ -66,6 +66,7 @@ type permitCall struct{ from, to float64 }
 type side struct {
 	tries  int
 	grants []permitCall
+	tick   int // Java's: its Redisson client's timer tick, ms (-1: unknown)
 }
 
 // goSide runs workers goroutines, each calling take then sleeping pace,
@@ -116,6 +117,7 @@ func javaSide(t *testing.T, p *Peer) side {
 				t.Fatalf("Java's threads: %v", errs)
 			}
 			s.tries = int(ev.Float("attempts"))
+			s.tick = int(ev.Float("tick"))
 			return s
 		}
 	}

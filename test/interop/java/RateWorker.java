@@ -1,5 +1,6 @@
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.lang.reflect.Field;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -37,13 +38,16 @@ import org.redisson.config.Config;
  *                      try       tryAcquire(n), then sleep --pace ms
  *                      acquire   acquire(n)
  *                    one line per grant, then a summary:                   {"event":"grant","t0":MS,"t":MS,"n":N}
- *                                                                          {"event":"done","grants":N,"attempts":N,"errors":[...]}
+ *                                                                          {"event":"done","grants":N,"attempts":N,"tick":MS,"errors":[...]}
  * </pre>
  *
  * "t0" and "t" are epoch milliseconds with a fraction, from the host clock,
  * taken as the call that was granted began and returned: Redisson stamps
- * the permits between them. A command that fails prints
- * {"event":"error","error":"..."}, and the next one runs.
+ * the permits between them. "tick" is the tick of the client's timer, on
+ * which its waiters retry (Redisson draws it at start from its retry
+ * delay and timeout), read from Redisson's internals; -1 if unreadable.
+ * A command that fails prints {"event":"error","error":"..."}, and the
+ * next one runs.
  */
 public class RateWorker {
     static final Map<String, String> flags = new HashMap<>();
@@ -51,6 +55,24 @@ public class RateWorker {
     static String flag(String name, String def) { return flags.getOrDefault(name, def); }
 
     static long num(String name, long def) { return Long.parseLong(flag(name, Long.toString(def))); }
+
+    /** timerTick is the Redisson client's timer tick in ms, -1 if unreadable. */
+    static long timerTick = -1;
+
+    /** readTimerTick reads the tick of the client's timer (a HashedWheelTimer), by reflection. */
+    static long readTimerTick(RedissonClient redisson) {
+        try {
+            Object sm = ((Redisson) redisson).getServiceManager();
+            Field timer = sm.getClass().getDeclaredField("timer");
+            timer.setAccessible(true);
+            Object t = timer.get(sm);
+            Field tick = t.getClass().getDeclaredField("tickDuration");
+            tick.setAccessible(true);
+            return ((Long) tick.get(t)) / 1_000_000;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return -1;
+        }
+    }
 
     static double nowMillis() {
         Instant t = Instant.now();
@@ -83,6 +105,7 @@ public class RateWorker {
             cfg.useSingleServer().setAddress("redis://" + flag("addr", "127.0.0.1:6379"));
         }
         RedissonClient redisson = Redisson.create(cfg);
+        timerTick = readTimerTick(redisson);
         try {
             emit("{\"event\":\"ready\",\"t\":" + nowMillis() + "}");
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
@@ -175,6 +198,6 @@ public class RateWorker {
             emit(g);
         }
         emit("{\"event\":\"done\",\"grants\":" + grants.size() + ",\"attempts\":" + attempts.get()
-                + ",\"errors\":[" + String.join(",", errors) + "]}");
+                + ",\"tick\":" + timerTick + ",\"errors\":[" + String.join(",", errors) + "]}");
     }
 }
