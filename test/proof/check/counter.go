@@ -99,41 +99,43 @@ func (c *nameCheck) lostUpdates(ops []regOp, settled []regState) {
 	}
 	c.res.LostUpdates = lost
 	type explained struct {
-		side, cause string
-		at          int64
+		side, cause, by string
+		at              int64
 	}
 	why := make([]explained, len(pairs))
 	for n, pr := range pairs {
 		p, w := lin.writes[pr.first], lin.writes[pr.later]
 		side, cause := c.lostCause(p, w)
-		why[n] = explained{side, cause, w.ret}
+		why[n] = explained{side, cause, fmt.Sprintf("%s's write of %d at %s", c.procName(w.proc), w.in.value, c.clock(w.ret)), w.ret}
 		c.findingOf(side, cause, CheckLostUpdates, w.ret, "%s wrote %d at %s over %s's %d of %s: an update lost",
 			c.procName(w.proc), w.in.value, c.clock(w.ret), c.procName(p.proc), p.in.value, c.clock(p.ret))
 	}
 	if rest := lost - int64(len(pairs)); rest > 0 {
 		// The rest were written on branches that siblings cut off, if
 		// enough were: explained as their pairs are (the latest cut's).
+		// (A rest implies a known final value, hi.)
 		var onCut int64
 		var last explained
-		if known {
-			for _, n := range lin.cutOff(pairs, hi) {
-				if n < 0 || why[n].cause == "" {
-					continue
-				}
-				onCut++
-				if why[n].at > last.at {
-					last = why[n]
-				}
+		for _, n := range lin.cutOff(pairs, hi) {
+			if n < 0 || why[n].cause == "" {
+				continue
+			}
+			onCut++
+			if why[n].at > last.at {
+				last = why[n]
 			}
 		}
-		side, cause, at := "", c.fi.any(c.run.Start, c.run.LastT, func(f *history.Fault) bool { return c.run.Manifest.LosesDataUnder(f.Kind) }), c.lastCall()
-		switch {
-		case onCut >= rest:
-			side, cause, at = last.side, last.cause, last.at
-		case c.spec.Workload == history.Plain:
-			cause = "no fencing"
+		text := fmt.Sprintf("the counter ended at %d after %d accepted writes: %d updates lost that no write shows", hi, ok, rest)
+		if onCut >= rest {
+			text = fmt.Sprintf("the counter ended at %d after %d accepted writes: %d more updates lost, on the branch that %s cut off", hi, ok, rest, last.by)
+			c.findingOf(last.side, last.cause, CheckLostUpdates, last.at, "%s", text)
+		} else {
+			cause := c.fi.any(c.run.Start, c.run.LastT, func(f *history.Fault) bool { return c.run.Manifest.LosesDataUnder(f.Kind) })
+			if c.spec.Workload == history.Plain {
+				cause = "no fencing"
+			}
+			c.finding(cause, CheckLostUpdates, c.lastCall(), "%s", text)
 		}
-		c.findingOf(side, cause, CheckLostUpdates, at, "the counter ended at %d after %d accepted writes: %d updates lost that no write shows", hi, ok, rest)
 	}
 	if !known {
 		c.res.LostUpdates = -1
