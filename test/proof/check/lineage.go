@@ -140,19 +140,24 @@ func (l lineage) cutOff(pairs []sibling, final int64) map[int]int {
 			member[p.first] = n // the pair whose other write survived, if one did
 		}
 	}
+	// A source wrote a lower value: by value, each write's source is
+	// settled before it.
+	order := make([]int, len(l.writes))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return l.writes[order[a]].in.value < l.writes[order[b]].in.value })
 	cut := map[int]int{}
-	for i := range l.writes {
-		if onLine[i] {
-			continue
-		}
-		if _, isMember := member[i]; isMember {
+	for _, i := range order {
+		if _, isMember := member[i]; isMember || onLine[i] {
 			continue
 		}
 		cut[i] = -1
-		for a := l.source[i]; a >= 0; a = l.source[a] {
-			if n, ok := member[a]; ok {
+		if s := l.source[i]; s >= 0 {
+			if n, ok := member[s]; ok {
 				cut[i] = n
-				break
+			} else if n, ok := cut[s]; ok {
+				cut[i] = n
 			}
 		}
 	}
