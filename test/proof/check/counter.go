@@ -3,7 +3,6 @@ package check
 import (
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/anishathalye/porcupine"
 
@@ -62,40 +61,30 @@ func (c *nameCheck) register() {
 // each write stores the value read plus one, so a final value below the
 // number of accepted writes means updates were lost, and one above the
 // number of writes that may have taken effect means the register made one
-// up. Two accepted writes of one value are a lost update whatever the
-// final value: each is dated at the later write, so that it counts under
-// the fault whose span holds it; those only the final value shows are
-// dated at the last operation. Lost updates are what the plain lock's overlapping
+// up. Two accepted writes that continued one write (siblings, see
+// lineage) are a lost update whatever the final value, dated at the later
+// write, so that it counts under the fault whose span holds it; writes
+// lost on a branch a pair of siblings cut off are explained as that pair
+// is, and dated at its later write; those nothing shows are dated at the
+// last operation. Lost updates are what the plain lock's overlapping
 // holders do (measured); on a fenced or read-write counter they are
 // violations unless a fault lost writes, or (read-write) the two writers
 // overlapped explainably, or (fenced) one token was granted twice. A
 // final value the history does not settle is unchecked.
 func (c *nameCheck) lostUpdates(ops []regOp, settled []regState) {
 	var ok, maybe int64
-	var writes []*regOp
 	for i := range ops {
 		o := &ops[i]
 		switch {
 		case o.in.write && o.out.outcome == history.OutcomeOK:
 			ok++
-			writes = append(writes, o)
 		case o.in.write && !o.known():
 			maybe++
 		}
 	}
-	// Two accepted writes of one value read the same value: one's update
-	// is lost, whatever the final value.
-	sort.Slice(writes, func(i, j int) bool { return writes[i].ret < writes[j].ret })
-	by := map[int64]*regOp{}
-	var over [][2]*regOp
-	for _, w := range writes {
-		if p, dup := by[w.in.value]; dup {
-			over = append(over, [2]*regOp{p, w})
-		} else {
-			by[w.in.value] = w
-		}
-	}
-	lost := int64(len(over))
+	lin := lineageOf(ops)
+	pairs := lin.siblings()
+	lost := int64(len(pairs))
 	known := true
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	for _, st := range settled {
@@ -109,17 +98,44 @@ func (c *nameCheck) lostUpdates(ops []regOp, settled []regState) {
 		}
 	}
 	c.res.LostUpdates = lost
-	for _, pw := range over {
-		p, w := pw[0], pw[1]
-		c.findingOf(c.side(p.proc), c.lostCause(p, w), CheckLostUpdates, w.ret, "%s wrote %d at %s over %s's %d of %s: an update lost",
+	type explained struct {
+		side, cause, by string
+		at              int64
+	}
+	why := make([]explained, len(pairs))
+	for n, pr := range pairs {
+		p, w := lin.writes[pr.first], lin.writes[pr.later]
+		side, cause := c.lostCause(p, w)
+		why[n] = explained{side, cause, fmt.Sprintf("%s's write of %d at %s", c.procName(w.proc), w.in.value, c.clock(w.ret)), w.ret}
+		c.findingOf(side, cause, CheckLostUpdates, w.ret, "%s wrote %d at %s over %s's %d of %s: an update lost",
 			c.procName(w.proc), w.in.value, c.clock(w.ret), c.procName(p.proc), p.in.value, c.clock(p.ret))
 	}
-	if rest := lost - int64(len(over)); rest > 0 {
-		cause := c.fi.any(c.run.Start, c.run.LastT, func(f *history.Fault) bool { return c.run.Manifest.LosesDataUnder(f.Kind) })
-		if c.spec.Workload == history.Plain {
-			cause = "no fencing"
+	if rest := lost - int64(len(pairs)); rest > 0 {
+		// The rest were written on branches that siblings cut off, if
+		// enough were: explained as their pairs are (the latest cut's).
+		// (A rest implies a known final value, hi.)
+		var onCut int64
+		var last explained
+		for _, n := range lin.cutOff(pairs, hi) {
+			if n < 0 || why[n].cause == "" {
+				continue
+			}
+			onCut++
+			if why[n].at > last.at {
+				last = why[n]
+			}
 		}
-		c.finding(cause, CheckLostUpdates, c.lastCall(), "the counter ended at %d after %d accepted writes: %d updates lost that no write shows", hi, ok, rest)
+		text := fmt.Sprintf("the counter ended at %d after %d accepted writes: %d updates lost that no write shows", hi, ok, rest)
+		if onCut >= rest {
+			text = fmt.Sprintf("the counter ended at %d after %d accepted writes: %d more updates lost, on the branch that %s cut off", hi, ok, rest, last.by)
+			c.findingOf(last.side, last.cause, CheckLostUpdates, last.at, "%s", text)
+		} else {
+			cause := c.fi.any(c.run.Start, c.run.LastT, func(f *history.Fault) bool { return c.run.Manifest.LosesDataUnder(f.Kind) })
+			if c.spec.Workload == history.Plain {
+				cause = "no fencing"
+			}
+			c.finding(cause, CheckLostUpdates, c.lastCall(), "%s", text)
+		}
 	}
 	if !known {
 		c.res.LostUpdates = -1
@@ -128,26 +144,29 @@ func (c *nameCheck) lostUpdates(ops []regOp, settled []regState) {
 	}
 }
 
-// lostCause returns what explains w's overwriting p's update, or "".
-func (c *nameCheck) lostCause(p, w *regOp) string {
+// lostCause returns what explains w's overwriting p's update, or "", with
+// the side it counts on: that of the holder whose hold broke where the two
+// writers' sections overlapped, else p's.
+func (c *nameCheck) lostCause(p, w *regOp) (side, cause string) {
+	side = c.side(p.proc)
 	if cause := c.lostBy(p.call, w.ret, func(f *history.Fault) bool { return c.run.Manifest.LosesDataUnder(f.Kind) }); cause != "" {
-		return cause
+		return side, cause
 	}
 	for _, o := range c.overlaps {
 		if (o.a == p.proc && o.b == w.proc || o.a == w.proc && o.b == p.proc) && o.from <= w.ret && o.to >= p.call {
-			return o.cause
+			return o.side, o.cause
 		}
 	}
 	switch {
 	case c.spec.Workload == history.Plain:
-		return "no fencing"
+		return side, "no fencing"
 	case p.in.token != 0 && p.in.token == w.in.token && p.proc != w.proc:
 		// The store accepts a write with the highest token seen, so two
 		// holders granted one token both write (grant-tokens judged the
 		// grant).
-		return "a token granted twice"
+		return side, "a token granted twice"
 	}
-	return ""
+	return side, ""
 }
 
 func (c *nameCheck) lastCall() int64 { return c.ops[len(c.ops)-1].Call }

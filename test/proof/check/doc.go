@@ -37,10 +37,14 @@
 //     accepted a write with a token below one it had accepted before that
 //     write was invoked.
 //   - lost-updates (fenced, election, rw): no accepted write's update is
-//     lost: two accepted writes of one value (each wrote the value read
-//     plus one) lose one, dated at the later; and the counter's final
-//     value counts every accepted write. A final value the history does
-//     not settle is Unchecked.
+//     lost: two accepted writes that continued one write (each wrote the
+//     value read plus one, and read the other's source) lose one, dated
+//     at the later; and the counter's final value counts every accepted
+//     write, the writes lost on a branch such a pair cut off explained as
+//     the pair is. Writes of one value on different branches (the
+//     increments after a stale write set the counter back, writing its
+//     values again) lose nothing of their own. A final value the history
+//     does not settle is Unchecked.
 //   - grant-tokens (fenced, election): tokens granted are distinct, and
 //     grow in real-time order (a direct check: for a counter that only
 //     grows, that is what linearizability means).

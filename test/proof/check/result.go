@@ -55,8 +55,9 @@ type Finding struct {
 	Workload string
 	// Side is the side ("go", "java") of the holder whose hold broke (the
 	// holder that lost it, or the earlier one when nothing explains it),
-	// of the waiter, or of the write whose update was lost; "" for the
-	// harness's register and the run's leftovers.
+	// of the waiter, or for a lost update, of the holder whose hold broke
+	// where the writers overlapped, else of the write whose update was
+	// lost; "" for the harness's register and the run's leftovers.
 	Side  string
 	At    int64         // ns since the Unix epoch: when it happened
 	Since time.Duration // At, from the run's start

@@ -142,11 +142,11 @@ func (c *nameCheck) mayHaveLost(s *section, by int64) string {
 }
 
 // overlap is two processes' sections that overlapped during [from, to],
-// explained by cause.
+// explained by cause on side (that of the holder whose hold broke).
 type overlap struct {
-	a, b     int32
-	from, to int64
-	cause    string
+	a, b        int32
+	from, to    int64
+	side, cause string
 }
 
 // heldFirst reports whether s may have held before other was granted:
@@ -184,7 +184,7 @@ func (c *nameCheck) exclusion(secs []section) {
 			}
 			to := min(a.end, s.end)
 			if cause != "" {
-				c.overlaps = append(c.overlaps, overlap{a.proc, s.proc, s.start, to, cause})
+				c.overlaps = append(c.overlaps, overlap{a.proc, s.proc, s.start, to, side, cause})
 			}
 			c.findingOf(side, cause, CheckExclusion, s.start, "%s %s (from %s) and %s %s (from %s) held it together for %s",
 				c.procName(a.proc), holdName(a), c.clock(a.start), c.procName(s.proc), holdName(s), c.clock(s.start), dur(to-s.start))

@@ -94,11 +94,8 @@ func (c *Config) defaults() error {
 			c.Namespaces = append(slices.Clone(c.Namespaces), store.Cluster)
 		}
 	}
-	if c.Faults == nil {
-		c.Faults = nemesis.Default
-		if c.Cluster {
-			c.Faults = append(slices.Clone(c.Faults), nemesis.ClusterKinds...)
-		}
+	if c.Faults == nil && c.Cluster {
+		c.Faults = append(slices.Clone(nemesis.Kinds), nemesis.ClusterKinds...)
 	}
 	if c.Workloads == nil {
 		c.Workloads = store.Default

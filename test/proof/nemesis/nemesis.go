@@ -86,13 +86,6 @@ const (
 var Kinds = []string{Partition, Latency, Reset, Pause, Kill, RestartAlways, RestartEverysec,
 	RestartNoPersist, Failover, FailoverAck, ScriptFlush, KillMaster, CutMaster}
 
-// Default lists the kinds a run injects when none are named: every one but
-// the unplanned failovers (KillMaster, CutMaster), whose findings on the
-// read-write lock under WithReplicaAck (docs/guarantees.md, known issues)
-// a run names with -faults until they are explained.
-var Default = []string{Partition, Latency, Reset, Pause, Kill, RestartAlways, RestartEverysec,
-	RestartNoPersist, Failover, FailoverAck, ScriptFlush}
-
 // ClusterKinds lists the kinds of a run with a Redis Cluster, beside Kinds.
 var ClusterKinds = []string{ClusterFailover, SlotMigration}
 

@@ -65,7 +65,7 @@ func Markdown(w io.Writer, run *history.Run, res *check.Result) error {
 	if err := Causes(&b, res); err != nil {
 		return err
 	}
-	b.WriteString("\nA finding counts on the side of the holder whose hold broke (for an overlap nothing explains, the earlier holder), of the waiter, or of the write whose update was lost; neither side's are the harness's register's and the run's leftovers.\n\n")
+	b.WriteString("\nA finding counts on the side of the holder whose hold broke (for an overlap nothing explains, the earlier holder), of the waiter, or for a lost update, of the holder whose hold broke where the writers overlapped, else of the write whose update was lost; neither side's are the harness's register's and the run's leftovers.\n\n")
 	b.WriteString("## Names\n\n")
 	if err := Names(&b, res); err != nil {
 		return err
