@@ -63,3 +63,67 @@ func TestFailedRUnlockThenRLockLeavesNoReadHold(t *testing.T) {
 		})
 	}
 }
+
+// A handle whose last Unlock failed locks again, either side of an
+// RWMutex, once the failed hold has ended (within its lease, its renewal
+// stopped): the slot the failed Unlock kept for its retry is given up
+// then, and the next acquisition drops what is left of the hold in Redis,
+// so that its own release leaves nothing behind.
+func TestFailedUnlockThenLockOnSameHandle(t *testing.T) {
+	rdb := newRedis(t)
+	type side struct{ lock, unlock, relock, reunlock func(context.Context) error }
+	sides := map[string]func(c *Client, name string) side{
+		"mutex": func(c *Client, name string) side {
+			m := c.NewMutex(name)
+			return side{m.Lock, m.Unlock, m.Lock, m.Unlock}
+		},
+		"fenced": func(c *Client, name string) side {
+			m := c.NewFencedMutex(name)
+			lock := func(ctx context.Context) error {
+				_, err := m.Lock(ctx)
+				return err
+			}
+			return side{lock, m.Unlock, lock, m.Unlock}
+		},
+		"rwwrite": func(c *Client, name string) side {
+			m := c.NewRWMutex(name)
+			return side{m.Lock, m.Unlock, m.RLock, m.RUnlock}
+		},
+		"rwread": func(c *Client, name string) side {
+			m := c.NewRWMutex(name)
+			return side{m.RLock, m.RUnlock, m.Lock, m.Unlock}
+		},
+		"fairrwwrite": func(c *Client, name string) side {
+			m := c.NewFairRWMutex(name)
+			return side{m.Lock, m.Unlock, m.RLock, m.RUnlock}
+		},
+		"fairrwread": func(c *Client, name string) side {
+			m := c.NewFairRWMutex(name)
+			return side{m.RLock, m.RUnlock, m.Lock, m.Unlock}
+		},
+	}
+	for kind, mk := range sides {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			ctx := ctxT(t)
+			nc, p := proxied(t, rdb)
+			name := "failed-unlock:" + kind
+			s := mk(nc(), name)
+			if err := s.lock(ctx); err != nil {
+				t.Fatal(err)
+			}
+			failUnlock(t, ctx, p, s.unlock)
+			lctx, cancel := context.WithTimeout(ctx, 3*600*time.Millisecond)
+			defer cancel()
+			if err := s.relock(lctx); err != nil {
+				t.Fatalf("the handle could not lock again within 3 leases: %v", err)
+			}
+			if err := s.reunlock(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if n := exist(t, rdb, []string{name}); n != 0 {
+				t.Fatalf("the lock is left behind: %v", rdb.HGetAll(ctx, name).Val())
+			}
+		})
+	}
+}
