@@ -155,7 +155,7 @@ func (e *Election) Campaign(ctx context.Context, value string) (*Term, error) {
 		return nil, opError(op, e.name, err)
 	}
 	start := time.Now()
-	if _, _, err := e.line.enter(ctx, false, noDeadline); err != nil {
+	if _, err := e.line.enter(ctx, false, noDeadline); err != nil {
 		return nil, opError(op, e.name, err)
 	}
 	var t *Term // keeps the line's slot until it ends

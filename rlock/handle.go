@@ -77,7 +77,10 @@ func (h *handle) acquire(ctx context.Context, deadline time.Time, lease time.Dur
 // WithUnlockTimeout, and Unlock returns nil when it succeeds. If Redis
 // cannot be reached, Unlock returns the error, the watchdog stops renewing
 // the lock, and it expires within its lease (Lost closes then); calling
-// Unlock again before that retries the same release.
+// Unlock again before that retries the same release. Until then the
+// handle stays locked for the goroutines sharing it; once the hold has
+// ended, it is free again, and its next acquisition first releases what
+// is left of the hold in Redis (the retry, made for the caller).
 func (h *handle) Unlock(ctx context.Context) error { return h.owner.exit(ctx) }
 
 // Reenter acquires the lock this handle holds once more, without waiting
@@ -116,23 +119,40 @@ func (o *owner) enter(ctx context.Context, deadline time.Time, lease time.Durati
 }
 
 // exit is every handle's Unlock: it releases one acquisition, then the
-// line's slot when the handle's hold count is below its slots (an
-// exclusive handle: zero). A writer that keeps reading keeps a read slot.
+// line's slot (leaveSlot). A last Unlock that fails keeps the slot, so
+// that its retry is unambiguous, until the hold ends: a retry settles it,
+// or the lease, no longer renewed, runs out, or the handle's next
+// acquisition releases the hold first (dropLapsed). The hold's end gives
+// the slot up then, once, and the retries leave the line alone.
 func (o *owner) exit(ctx context.Context) error {
+	h := o.currentHold()
+	if h != nil && h.keepsSlot() {
+		return o.unlock(ctx)
+	}
 	err := o.unlock(ctx)
-	left := o.liveCount()
+	if err != nil && h != nil && h.keepSlot(func(error) { o.leaveSlot(0) }) {
+		return err
+	}
+	o.leaveSlot(o.liveCount())
+	return err
+}
+
+// leaveSlot gives up the line's slot of a release that left left
+// acquisitions of the handle's hold, when that count is below the
+// handle's slots (an exclusive handle: zero). A writer that keeps
+// reading keeps a read slot.
+func (o *owner) leaveSlot(left int) {
 	switch {
 	case o.shared:
 		if left < o.line.slots(true) {
 			o.line.leave(true)
 		}
 	case left > 0:
-	case o.reads != nil && o.reads.liveCount() > o.line.slots(true):
+	case o.sibling != nil && o.sibling.liveCount() > o.line.slots(true):
 		o.line.downgrade()
 	default:
 		o.line.leave(false)
 	}
-	return err
 }
 
 // liveCount is the count of this owner's hold, 0 when it is over.

@@ -35,6 +35,7 @@ type hold struct {
 	lease     time.Duration // re-armed by reentry, partial release and renewal
 	renew     bool          // kept alive by the watchdog
 	stopped   bool          // renewal ended by an unconfirmed last release
+	keeps     bool          // keeps its handle's slot until it ends (keepSlot)
 	releasing bool          // a release is in flight: absence is not loss
 	deadline  time.Time     // latest time the lease is known to last
 	renewedAt time.Time     // when the last renewal was sent; zero before
@@ -188,6 +189,30 @@ func (h *hold) stopRenewal() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.stopped = true
+}
+
+// keepSlot arranges, once the hold's last release could not be confirmed
+// (stopRenewal), that its handle's slot is kept until the hold ends, when
+// give gives it up: it reports whether it did, false when the release was
+// confirmed, the hold re-entered or ended meanwhile, or a slot is kept
+// already.
+func (h *hold) keepSlot(give func(error)) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.stopped || h.keeps || h.over != nil {
+		return false
+	}
+	h.keeps = true
+	h.ends.add(give)
+	return true
+}
+
+// keepsSlot reports whether the hold keeps its handle's slot until it ends
+// (keepSlot).
+func (h *hold) keepsSlot() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.keeps
 }
 
 // How holds are lost (hold.lostNow), as events tell it.

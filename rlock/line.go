@@ -44,32 +44,28 @@ type line struct {
 }
 
 // pending is one goroutine's wait for a slot in a line. ready is closed
-// when it has been given its slot; first then says that no other slot was
-// taken.
+// when it has been given its slot.
 type pending struct {
 	shared bool
-	first  bool
 	ready  chan struct{}
 }
 
 // enter takes a slot, shared or not, waiting until deadline (no limit
 // when zero; one that has passed makes one try), until ctx ends
 // (ctx.Err()) or the line is closed (ErrClosed). It reports whether it
-// took the slot, and first that no other slot was taken: for a lock
-// handle, the acquisition is the first since the handle last held
-// nothing.
-func (l *line) enter(ctx context.Context, shared bool, deadline time.Time) (ok, first bool, err error) {
+// took the slot.
+func (l *line) enter(ctx context.Context, shared bool, deadline time.Time) (bool, error) {
 	l.mu.Lock()
-	if ok, first = l.enterNow(shared); ok {
+	if l.enterNow(shared) {
 		l.mu.Unlock()
-		return true, first, nil
+		return true, nil
 	}
 	var timeout <-chan time.Time
 	if !deadline.IsZero() {
 		d := time.Until(deadline)
 		if d <= 0 {
 			l.mu.Unlock()
-			return false, false, nil
+			return false, nil
 		}
 		t := time.NewTimer(d)
 		defer t.Stop()
@@ -79,9 +75,10 @@ func (l *line) enter(ctx context.Context, shared bool, deadline time.Time) (ok, 
 	l.waiting = append(l.waiting, p)
 	l.mu.Unlock()
 
+	var err error
 	select {
 	case <-p.ready:
-		return true, p.first, nil
+		return true, nil
 	case <-timeout:
 	case <-ctx.Done():
 		err = ctx.Err()
@@ -89,12 +86,12 @@ func (l *line) enter(ctx context.Context, shared bool, deadline time.Time) (ok, 
 		err = ErrClosed
 	}
 	l.giveUp(p)
-	return false, false, err
+	return false, err
 }
 
 // tryEnter takes a slot, shared or not, if one is free and nobody waits,
 // without waiting.
-func (l *line) tryEnter(shared bool) (ok, first bool) {
+func (l *line) tryEnter(shared bool) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.enterNow(shared)
@@ -103,11 +100,12 @@ func (l *line) tryEnter(shared bool) (ok, first bool) {
 // enterNow takes a slot at once if one fits and nobody waits: a waiter
 // for the exclusive slot keeps newcomers for shared slots out. Called
 // with mu held.
-func (l *line) enterNow(shared bool) (ok, first bool) {
+func (l *line) enterNow(shared bool) bool {
 	if len(l.waiting) == 0 && l.fits(shared) {
-		return true, l.take(shared)
+		l.take(shared)
+		return true
 	}
-	return false, false
+	return false
 }
 
 // giveUp takes p, whose wait ended, out of the line. A slot given to p
@@ -173,16 +171,13 @@ func (l *line) fits(shared bool) bool {
 	return !l.exclusive && l.shared == 0
 }
 
-// take takes a slot that fits and reports whether it is the only one
-// taken. Called with mu held.
-func (l *line) take(shared bool) (first bool) {
-	first = !l.exclusive && l.shared == 0
+// take takes a slot that fits. Called with mu held.
+func (l *line) take(shared bool) {
 	if shared {
 		l.shared++
 	} else {
 		l.exclusive = true
 	}
-	return first
 }
 
 // admit gives free slots to the head of the line, in order, until one
@@ -191,7 +186,7 @@ func (l *line) admit() {
 	for len(l.waiting) > 0 && l.fits(l.waiting[0].shared) {
 		p := l.waiting[0]
 		l.waiting = l.waiting[1:]
-		p.first = l.take(p.shared)
+		l.take(p.shared)
 		close(p.ready)
 	}
 }

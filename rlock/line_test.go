@@ -26,13 +26,12 @@ func queued(t *testing.T, l *line, n int) {
 }
 
 // mustEnter takes a slot that must be free now.
-func mustEnter(t *testing.T, l *line, shared bool) (first bool) {
+func mustEnter(t *testing.T, l *line, shared bool) {
 	t.Helper()
-	ok, first, err := l.enter(context.Background(), shared, time.Now())
+	ok, err := l.enter(context.Background(), shared, time.Now())
 	if !ok || err != nil {
 		t.Fatalf("enter(shared %v) of a free slot = %v, %v", shared, ok, err)
 	}
-	return first
 }
 
 // waitFor starts a goroutine that waits for a slot with no limit and
@@ -40,7 +39,7 @@ func mustEnter(t *testing.T, l *line, shared bool) (first bool) {
 func waitFor(l *line, shared bool) <-chan error {
 	done := make(chan error, 1)
 	go func() {
-		ok, _, err := l.enter(context.Background(), shared, noDeadline)
+		ok, err := l.enter(context.Background(), shared, noDeadline)
 		if err == nil && !ok {
 			err = errors.New("refused without an error")
 		}
@@ -73,16 +72,14 @@ func entered(t *testing.T, done <-chan error, want bool) {
 
 func TestLineExclusiveSlotsGoInArrivalOrderAndWakeOnlyWhoEnters(t *testing.T) {
 	var l line
-	if !mustEnter(t, &l, false) {
-		t.Fatal("the first slot of a free line is not first")
-	}
+	mustEnter(t, &l, false)
 	order := make(chan int, 4)
 	in := make([]chan struct{}, 4)
 	for i := range 4 {
 		in[i] = make(chan struct{})
 		go func() {
-			if ok, first, err := l.enter(context.Background(), false, noDeadline); !ok || !first || err != nil {
-				t.Errorf("waiter %d: %v, %v, %v", i, ok, first, err)
+			if ok, err := l.enter(context.Background(), false, noDeadline); !ok || err != nil {
+				t.Errorf("waiter %d: %v, %v", i, ok, err)
 			}
 			order <- i
 			close(in[i])
@@ -126,15 +123,13 @@ func TestLineSharedWaitersBehindAnExclusiveSlotGoInTogether(t *testing.T) {
 
 func TestLineExclusiveWaiterKeepsNewSharedOnesOut(t *testing.T) {
 	var l line
-	if !mustEnter(t, &l, true) {
-		t.Fatal("the first shared slot is not first")
-	}
-	if ok, first, _ := l.enter(context.Background(), true, time.Now()); !ok || first {
-		t.Fatalf("a second shared slot beside the first = %v, first %v; want taken, not first", ok, first)
+	mustEnter(t, &l, true)
+	if ok, _ := l.enter(context.Background(), true, time.Now()); !ok {
+		t.Fatal("a second shared slot beside the first was refused")
 	}
 	w := waitFor(&l, false)
 	queued(t, &l, 1)
-	if ok, _, _ := l.enter(context.Background(), true, time.Now()); ok {
+	if ok, _ := l.enter(context.Background(), true, time.Now()); ok {
 		t.Fatal("a newcomer took a shared slot past a waiting exclusive one")
 	}
 	l.leave(true)
@@ -142,9 +137,7 @@ func TestLineExclusiveWaiterKeepsNewSharedOnesOut(t *testing.T) {
 	l.leave(true)
 	entered(t, w, true)
 	l.leave(false)
-	if !mustEnter(t, &l, true) {
-		t.Fatal("a shared slot after the exclusive one left is not first")
-	}
+	mustEnter(t, &l, true)
 }
 
 func TestLineWaitEnds(t *testing.T) {
@@ -163,7 +156,7 @@ func TestLineWaitEnds(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var l line
 			mustEnter(t, &l, false)
-			ok, _, err := l.enter(tc.ctx, false, tc.deadline)
+			ok, err := l.enter(tc.ctx, false, tc.deadline)
 			if ok || err != tc.want {
 				t.Fatalf("enter = %v, %v; want false, %v", ok, err, tc.want)
 			}
@@ -181,7 +174,7 @@ func TestLineExclusiveWaiterGivingUpLetsTheSharedOnesBehindIn(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	gaveUp := make(chan error, 1)
 	go func() {
-		_, _, err := l.enter(ctx, false, noDeadline)
+		_, err := l.enter(ctx, false, noDeadline)
 		gaveUp <- err
 	}()
 	queued(t, &l, 1)
@@ -245,9 +238,7 @@ func TestLineLeaveFreesOnlyWhatIsTaken(t *testing.T) {
 	}
 	l.leave(false)
 	l.leave(false)
-	if !mustEnter(t, &l, false) {
-		t.Fatal("the line is not free after its slots were left")
-	}
+	mustEnter(t, &l, false) // the line is free after its slots were left
 }
 
 func TestLineDowngradeLetsSharedWaitersIn(t *testing.T) {
@@ -272,7 +263,7 @@ func TestLineFreePathAllocatesNothing(t *testing.T) {
 	var l line
 	ctx := context.Background()
 	allocs := testing.AllocsPerRun(100, func() {
-		if ok, _, _ := l.enter(ctx, false, time.Now().Add(time.Minute)); !ok {
+		if ok, _ := l.enter(ctx, false, time.Now().Add(time.Minute)); !ok {
 			t.Fatal("a free line refused")
 		}
 		l.leave(false)

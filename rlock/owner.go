@@ -31,9 +31,11 @@ type owner struct {
 	// RWMutex's sides share one, where the read side's slots are shared.
 	line   *line
 	shared bool
-	// reads is, for an RWMutex's write side, its read side: a writer
-	// that keeps reading when it unlocks keeps a read slot.
-	reads *owner
+	// sibling is the other side of an RWMutex (nil for other kinds): a
+	// writer that keeps reading when it unlocks keeps a read slot, and an
+	// acquisition of either side drops what is left of the other's
+	// lapsed hold (dropLapsed).
+	sibling *owner
 
 	// mu serialises this owner's commands that change the lock, so that
 	// the hold follows Redis in the same order.

@@ -53,8 +53,20 @@ func (o *owner) forceRelease(ctx context.Context) (bool, error) {
 // lease ends, so the hash may still hold the owner's field) or left to
 // expire by a last Unlock that could not be confirmed (its retry is made).
 // The owner's next acquisition then starts a fresh hold: its count starts
-// at one, and a fenced one takes a new token.
+// at one, and a fenced one takes a new token. An RWMutex's side drops its
+// sibling's too: a field left of it in the hash would refuse a writer
+// (ErrUpgrade) or, beside a reader's renewed hold, live on.
 func (o *owner) dropLapsed(ctx context.Context) error {
+	if o.sibling != nil {
+		if err := o.sibling.dropOwnLapsed(ctx); err != nil {
+			return err
+		}
+	}
+	return o.dropOwnLapsed(ctx)
+}
+
+// dropOwnLapsed is dropLapsed for the owner's own hold only.
+func (o *owner) dropOwnLapsed(ctx context.Context) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.settle()

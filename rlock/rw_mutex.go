@@ -237,9 +237,10 @@ func (rw *RWMutex) TTL(ctx context.Context) (time.Duration, error) { return rw.w
 func (rw *RWMutex) ForceUnlock(ctx context.Context) (bool, error) { return rw.w.ForceUnlock(ctx) }
 
 // shareLine gives the two sides one line, the read side's slots shared,
-// as sync.RWMutex's.
+// as sync.RWMutex's, and makes them siblings.
 func (rw *RWMutex) shareLine() {
-	rw.r.line, rw.r.shared, rw.w.reads = rw.w.line, true, &rw.r.owner
+	rw.r.line, rw.r.shared = rw.w.line, true
+	rw.w.sibling, rw.r.sibling = &rw.r.owner, &rw.w.owner
 }
 
 // Reenter acquires the write lock this handle holds once more, released

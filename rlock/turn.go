@@ -81,11 +81,8 @@ type slot struct {
 	line   *line
 	shared bool
 	held   bool
-	// first: no other slot of the line was taken when this one was (see
-	// line.enter).
-	first bool
-	// afresh, when set, is told once a slot taken first is held, before
-	// the acquisition begins (Client.waitThrough's entry): a lock handle's
+	// afresh, when set, is told once the slot is held, before the
+	// acquisition begins (Client.waitThrough's entry): a lock handle's
 	// owner drops what is left of a hold that lapsed.
 	afresh interface{ dropLapsed(context.Context) error }
 }
@@ -93,7 +90,7 @@ type slot struct {
 // try takes the slot if it is free and nobody waits for it, without
 // waiting, and reports whether it did.
 func (s *slot) try() bool {
-	s.held, s.first = s.line.tryEnter(s.shared)
+	s.held = s.line.tryEnter(s.shared)
 	return s.held
 }
 

@@ -43,14 +43,17 @@ func (c *Client) waitLoop(ctx context.Context, t turn, deadline time.Time) (out 
 // which the handle keeps while it holds the lock: the goroutines sharing
 // the handle take turns there, as at a sync.Mutex, without a command to
 // Redis. That is not yet the acquisition, which begins once the slot is
-// held; an entry taken first (no other slot of the line taken) tells its
-// afresh, and the handle drops what is left of a hold that lapsed
-// (owner.dropLapsed). An acquisition that fails leaves the slot.
+// held; the entry then tells its afresh, and the handle drops what is
+// left of a hold that lapsed (owner.dropLapsed). It does so even beside
+// other slots of the line: one of them may be the read slot an RUnlock
+// that failed keeps for its retry, and an acquisition that re-entered that
+// hold would renew a read nobody holds. An acquisition that fails leaves
+// the slot.
 func (c *Client) waitThrough(ctx context.Context, entry *slot, t turn, deadline time.Time) (out outcome, err error) {
 	if ok, err := c.takeEntry(ctx, entry, t.waiter(), deadline); !ok {
 		return outcome{}, err
 	}
-	if entry.first && entry.afresh != nil {
+	if entry.afresh != nil {
 		err = entry.afresh.dropLapsed(ctx)
 	}
 	if err == nil {
@@ -220,8 +223,8 @@ func (p *progress) sleep(ctx context.Context, l *listening, d time.Duration, dea
 // take takes the slot, waiting in its line until deadline (one try when
 // it has passed), ctx's end or the line's Close.
 func (s *slot) take(ctx context.Context, deadline time.Time) (bool, error) {
-	ok, first, err := s.line.enter(ctx, s.shared, deadline)
-	s.held, s.first = ok, first
+	ok, err := s.line.enter(ctx, s.shared, deadline)
+	s.held = ok
 	return ok, err
 }
 

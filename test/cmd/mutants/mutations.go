@@ -6,8 +6,9 @@ import "time"
 // wrong, in the library's code, and names the packages and tests that
 // must catch it. The slowest suites (chaos, failover, most of interop) are
 // left out: each mutant runs only the tests chosen for it. The fair
-// lock's are in fairMutations, the rate limiter's in rateMutations,
-// what operators see in operatorMutations.
+// lock's are in fairMutations, the rate limiter's in rateMutations, a
+// handle's after a failed Unlock in unlockMutations, what operators see in
+// operatorMutations.
 var mutations = append([]mutation{
 	{
 		Name: "release-no-publish",
@@ -268,4 +269,4 @@ var mutations = append([]mutation{
 		Run:     "TestWokenWaiterThatRetriesInVainKeepsItsTurn",
 		Timeout: 2 * time.Minute,
 	},
-}, append(fairMutations, append(rateMutations, operatorMutations...)...)...)
+}, append(fairMutations, append(rateMutations, append(unlockMutations, operatorMutations...)...)...)...)

@@ -98,7 +98,12 @@ func (c *Config) defaults() error {
 		c.Faults = append(slices.Clone(nemesis.Kinds), nemesis.ClusterKinds...)
 	}
 	if c.Workloads == nil {
-		c.Workloads = store.Default
+		c.Workloads = store.Workloads
+	}
+	if len(c.sideWorkloads(nemesis.Java)) == 0 {
+		// Only Go-only workloads: a Java worker given none would run
+		// its own default, every workload.
+		c.Java = 0
 	}
 	if c.Log == nil {
 		c.Log = io.Discard

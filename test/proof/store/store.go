@@ -50,13 +50,9 @@ const (
 	RedLock     = "redlock"
 )
 
-// Workloads lists every workload.
+// Workloads lists every workload: a run takes them all when none are
+// named.
 var Workloads = []string{Fenced, Plain, Fair, RW, Semaphore, PESemaphore, Election, FairRW, Latch, Rate, RedLock}
-
-// Default lists the workloads a run takes when none are named: every one
-// but FairRW, whose known issue (docs/guarantees.md) a run names with
-// -workloads until it is fixed.
-var Default = []string{Fenced, Plain, Fair, RW, Semaphore, PESemaphore, Election, Latch, Rate, RedLock}
 
 // GoOnly lists the workloads Redisson has no counterpart of: only the Go
 // processes run them.
