@@ -52,22 +52,23 @@ func (o *owner) Context(parent context.Context) (context.Context, context.Cancel
 	if h == nil {
 		return ctx, done
 	}
-	return holdContext{ctx, h}, done
+	return checkedContext{ctx, h.expire}, done
 }
 
-// holdContext is a hold's Context. Its Err first ends the hold as lost
+// checkedContext is the Context of a hold (or of what a hold keeps, an
+// election's term). Its Err first runs check, which ends the hold as lost
 // when the loss moment has passed: a process that resumes from a pause
 // longer than the lease runs its goroutines before the watchdog's timer,
-// and a check of Err before a write must see the loss all the same.
-// Done closes when the watchdog's timer ends the hold, and so do the
-// contexts derived from it.
-type holdContext struct {
+// and a check of Err before a write must see the loss all the same. Done
+// closes when the watchdog's timer ends the hold, and so do the contexts
+// derived from it.
+type checkedContext struct {
 	context.Context
-	h *hold
+	check func()
 }
 
-func (c holdContext) Err() error {
-	c.h.expire()
+func (c checkedContext) Err() error {
+	c.check()
 	return c.Context.Err()
 }
 

@@ -91,6 +91,14 @@ var mutations = append([]mutation{
 		Timeout: 3 * time.Minute,
 	},
 	{
+		Name:    "term-loss-seen-only-by-the-timer",
+		What:    "a term's Lost and Context learn of the loss of its lock only from the timer watching the lease: a leader that asks as its paused process resumes goes on leading",
+		Edits:   []edit{{File: "rlock/term.go", Old: "func (t *Term) checkLease() { t.m.Lost() }", New: "func (t *Term) checkLease() {}"}},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^TestTermLossSeenBeforeTheLeaseTimerFires$",
+		Timeout: 3 * time.Minute,
+	},
+	{
 		Name:    "line-lets-everyone-in",
 		What:    "a handle's line lets every goroutine in at once: goroutines sharing a Mutex are not excluded",
 		Edits:   []edit{{File: "rlock/line.go", Old: "if len(l.waiting) == 0 && l.fits(shared) {", New: "if true {"}},
