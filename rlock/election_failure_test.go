@@ -127,3 +127,32 @@ func TestElectionLeaderOfAnExpiredTermIsNone(t *testing.T) {
 	}
 	_ = term
 }
+
+// A term's Context and Lost find the term lost as they are asked once its
+// lock's loss moment has passed, before the timer watching the lease
+// fires, as when a paused process resumes; the test moves the moment
+// into the past, as a pause would.
+func TestTermLossSeenBeforeTheLeaseTimerFires(t *testing.T) {
+	rdb := newRedis(t)
+	for _, ask := range []string{"context", "lost"} {
+		term := mustCampaign(t, newClient(t, rdb).NewElection("el:paused:"+ask), "L")
+		tctx, cancel := term.Context(ctxT(t))
+		defer cancel()
+		h := term.m.currentHold()
+		h.mu.Lock()
+		h.deadline = time.Now().Add(-time.Second)
+		h.mu.Unlock()
+		switch ask {
+		case "context":
+			if err := tctx.Err(); err == nil || context.Cause(tctx) != ErrLost {
+				t.Errorf("the term's Context past its loss moment: Err %v, cause %v; want ErrLost", err, context.Cause(tctx))
+			}
+		case "lost":
+			select {
+			case <-term.Lost():
+			default:
+				t.Error("the term's Lost open past its loss moment")
+			}
+		}
+	}
+}

@@ -17,11 +17,15 @@ import (
 // was sent, and Lost closes a margin before it (1% of the lease plus 2 ms,
 // against clock drift and a timer that fires late), so it closes before
 // Redis expires the lock and lets another owner in; an Unlock in that
-// moment still releases it, and ErrNotHeld after. When this owner holds
+// moment still releases it, and ErrNotHeld after. A call made once that
+// moment has passed finds the hold lost and returns the closed channel,
+// even before the timer that watches the lease has fired (a process that
+// resumes from a pause runs its goroutines first). When this owner holds
 // nothing, Lost returns a closed channel, so a select on it never blocks
 // forever; it is never nil.
 func (o *owner) Lost() <-chan struct{} {
 	if h := o.currentHold(); h != nil {
+		h.expire()
 		return h.lostChan()
 	}
 	return closedChan
@@ -31,16 +35,41 @@ func (o *owner) Lost() <-chan struct{} {
 // ends: lost (context.Cause is ErrLost; ErrClosed when the Client was
 // closed) or fully released by Unlock (ErrNotHeld), or when parent ends,
 // or when the returned cancel is called. Run the work the lock guards
-// under it, so that it stops when the lock is no longer held. When this
-// owner holds nothing, the context is already cancelled with ErrNotHeld.
-// It starts no goroutine; call cancel when done with it.
+// under it, so that it stops when the lock is no longer held; check its
+// Err before each write the lock guards: like Lost, it finds the hold
+// lost once the moment has passed, before the timer fires (contexts
+// derived from it learn of it when Done closes). When this owner holds
+// nothing, the context is already cancelled with ErrNotHeld. It starts no
+// goroutine; call cancel when done with it.
 func (o *owner) Context(parent context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(parent)
+	h := o.currentHold()
 	stop := o.whenEnds(cancel)
-	return ctx, func() {
+	done := func() {
 		stop()
 		cancel(context.Canceled)
 	}
+	if h == nil {
+		return ctx, done
+	}
+	return checkedContext{ctx, h.expire}, done
+}
+
+// checkedContext is the Context of a hold (or of what a hold keeps, an
+// election's term). Its Err first runs check, which ends the hold as lost
+// when the loss moment has passed: a process that resumes from a pause
+// longer than the lease runs its goroutines before the watchdog's timer,
+// and a check of Err before a write must see the loss all the same. Done
+// closes when the watchdog's timer ends the hold, and so do the contexts
+// derived from it.
+type checkedContext struct {
+	context.Context
+	check func()
+}
+
+func (c checkedContext) Err() error {
+	c.check()
+	return c.Context.Err()
 }
 
 // whenEnds arranges for end to be called with the cause when the current

@@ -1,9 +1,12 @@
 package rlock
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/relock-go/relock/test/testkit"
 )
 
 func TestFixedLeaseExpires(t *testing.T) {
@@ -140,5 +143,47 @@ func TestLostWhenLockDisappears(t *testing.T) {
 	case <-m.Lost():
 		t.Fatal("the new hold reports lost")
 	default:
+	}
+}
+
+// A goroutine that asks after its lease's loss moment has passed learns
+// of the loss before the timer watching the lease fires, as when a paused
+// process resumes: asked first, the hold's Context has ended with ErrLost,
+// or Lost is closed; and Unlock says ErrNotHeld. The test stops the
+// watchdog's timers to stand for the pause.
+func TestLossSeenBeforeTheLeaseTimerFires(t *testing.T) {
+	rdb := newRedis(t)
+	ctx := ctxT(t)
+	c := newClient(t, rdb)
+	const lease = 300 * time.Millisecond
+	var ms []*Mutex
+	var hctxs []context.Context
+	for _, name := range []string{"context-asked-first", "lost-asked-first"} {
+		m := c.NewMutex(name)
+		if err := m.LockWithLease(ctx, lease); err != nil {
+			t.Fatal(err)
+		}
+		hctx, cancel := m.Context(ctx)
+		defer cancel()
+		ms, hctxs = append(ms, m), append(hctxs, hctx)
+	}
+	c.wd.mu.Lock()
+	for _, tm := range c.wd.timers {
+		if tm != nil {
+			tm.Stop()
+		}
+	}
+	c.wd.mu.Unlock()
+	time.Sleep(lease) // time is the subject: the leases run out unwatched
+	if err := hctxs[0].Err(); err == nil || context.Cause(hctxs[0]) != ErrLost {
+		t.Errorf("the hold's Context after its lease ran out: Err %v, cause %v; want ErrLost", err, context.Cause(hctxs[0]))
+	}
+	if !testkit.Closed(ms[1].Lost()) {
+		t.Error("Lost open after the lease ran out")
+	}
+	for _, m := range ms {
+		if err := m.Unlock(ctx); !errors.Is(err, ErrNotHeld) {
+			t.Errorf("Unlock after the lease ran out = %v, want ErrNotHeld", err)
+		}
 	}
 }

@@ -80,13 +80,23 @@ func (t *Term) Leader() Leader {
 // Redis can expire it, so before the next leader can be elected), a
 // Proclaim found the lock gone, or its Client closed. The leader must
 // then stop acting as one. It is never closed after a Resign that
-// succeeded.
-func (t *Term) Lost() <-chan struct{} { return t.lost }
+// succeeded. Like FairMutex.Lost, a call made once the lock's loss moment
+// has passed finds the term lost, before the timer watching the lease
+// fires.
+func (t *Term) Lost() <-chan struct{} {
+	t.checkLease()
+	return t.lost
+}
+
+// checkLease ends the term's hold as lost if its loss moment has passed
+// (the hold's end ends the term).
+func (t *Term) checkLease() { t.m.Lost() }
 
 // Context returns a copy of parent that is cancelled when the term ends:
 // lost (context.Cause is ErrLost; ErrClosed when the Client closed) or
 // resigned (ErrNotHeld), or when parent ends, or when the returned cancel
-// is called. Run the leader's work under it. It starts no goroutine; call
+// is called. Run the leader's work under it; its Err, like Lost, finds the
+// term lost once the loss moment has passed. It starts no goroutine; call
 // cancel when done with it.
 func (t *Term) Context(parent context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(parent)
@@ -98,7 +108,7 @@ func (t *Term) Context(parent context.Context) (context.Context, context.CancelF
 	}
 	id := t.ends.add(cancel)
 	t.mu.Unlock()
-	return ctx, func() {
+	return checkedContext{ctx, t.checkLease}, func() {
 		t.mu.Lock()
 		t.ends.remove(id)
 		t.mu.Unlock()

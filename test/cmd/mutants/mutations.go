@@ -81,6 +81,25 @@ var mutations = append([]mutation{
 		Timeout: 3 * time.Minute,
 	},
 	{
+		Name: "loss-seen-only-by-the-timer",
+		What: "Lost and a hold's Context learn of a loss only from the timer watching the lease: a goroutine that asks as a paused process resumes sees the lock still held",
+		Edits: []edit{
+			{File: "rlock/lease.go", Old: "\t\th.expire()\n\t\treturn h.lostChan()", New: "\t\treturn h.lostChan()"},
+			{File: "rlock/lease.go", Old: "\tc.h.expire()\n\treturn c.Context.Err()", New: "\treturn c.Context.Err()"},
+		},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^TestLossSeenBeforeTheLeaseTimerFires$",
+		Timeout: 3 * time.Minute,
+	},
+	{
+		Name:    "term-loss-seen-only-by-the-timer",
+		What:    "a term's Lost and Context learn of the loss of its lock only from the timer watching the lease: a leader that asks as its paused process resumes goes on leading",
+		Edits:   []edit{{File: "rlock/term.go", Old: "func (t *Term) checkLease() { t.m.Lost() }", New: "func (t *Term) checkLease() {}"}},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^TestTermLossSeenBeforeTheLeaseTimerFires$",
+		Timeout: 3 * time.Minute,
+	},
+	{
 		Name:    "line-lets-everyone-in",
 		What:    "a handle's line lets every goroutine in at once: goroutines sharing a Mutex are not excluded",
 		Edits:   []edit{{File: "rlock/line.go", Old: "if len(l.waiting) == 0 && l.fits(shared) {", New: "if true {"}},
