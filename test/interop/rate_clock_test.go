@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"context"
 	"strconv"
 	"testing"
 	"time"
@@ -22,13 +23,7 @@ func TestRateLimiterClockRuleWithJava(t *testing.T) {
 	interval0 := float64(interval.Milliseconds())
 	t.Run("Go first", func(t *testing.T) {
 		t.Parallel()
-		rdb, c := setup(t)
-		ctx := testkit.Ctx(t, 2*time.Minute)
-		l := c.NewRateLimiter("rate:clock:go")
-		if err := l.SetRate(ctx, rlock.Rate{Limit: limit, Interval: interval}); err != nil {
-			t.Fatal(err)
-		}
-		java := StartRateWorker(t, rdb.Options().Addr)
+		ctx, l, java := clockLimiter(t, "rate:clock:go", limit, interval)
 		from := time.Now()
 		if ok, err := l.AllowN(ctx, limit); !ok || err != nil {
 			t.Fatalf("AllowN(%d) = %v, %v", limit, ok, err)
@@ -49,13 +44,7 @@ func TestRateLimiterClockRuleWithJava(t *testing.T) {
 	})
 	t.Run("Java first", func(t *testing.T) {
 		t.Parallel()
-		rdb, c := setup(t)
-		ctx := testkit.Ctx(t, 2*time.Minute)
-		l := c.NewRateLimiter("rate:clock:java")
-		if err := l.SetRate(ctx, rlock.Rate{Limit: limit, Interval: interval}); err != nil {
-			t.Fatal(err)
-		}
-		java := StartRateWorker(t, rdb.Options().Addr)
+		ctx, l, java := clockLimiter(t, "rate:clock:java", limit, interval)
 		java.Send(t, "run", "--name", "rate:clock:java", "--threads", "1", "--how", "try", "--permits", strconv.Itoa(limit),
 			"--tries", "1", "--duration", "60000")
 		took := javaSide(t, java).grants
@@ -74,4 +63,17 @@ func TestRateLimiterClockRuleWithJava(t *testing.T) {
 			t.Fatalf("Go granted a permit %.1f ms after Java's call that took them all began: within the %v interval and its millisecond", early, interval)
 		}
 	})
+}
+
+// clockLimiter is a limiter of limit per interval on a server of its own,
+// the test's ctx, and a RateWorker on the same server.
+func clockLimiter(t *testing.T, name string, limit int, interval time.Duration) (context.Context, *rlock.RateLimiter, *Peer) {
+	t.Helper()
+	rdb, c := setup(t)
+	ctx := testkit.Ctx(t, 2*time.Minute)
+	l := c.NewRateLimiter(name)
+	if err := l.SetRate(ctx, rlock.Rate{Limit: limit, Interval: interval}); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, l, StartRateWorker(t, rdb.Options().Addr)
 }
