@@ -85,7 +85,7 @@ var mutations = append([]mutation{
 		What: "Lost and a hold's Context learn of a loss only from the timer watching the lease: a goroutine that asks as a paused process resumes sees the lock still held",
 		Edits: []edit{
 			{File: "rlock/lease.go", Old: "\t\th.expire()\n\t\treturn h.lostChan()", New: "\t\treturn h.lostChan()"},
-			{File: "rlock/lease.go", Old: "\tc.h.expire()\n\treturn c.Context.Err()", New: "\treturn c.Context.Err()"},
+			{File: "rlock/lease.go", Old: "return checkedContext{ctx, h.expire}, done", New: "return ctx, done"},
 		},
 		Pkgs:    []string{"./rlock/"},
 		Run:     "^TestLossSeenBeforeTheLeaseTimerFires$",
