@@ -28,8 +28,7 @@ import (
 // an Allow takes its permits only beside all those they wait for. Between
 // Clients, and Redisson clients, whoever attempts first after permits
 // come back takes them: Redisson's waiters retry at their timer's next
-// tick (tens of milliseconds apart) after the permits come back, so a
-// Client's waiters take the permits first.
+// tick (tens of milliseconds later), so a Client's waiters come first.
 //
 // The clock: permits are stamped with the caller's clock as it reads, as
 // Redisson's are, and a permit stamped t comes back when a caller's clock
