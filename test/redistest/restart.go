@@ -2,6 +2,7 @@ package redistest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,9 +15,10 @@ import (
 
 // Restart kills the server with SIGKILL, as a crash would, and starts it
 // again on the same port with the same options; it returns once the new
-// process answers PING. Persistence is off, so the server comes back empty:
-// every key, script and subscription is gone, and every client connection
-// was cut. Restart must not run concurrently with Close or another Restart.
+// process answers PING (while it answers LOADING, reading its AOF, it is
+// waited for, up to minutes). Unless started with an AOF, the server comes
+// back empty: every key, script and subscription is gone; and every client
+// connection was cut. Restart must not run concurrently with Close or another Restart.
 func (s *Server) Restart() error {
 	_ = s.cmd.Process.Kill()
 	<-s.exit
@@ -37,7 +39,7 @@ func (s *Server) Restart() error {
 }
 
 // respawn starts the server's command line anew and waits until it answers
-// PING, or reports why it exited.
+// PING (awaitPong), or reports why it exited.
 func (s *Server) respawn() error {
 	cmd := exec.Command(s.cmd.Path, s.cmd.Args[1:]...)
 	if err := cmd.Start(); err != nil {
@@ -49,25 +51,60 @@ func (s *Server) respawn() error {
 
 	rdb := redis.NewClient(adminOptions(s.Addr))
 	defer rdb.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	err := awaitPong(rdb, exit, startLimits)
+	var exited *exitError
+	switch {
+	case errors.As(err, &exited):
+		// Put the exit status back so that Close does not wait for it.
+		exit <- exited.err
+		log, _ := os.ReadFile(filepath.Join(s.dir, "redis.log"))
+		lines := strings.Split(strings.TrimSpace(string(log)), "\n")
+		return fmt.Errorf("redis-server exited (%v): %s", exited.err, lines[len(lines)-1])
+	case err != nil:
+		_ = cmd.Process.Kill()
+		return fmt.Errorf("redis-server on %s: %w", s.Addr, err)
+	}
+	return nil
+}
+
+// limits bound the wait for a server that was just started: Silent is how
+// long it may answer nothing at all; Loading how long it may answer
+// LOADING, which it does while it reads its dataset from disk (seconds
+// for a large AOF on a loaded host): it is alive and making progress.
+type limits struct{ Silent, Loading time.Duration }
+
+// startLimits are Restart's.
+var startLimits = limits{Silent: 10 * time.Second, Loading: 5 * time.Minute}
+
+// exitError is awaitPong's report that the process exited first.
+type exitError struct{ err error }
+
+func (e *exitError) Error() string { return fmt.Sprintf("exited: %v", e.err) }
+
+// awaitPong polls rdb's server with PING until it answers PONG. It fails
+// with an *exitError when exit reports the process's end first, and with
+// the last error when the server stayed silent for lim.Silent, or answered
+// LOADING for longer than lim.Loading.
+func awaitPong(rdb *redis.Client, exit <-chan error, lim limits) error {
+	start := time.Now()
+	heard := start // when the server last answered LOADING
 	for {
-		pctx, pcancel := context.WithTimeout(ctx, 200*time.Millisecond)
-		err := rdb.Ping(pctx).Err()
-		pcancel()
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		err := rdb.Ping(ctx).Err()
+		cancel()
 		if err == nil {
 			return nil
 		}
+		now := time.Now()
+		if redis.IsLoadingError(err) {
+			heard = now
+		}
+		if now.Sub(heard) > lim.Silent || now.Sub(start) > lim.Loading {
+			return fmt.Errorf("no PONG after %v: %w", now.Sub(start).Round(time.Millisecond), err)
+		}
 		select {
 		case werr := <-exit:
-			// Put an exited status back so that Close does not wait for it.
-			exit <- werr
-			log, _ := os.ReadFile(filepath.Join(s.dir, "redis.log"))
-			lines := strings.Split(strings.TrimSpace(string(log)), "\n")
-			return fmt.Errorf("redis-server exited (%v): %s", werr, lines[len(lines)-1])
-		case <-ctx.Done():
-			_ = cmd.Process.Kill()
-			return fmt.Errorf("redis-server on %s did not answer PING: %w", s.Addr, err)
+			return &exitError{werr}
 		case <-time.After(pollInterval):
 		}
 	}
