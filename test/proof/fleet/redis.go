@@ -208,6 +208,13 @@ func (s *services) restart(ctx context.Context, mode string) error {
 	default:
 		return fmt.Errorf("restart: unknown mode %q", mode)
 	}
+	// A restart that failed leaves the service down for the rest of the
+	// run: it is tried again.
+	for range 2 {
+		if err := s.single.Restart(); err == nil {
+			return nil
+		}
+	}
 	return s.single.Restart()
 }
 
