@@ -9,12 +9,14 @@ import (
 )
 
 // fairOrder checks a fair lock's grants against arrival order: a waiter A
-// is overtaken by B when B arrived more than A's margin after A (so it
-// queued after A) and was granted before A: Config.FairMargin for a relock
-// waiter, Config.FairMarginRedisson for a Redisson one, and the longest
-// silence of A's process in between (it wrote no line: it was not running,
-// and could not queue). No waiter may be
-// overtaken by more than the name's FairBound. A waiter that arrived
+// is overtaken by B when B queued after A and was granted before A. B
+// queued after A when B was invoked after A's history says A had queued
+// (a relock waiter's queued line: its first attempt was answered busy);
+// else, when B was invoked more than A's margin after A:
+// Config.FairMargin for a relock waiter, Config.FairMarginRedisson for a
+// Redisson one, and the longest silence of A's process in between (it
+// wrote no line: it was not running, and could not queue). No waiter may
+// be overtaken by more than the name's FairBound. A waiter that arrived
 // within Config.Slack of the object's first wait is not judged: every
 // process moves to a new object at once (the run's start, a new epoch
 // after a fault), and that burst delays queueing beyond the margin. A
@@ -42,9 +44,17 @@ func (c *nameCheck) fairOrder() {
 		}
 	}
 	var acq []*history.Operation
+	type procOp struct {
+		proc int32
+		id   int64
+	}
+	queued := make(map[procOp]int64) // by acquisition: when it had queued at the latest
 	for _, o := range c.ops {
-		if o.Kind == history.OpAcquire && o.Outcome == history.OutcomeOK {
+		switch {
+		case o.Kind == history.OpAcquire && o.Outcome == history.OutcomeOK:
 			acq = append(acq, o)
+		case o.Kind == history.OpQueued:
+			queued[procOp{o.Proc, o.Value}] = o.Call
 		}
 	}
 	for i, a := range acq {
@@ -61,10 +71,19 @@ func (c *nameCheck) fairOrder() {
 			continue
 		}
 		c.res.FairWaiters++
+		// b queued after a if it was invoked after a had queued: when a's
+		// history says so (queued), else a's margin and silence after its
+		// invocation.
+		later := func(b *history.Operation) bool {
+			if q, ok := queued[procOp{a.Proc, a.ID}]; ok && since == a.Call {
+				return arrived[b] > q
+			}
+			return arrived[b] > since+margin+c.silence(a.Proc, since, arrived[b])
+		}
 		over := 0
 		var first *history.Operation
 		overtakes := func(b *history.Operation) {
-			if arrived[b] > since+margin+c.silence(a.Proc, since, arrived[b]) && b.Return < a.Return && !c.keptPlace(b, arrived[b], after) {
+			if later(b) && b.Return < a.Return && !c.keptPlace(b, arrived[b], after) {
 				over++
 				if first == nil || arrived[b] < arrived[first] {
 					first = b
@@ -124,6 +143,9 @@ func (c *nameCheck) arrivals() map[*history.Operation]int64 {
 	arrived := make(map[*history.Operation]int64)
 	pending := make(map[int32]int64) // by process: the arrival of its acquisitions in doubt
 	for _, o := range c.ops {
+		if o.Kind == history.OpQueued {
+			continue
+		}
 		if o.Kind != history.OpAcquire {
 			delete(pending, o.Proc)
 			continue

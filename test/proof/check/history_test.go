@@ -116,7 +116,7 @@ func parseRun(t *testing.T, spec history.NameSpec, text string) *history.Run {
 		}
 		ids[f[0]]++
 		o := history.Operation{Proc: p, ID: ids[f[0]], Call: ms(f[2], t)}
-		for k := history.OpAcquire; k <= history.OpFault; k++ {
+		for k := history.OpAcquire; k <= history.OpQueued; k++ {
 			if k.String() == f[1] {
 				o.Kind = k
 			}

@@ -115,6 +115,18 @@ func TestCheckPassesRightHistories(t *testing.T) {
 			go-2 release 1450 1451 ok
 			java-1 release 1550 1551 ok`,
 			nil},
+		{"fair: a relock waiter that queued late is not overtaken by those invoked before it queued", fair, `
+			go-0 acquire 0 1 ok
+			go-0 release 2 3 ok
+			busy go-2 1100 2500
+			go-1 acquire 1100 1101 ok
+			go-2 acquire 1110 1600 ok
+			go-3 acquire 1400 1500 ok
+			go-2 queued 1450 1450 ok value=1
+			go-1 release 1450 1451 ok
+			go-3 release 1550 1551 ok
+			go-2 release 1700 1701 ok`,
+			nil},
 		{"fair: a retry after an attempt that timed out keeps the attempt's place", fair, `
 			go-0 acquire 0 1 ok
 			go-0 release 2 3 ok

@@ -122,6 +122,18 @@ func TestCheckCatchesWrongHistories(t *testing.T) {
 			go-3 release 1550 1551 ok
 			go-2 release 1700 1701 ok`,
 			[]string{"VIOLATION fair-order"}},
+		{"fair: a relock waiter overtaken by one invoked after it had queued, within its margin", fair, `
+			go-0 acquire 0 1 ok
+			go-0 release 2 3 ok
+			busy go-2 1100 2500
+			go-1 acquire 1100 1101 ok
+			go-2 acquire 1110 1600 ok
+			go-2 queued 1115 1115 ok value=1
+			go-3 acquire 1200 1500 ok
+			go-1 release 1450 1451 ok
+			go-3 release 1550 1551 ok
+			go-2 release 1700 1701 ok`,
+			[]string{"VIOLATION fair-order"}},
 		{"fair: a process just spawned excuses its own waiters, not the others'", fair, `
 			go-0 acquire 0 1 ok
 			go-0 release 2 3 ok

@@ -74,6 +74,9 @@
 //	          other error is info
 //	enter     mark in, inside a semaphore's section; ok carries count
 //	leave     mark out
+//	queued    a relock waiter's first attempt was answered busy: it had
+//	          joined the fair queue by then (an instant, as lost; value:
+//	          the id of its acquire)
 //	fault     the nemesis's (process "nemesis"): invoke when the fault
 //	          begins, ok when it is healed (a kill: at once; info if it
 //	          could not be injected or healed, taken as over then); a

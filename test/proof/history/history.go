@@ -101,6 +101,12 @@ type Op struct {
 	inv Event
 }
 
+// Mark records an instant (Writer.Instant) of op that belongs to this
+// operation: on its object, with this operation's id as its value.
+func (o *Op) Mark(op string) error {
+	return o.w.Instant(Event{Workload: o.inv.Workload, Name: o.inv.Name, Op: op, Value: o.inv.ID})
+}
+
 // Done records the completion of the operation: typ is OK, Fail or Info;
 // c carries the outcome's Mode, Value, Token, Count and Error (zero: none);
 // the rest is the invocation's.

@@ -16,9 +16,10 @@ const (
 	OpEnter
 	OpLeave
 	OpFault
+	OpQueued
 )
 
-var kindNames = [...]string{"", "acquire", "release", "lost", "read", "write", "enter", "leave", "fault"}
+var kindNames = [...]string{"", "acquire", "release", "lost", "read", "write", "enter", "leave", "fault", "queued"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

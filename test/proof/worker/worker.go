@@ -62,6 +62,7 @@ func start(c config) (*worker, error) {
 			rlock.WithWatchdogTimeout(c.lease),
 			rlock.WithFairWaitTimeout(c.fairWait),
 			rlock.WithClientName(c.process),
+			rlock.WithObserver(rlock.ObserverFunc(queued)),
 		}
 		if ns == store.Cluster {
 			if err := w.startCluster(opts); err != nil {
