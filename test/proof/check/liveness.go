@@ -14,7 +14,8 @@ import (
 // waiter) cannot delay a wait that ends on its own: it grows no bound.
 // An acquire without a completion is judged only if its process was not
 // killed before that bound and the run lasted past it. A Redisson acquire
-// late by at most Config.RedissonResend is measured (CauseRedissonResend).
+// late by at most Config.RedissonResend is measured (CauseRedissonResend),
+// and one without a completion is judged only past that too.
 func (c *nameCheck) liveness() {
 	wait, bounded := c.spec.Wait()
 	if !bounded {
@@ -48,6 +49,12 @@ func (c *nameCheck) liveness() {
 					c.procName(o.Proc), c.clock(o.Call), dur(o.Return-o.Call), dur(bound-o.Call))
 			}
 			continue
+		}
+		// A Redisson acquire may return late by Redisson's resends (a
+		// finding measured, above): cut off by a kill or the run's end
+		// before that, it is not judged either.
+		if c.run.Procs[o.Proc].Side == "java" {
+			bound += int64(c.cfg.RedissonResend)
 		}
 		if k, killed := c.fi.killedAt(proc, o.Call); (killed && k <= bound) || bound >= c.run.End {
 			c.res.WaitersUnjudged++

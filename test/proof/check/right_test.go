@@ -83,6 +83,13 @@ func TestCheckPassesRightHistories(t *testing.T) {
 			java-1 acquire 2 4000 fail
 			go-1 release 6000 6001 ok`,
 			[]string{"measured liveness"}},
+		{"a Redisson waiter killed past its bound, before Redisson's resends, is not judged", plain, `
+			go-1 acquire 0 1 ok
+			java-1 acquire 2 - none
+			nemesis kill 5000 5000 target=java-1
+			go-1 release 9000 9001 ok
+			end=20000`,
+			nil},
 		{"fair: a waiter overtaken just after a fault is not judged", fair, `
 			go-0 acquire 0 1 ok
 			go-0 release 2 3 ok

@@ -165,6 +165,13 @@ func TestCheckCatchesWrongHistories(t *testing.T) {
 			go-2 release 2 3 ok
 			end=10000`,
 			[]string{"VIOLATION liveness", "VIOLATION progress"}},
+		{"a Redisson waiter killed past its bound and Redisson's resends", plain, `
+			go-1 acquire 0 1 ok
+			java-1 acquire 2 - none
+			nemesis kill 8000 8000 target=java-1
+			go-1 release 13000 13001 ok
+			end=20000`,
+			[]string{"VIOLATION liveness"}},
 		{"a restart of another lock service explains no token regression", onSingle(fenced), `
 			go-1 acquire 0 1 ok token=2
 			go-1 release 2 3 ok
