@@ -29,6 +29,12 @@ final class History {
 
         /** Records the completion: type ok, fail or info; the outcome's fields in c. */
         void done(String type, Event c) {
+            c.t = now();
+            complete(type, c);
+        }
+
+        /** Records the completion at c.t. */
+        private void complete(String type, Event c) {
             c.type = type;
             c.id = inv.id;
             c.workload = inv.workload;
@@ -37,8 +43,20 @@ final class History {
             if (c.mode == null) {
                 c.mode = inv.mode;
             }
-            c.t = now();
             write(c);
+        }
+
+        /** Records an instant of op on this operation's object, its value this operation's id. */
+        void mark(String op) {
+            Event e = new Event();
+            e.workload = inv.workload;
+            e.name = inv.name;
+            e.op = op;
+            e.value = inv.id;
+            Op m = invoke(e);
+            Event ok = new Event();
+            ok.t = e.t;
+            m.complete("ok", ok);
         }
 
         /** Records a completion with an error: the effect is unknown. */

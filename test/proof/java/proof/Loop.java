@@ -199,6 +199,12 @@ final class Loop {
 
     private boolean acquire(RLock l, String mode) throws InterruptedException {
         History.Op o = invoke("acquire", mode, 0, 0);
+        // A fair waiter's own channel: Redisson subscribes to it once queued.
+        String channel = wl.equals("fair")
+                ? "redisson_lock__channel:{" + object + "}:" + r.getId() + ":" + Thread.currentThread().getId() : null;
+        if (channel != null) {
+            w.queued.expect(channel, o);
+        }
         try {
             if (l.tryLock(waitMs, MILLISECONDS)) {
                 o.done("ok", outcome(0, 0, 0, null));
@@ -207,6 +213,10 @@ final class Loop {
             o.done("fail", outcome(0, 0, 0, "not acquired within the wait"));
         } catch (RuntimeException e) {
             o.info(e);
+        } finally {
+            if (channel != null) {
+                w.queued.forget(channel);
+            }
         }
         return false;
     }

@@ -71,6 +71,8 @@ public final class Worker {
     static final ConstantDelay RETRY = new ConstantDelay(Duration.ofMillis(100));
 
     History history;
+    /** The fair waiters' queued records, from every lock client's connections. */
+    final Queued queued = new Queued();
     Store store;
     final Map<String, RedissonClient> locks = new HashMap<>();
     /** A client of each redlock server, when the redlock workload runs. */
@@ -223,6 +225,7 @@ public final class Worker {
         c.setNettyThreads(4);
         c.setLockWatchdogTimeout(millis("lease"));
         c.setFairLockWaitTimeout(millis("fair-wait"));
+        c.setNettyHook(queued);
         return c;
     }
 
