@@ -41,6 +41,16 @@ func TestExcusesAreBounded(t *testing.T) {
 			go-2 release 302 303 ok
 			go-3 release 304 305 ok`,
 			[]string{"VIOLATION permits"}},
+		{"on Sentinel, a Redisson release within its timeout and the wait for a replica was sent once", withAck(sem2), `
+			java-1 acquire 0 1 ok
+			java-1 release 2 1500 ok
+			go-1 acquire 1600 1601 ok
+			go-2 acquire 1602 1603 ok
+			go-3 acquire 1604 1605 ok
+			go-1 release 1700 1701 ok
+			go-2 release 1702 1703 ok
+			go-3 release 1704 1705 ok`,
+			[]string{"VIOLATION permits"}},
 
 		// Right.
 		{"one slow Redisson release explains 3 holders inside a semaphore of 2", sem2, `

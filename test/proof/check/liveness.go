@@ -42,7 +42,7 @@ func (c *nameCheck) liveness() {
 			c.res.LongestWait = max(c.res.LongestWait, time.Duration(o.Return-o.Call))
 			if o.Return > bound {
 				var cause string
-				if c.run.Procs[o.Proc].Side == "java" && o.Return <= bound+int64(c.cfg.RedissonResend) {
+				if c.run.Procs[o.Proc].Side == "java" && o.Return <= bound+c.redissonResend() {
 					cause = CauseRedissonResend
 				}
 				c.findingOf(c.side(o.Proc), cause, CheckLiveness, o.Return, "%s's acquire, invoked at %s, returned after %s, past its bound of %s",
@@ -54,7 +54,7 @@ func (c *nameCheck) liveness() {
 		// finding measured, above): cut off by a kill or the run's end
 		// before that, it is not judged either.
 		if c.run.Procs[o.Proc].Side == "java" {
-			bound += int64(c.cfg.RedissonResend)
+			bound += c.redissonResend()
 		}
 		if k, killed := c.fi.killedAt(proc, o.Call); (killed && k <= bound) || bound >= c.run.End {
 			c.res.WaitersUnjudged++
@@ -71,3 +71,11 @@ func (c *nameCheck) liveness() {
 // command that got no reply within its response timeout, so its tryLock
 // can return that much after its wait.
 const CauseRedissonResend = "Redisson's resends"
+
+// redissonTimeout is the response timeout of the name's Redisson clients
+// (Config.RedissonTimeout).
+func (c *nameCheck) redissonTimeout() int64 { return int64(c.cfg.RedissonTimeout + c.spec.Ack()) }
+
+// redissonResend is how late the name's Redisson acquisitions may return
+// by Redisson's resends (Config.RedissonResend).
+func (c *nameCheck) redissonResend() int64 { return int64(c.cfg.RedissonResend + 3*c.spec.Ack()) }

@@ -119,7 +119,7 @@ func (c *nameCheck) explainOverrun(inside []*section, newest *section, extra, at
 // completed), from the first moment a resend could apply. A process
 // killed before that moment sent nothing again.
 func (c *nameCheck) resentReleases() []resend {
-	timeout := int64(c.cfg.RedissonTimeout)
+	timeout := c.redissonTimeout()
 	var out []resend
 	for _, o := range c.ops {
 		if o.Kind != history.OpRelease || c.run.Procs[o.Proc].Side != "java" {

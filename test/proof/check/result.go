@@ -213,16 +213,18 @@ type Config struct {
 	// ended in doubt) holds the waiters behind it up until it passes.
 	FairWait time.Duration
 	// RedissonTimeout is the Java workers' Redisson response timeout
-	// (default 1 s): Redisson sends a command again when no reply came
-	// within it, so a semaphore's release that took longer, or failed
-	// without an answer, may have been applied twice.
+	// (default 1 s), and on a Sentinel deployment that and its wait for
+	// a replica (NameSpec.AckMS): Redisson sends a command again when no
+	// reply came within it, so a semaphore's release that took longer,
+	// or failed without an answer, may have been applied twice.
 	RedissonTimeout time.Duration
 	// RedissonResend is how much longer than its wait (and Config.Slack)
 	// a Redisson acquisition may take by resending its last command
 	// (default 3.2 s: the workers' first response timeout and two
-	// retries, each after a 100 ms delay and a response timeout). A Java
-	// acquire late by no more is measured, not a violation: Redisson's own
-	// retry policy, which relock cannot bound.
+	// retries, each after a 100 ms delay and a response timeout; on a
+	// Sentinel deployment each of the three a wait for a replica longer).
+	// A Java acquire late by no more is measured, not a violation:
+	// Redisson's own retry policy, which relock cannot bound.
 	RedissonResend time.Duration
 	// VisualDir is where porcupine's visualizations are written (default:
 	// the run's directory; none if the run has none); MaxVisualizations

@@ -83,6 +83,11 @@ func TestCheckPassesRightHistories(t *testing.T) {
 			java-1 acquire 2 4000 fail
 			go-1 release 6000 6001 ok`,
 			[]string{"measured liveness"}},
+		{"on Sentinel, a Redisson waiter told past its wait by its resends, each a wait for a replica longer", withAck(plain), `
+			go-1 acquire 0 1 ok
+			java-1 acquire 2 8000 fail
+			go-1 release 9000 9001 ok`,
+			[]string{"measured liveness"}},
 		{"a Redisson waiter killed past its bound, before Redisson's resends, is not judged", plain, `
 			go-1 acquire 0 1 ok
 			java-1 acquire 2 - none

@@ -232,10 +232,14 @@ public final class Worker {
     /**
      * The client of a namespace's lock service. Commands that Redis does not
      * answer fail within a second, as the Go worker's. On Sentinel, Redisson
-     * waits (WAIT) after every lock acquisition for the master's replicas for
-     * up to slavesSyncTimeout and, with checkLockSyncedSlaves (its default),
-     * undoes an acquisition that no replica acknowledged: on in the ack
-     * namespace, off in noack.
+     * waits (WAIT) after every lock script, its renewals too, for the
+     * master's replicas for up to slavesSyncTimeout and, with
+     * checkLockSyncedSlaves (its default), undoes an acquisition that no
+     * replica acknowledged: on in the ack namespace, off in noack. Its
+     * response timeout there is a second more than that wait: with less, a
+     * replica slow to acknowledge times the command out, and a watchdog
+     * whose renewals time out and are sent again renews seconds apart, past
+     * the lease.
      */
     private Config lockConfig(String ns) {
         Config c = base();
@@ -251,7 +255,7 @@ public final class Worker {
         }
         SentinelServersConfig s = c.useSentinelServers().setMasterName(flag("master")).setCheckSentinelsList(false)
                 .setReadMode(ReadMode.MASTER).setSubscriptionMode(SubscriptionMode.MASTER)
-                .setTimeout(1000).setConnectTimeout(1000).setRetryAttempts(2).setRetryDelay(RETRY)
+                .setTimeout(1000 + (int) millis("ack-timeout")).setConnectTimeout(1000).setRetryAttempts(2).setRetryDelay(RETRY)
                 .setMasterConnectionMinimumIdleSize(2).setMasterConnectionPoolSize(16)
                 .setSlaveConnectionMinimumIdleSize(1).setSlaveConnectionPoolSize(2)
                 .setSubscriptionConnectionMinimumIdleSize(1).setSubscriptionConnectionPoolSize(8);
