@@ -45,6 +45,18 @@
 //     behind); go-redis discards a connection after a timeout, so its next
 //     command goes on a fresh connection.
 //
+//   - Stall(true): a network partition as TCP meets it. Connections are
+//     still accepted and read, and nothing is answered or closed, as in a
+//     black hole, but every chunk is held, not dropped: after Stall(false)
+//     each is written on, in order, as retransmissions would deliver it.
+//     A command sent during the stall reaches Redis late, even from a
+//     client that gave up and closed the connection (as a kernel still
+//     sends what was written before a close); a client that kept waiting
+//     reads its replies late, in step with Redis. Clients that cannot
+//     resynchronise a stream (Redisson matches replies to commands by
+//     order) meet what a real partition does to them, not a stream that
+//     lost bytes.
+//
 //   - DropReplies(n): the next n chunks read from the target, on any
 //     connection, are dropped instead of being forwarded to the client.
 //     Requests still reach Redis. The granularity is a Read from Redis's

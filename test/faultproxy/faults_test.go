@@ -2,10 +2,15 @@ package faultproxy_test
 
 import (
 	"context"
+	"errors"
+	"io"
+	"os"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/relock-go/relock/test/testkit"
 )
 
 func TestBlackHole(t *testing.T) {
@@ -176,5 +181,46 @@ func TestDropRequestsKeepsSubscriptionsFromRedis(t *testing.T) {
 	}
 	if n := admin.PubSubNumSub(ctx, "ch2").Val()["ch2"]; n != 1 {
 		t.Fatalf("NUMSUB ch2 = %d after DropRequests(\"\"), want 1", n)
+	}
+}
+
+// A stall holds every byte back and loses none: a command sent meanwhile
+// runs once it heals, even from a client that gave up and closed its
+// connection, and a connection that kept waiting reads its replies in
+// order, in step with Redis.
+func TestStallDeliversWhatItHeld(t *testing.T) {
+	p := checkedProxy(t)
+	rdb := client(t, p.Addr())
+	ctx := context.Background()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	waiting := rawConn(t, p.Addr())
+
+	p.Stall(true)
+	if err := rdb.Set(timeoutCtx(t), "k", "v", 0).Err(); !isTimeout(err) {
+		t.Fatalf("SET in a stall: %v, want a timeout", err)
+	}
+	send(t, waiting, "PING\r\nECHO x\r\n")
+	_ = waiting.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	if n, err := waiting.Read(make([]byte, 16)); n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read in a stall = %d bytes, %v; want nothing until the deadline", n, err)
+	}
+	if n, err := srv.Client(t).Exists(ctx, "k").Result(); err != nil || n != 0 {
+		t.Fatalf("EXISTS k = %d, %v: the SET reached Redis during the stall", n, err)
+	}
+
+	p.Stall(false)
+	_ = waiting.SetReadDeadline(time.Now().Add(within))
+	want := "+PONG\r\n$1\r\nx\r\n"
+	got := make([]byte, len(want))
+	if _, err := io.ReadFull(waiting, got); err != nil || string(got) != want {
+		t.Fatalf("replies after the stall = %q, %v; want %q", got, err, want)
+	}
+	testkit.Eventually(t, within, "the SET sent during the stall runs", func() bool {
+		return srv.Client(t).Exists(ctx, "k").Val() == 1
+	})
+	if err := rdb.Set(ctx, "k2", "v", 0).Err(); err != nil {
+		t.Fatalf("SET after the stall: %v", err)
 	}
 }

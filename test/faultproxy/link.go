@@ -60,8 +60,8 @@ func (l *link) read(src net.Conn, q chan<- chunk, fromTarget bool) {
 	}
 }
 
-// write writes each queued chunk at its due time unless the black hole is
-// open then. Once the queue is drained after its reader ended, or a write
+// write writes each queued chunk at its due time, or once a stall that
+// holds it back ends, unless the black hole is open then. Once the queue is drained after its reader ended, or a write
 // fails, it tears the link down.
 func (l *link) write(q <-chan chunk, dst func() (net.Conn, error)) {
 	defer l.p.wg.Done()
@@ -83,6 +83,11 @@ func (l *link) write(q <-chan chunk, dst func() (net.Conn, error)) {
 			case <-l.done:
 				return
 			}
+		}
+		select {
+		case <-l.p.flowing():
+		case <-l.done:
+			return
 		}
 		if l.p.blackHoled() {
 			continue

@@ -19,11 +19,14 @@ type Proxy struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // every goroutine the proxy starts
 
-	mu          sync.Mutex
-	links       map[*link]struct{}
-	closed      bool
-	latency     time.Duration
-	blackHole   bool
+	mu        sync.Mutex
+	links     map[*link]struct{}
+	closed    bool
+	latency   time.Duration
+	blackHole bool
+	// flow is closed while no stall holds chunks back; Stall(true)
+	// replaces it with an open one, Stall(false) closes it.
+	flow        chan struct{}
 	refuseNew   bool
 	dropReplies int
 	// dropWith: drop the requests that contain it, upper-cased (nil:
@@ -41,7 +44,9 @@ func Start(target string) (*Proxy, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Proxy{target: target, ln: ln, ctx: ctx, cancel: cancel, links: make(map[*link]struct{})}
+	flow := make(chan struct{})
+	close(flow)
+	p := &Proxy{target: target, ln: ln, ctx: ctx, cancel: cancel, links: make(map[*link]struct{}), flow: flow}
 	p.wg.Add(1)
 	go p.accept()
 	return p, nil
@@ -91,6 +96,36 @@ func (p *Proxy) BlackHole(on bool) {
 	p.mu.Lock()
 	p.blackHole = on
 	p.mu.Unlock()
+}
+
+// Stall(true) holds back every chunk in both directions, on open and new
+// connections, as a network partition does to TCP streams: connections are
+// still accepted and read, so the client's writes succeed, and nothing is
+// answered or closed. Stall(false) heals it: every chunk held is written
+// on, in order, as TCP's retransmissions would deliver it, a command sent
+// meanwhile reaching Redis late, even from a client that gave up on the
+// connection and closed it. Unlike a black hole, no stream loses a byte:
+// a client never falls out of step with Redis.
+func (p *Proxy) Stall(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.flow:
+		if on {
+			p.flow = make(chan struct{})
+		}
+	default:
+		if !on {
+			close(p.flow)
+		}
+	}
+}
+
+// flowing returns a channel that is closed once no stall holds chunks back.
+func (p *Proxy) flowing() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.flow
 }
 
 // DropReplies makes the proxy drop the next n chunks it reads from the

@@ -122,9 +122,9 @@ func (f *fleet) network(ctx context.Context, fault nemesis.Fault) error {
 		case nemesis.Reset:
 			each((*faultproxy.Proxy).ResetAll)
 		case nemesis.Partition:
-			each(func(px *faultproxy.Proxy) { px.BlackHole(true) })
+			each(func(px *faultproxy.Proxy) { px.Stall(true) })
 			sleep(ctx, fault.Length)
-			each(func(px *faultproxy.Proxy) { px.BlackHole(false) })
+			each(func(px *faultproxy.Proxy) { px.Stall(false) })
 		case nemesis.Latency:
 			each(func(px *faultproxy.Proxy) { px.SetLatency(fault.Delay) })
 			sleep(ctx, fault.Length)

@@ -79,7 +79,7 @@ func killMaster(ctx context.Context, d *redistest.Sentinel) error {
 }
 
 // cutMaster cuts d's master off from every live process (their proxies
-// to it black-holed) and from its Sentinels and replica (stopped), until
+// to it stalled) and from its Sentinels and replica (stopped), until
 // the Sentinels elected the replica and fault.Length more; then heals both
 // at once.
 func (f *fleet) cutMaster(ctx context.Context, d *redistest.Sentinel, fault nemesis.Fault) error {
@@ -96,7 +96,7 @@ func (f *fleet) cutMaster(ctx context.Context, d *redistest.Sentinel, fault neme
 		}
 	}
 	for _, px := range cut {
-		px.BlackHole(true)
+		px.Stall(true)
 	}
 	err = d.StopNode(old)
 	if err == nil {
@@ -105,7 +105,7 @@ func (f *fleet) cutMaster(ctx context.Context, d *redistest.Sentinel, fault neme
 	}
 	err = errors.Join(err, d.ContinueNode(old))
 	for _, px := range cut {
-		px.BlackHole(false)
+		px.Stall(false)
 	}
 	return err
 }

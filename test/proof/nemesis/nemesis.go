@@ -23,8 +23,9 @@ import (
 
 // The fault kinds, as the history names them.
 const (
-	// Partition drops every byte between a process and its lock services
-	// (faultproxy's black hole), both ways.
+	// Partition holds back every byte between a process and its lock
+	// services, both ways, and delivers them when it heals, as TCP does
+	// through a partition (faultproxy's stall).
 	Partition = "partition"
 	// Latency delays every byte between a process and its lock services.
 	Latency = "latency"
@@ -64,7 +65,7 @@ const (
 	KillMaster    = "kill-master"
 	KillMasterAck = "kill-master-ack"
 	// CutMaster cuts the master of every Sentinel deployment off from
-	// its clients (their proxies black-holed) and from its Sentinels and
+	// its clients (their proxies stalled) and from its Sentinels and
 	// replica (its process stopped) until the Sentinels elected the
 	// replica, and for Length more; then everything heals at once, and
 	// clients that have not heard of the switch may still write to the
