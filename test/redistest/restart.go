@@ -19,7 +19,11 @@ import (
 // waited for, up to minutes). Unless started with an AOF, the server comes
 // back empty: every key, script and subscription is gone; and every client
 // connection was cut. Restart must not run concurrently with Close or another Restart.
-func (s *Server) Restart() error {
+func (s *Server) Restart() error { return s.restart() }
+
+// restart is Restart with extra arguments after the server's own (a later
+// one overrides an earlier); they stay for later restarts.
+func (s *Server) restart(extra ...string) error {
 	_ = s.cmd.Process.Kill()
 	<-s.exit
 
@@ -27,7 +31,7 @@ func (s *Server) Restart() error {
 	// is gone, so retrying the bind is safe.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		err := s.respawn()
+		err := s.respawn(extra)
 		if err == nil {
 			return nil
 		}
@@ -38,10 +42,10 @@ func (s *Server) Restart() error {
 	}
 }
 
-// respawn starts the server's command line anew and waits until it answers
+// respawn starts the server's command line anew, extra appended, and waits until it answers
 // PING (awaitPong), or reports why it exited.
-func (s *Server) respawn() error {
-	cmd := exec.Command(s.cmd.Path, s.cmd.Args[1:]...)
+func (s *Server) respawn(extra []string) error {
+	cmd := exec.Command(s.cmd.Path, append(s.cmd.Args[1:len(s.cmd.Args):len(s.cmd.Args)], extra...)...)
 	if err := cmd.Start(); err != nil {
 		return err
 	}

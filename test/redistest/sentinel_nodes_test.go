@@ -50,8 +50,13 @@ func TestSentinelNodeStoppedContinuedAndRestarted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RestartNode(old); err != nil {
+	if err := s.RestartNode(old, now); err != nil {
 		t.Fatal(err)
+	}
+	restarted := redis.NewClient(adminOptions(old))
+	defer restarted.Close()
+	if role, err := restarted.Do(ctx, "role").Slice(); err != nil || len(role) == 0 || role[0] != "slave" {
+		t.Fatalf("restarted node: ROLE = %v, %v; want a replica from the start", role, err)
 	}
 	err = waitUntil(ctx, "restarted node a replica of "+now, func(ctx context.Context) error {
 		r := redis.NewClient(adminOptions(old))
@@ -65,7 +70,10 @@ func TestSentinelNodeStoppedContinuedAndRestarted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RestartNode("127.0.0.1:1"); err == nil {
+	if v, err := getOn(ctx, old, "k"); err != nil || v != "v" {
+		t.Fatalf("restarted node in sync: GET k = %q, %v; want v", v, err)
+	}
+	if err := s.RestartNode("127.0.0.1:1", now); err == nil {
 		t.Error("RestartNode of no data node succeeded")
 	}
 }

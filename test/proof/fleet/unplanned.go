@@ -65,17 +65,20 @@ func (f *fleet) unplanned(ctx context.Context, fault nemesis.Fault) error {
 }
 
 // killMaster kills d's master, waits until the Sentinels elected the
-// replica, and starts the killed server again (empty: the Sentinels make
-// it the new master's replica).
+// replica, and starts the killed server again, empty, as the new master's
+// replica: a master without persistence must not come back as a master
+// (redistest.Sentinel.RestartNode says why), and an operator who restarts
+// one does it so.
 func killMaster(ctx context.Context, d *redistest.Sentinel) error {
 	old, err := d.KillMaster(ctx)
 	if err != nil {
 		return err
 	}
-	if _, err := d.AwaitNewMaster(ctx, old); err != nil {
+	now, err := d.AwaitNewMaster(ctx, old)
+	if err != nil {
 		return err
 	}
-	return d.RestartNode(old)
+	return d.RestartNode(old, now)
 }
 
 // cutMaster cuts d's master off from every live process (their proxies

@@ -59,8 +59,8 @@ const (
 	ScriptFlush = "script-flush"
 	// KillMaster kills the master of every Sentinel deployment at once
 	// (SIGKILL), and its Sentinels elect the replica on their own; the
-	// killed server then starts again, empty, and they make it the new
-	// master's replica. The history records it by deployment: KillMaster
+	// killed server then starts again, empty, as the new master's
+	// replica. The history records it by deployment: KillMaster
 	// on noack, KillMasterAck on ack.
 	KillMaster    = "kill-master"
 	KillMasterAck = "kill-master-ack"
