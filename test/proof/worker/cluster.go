@@ -13,6 +13,7 @@ import (
 func (w *worker) startCluster(opts []rlock.Option) error {
 	w.cluster = redis.NewClusterClient(&redis.ClusterOptions{Addrs: w.c.cluster, Dialer: w.c.dial,
 		DialTimeout: dialTimeout, ReadTimeout: ioTimeout, WriteTimeout: ioTimeout})
+	w.cluster.AddHook(queuedHook{})
 	lc, err := rlock.New(w.cluster, opts...)
 	if err != nil {
 		return err

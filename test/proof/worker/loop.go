@@ -188,29 +188,10 @@ const (
 // take returns the token granted, or 0 where there is none.
 func (l *loop) acquire(ctx context.Context, mode string, take func(context.Context) (int64, error)) (int64, bool) {
 	o := l.invoke("acquire", history.Event{Mode: mode})
-	actx, cancel := context.WithTimeout(context.WithValue(ctx, acquireKey{}, o), l.w.c.wait)
+	actx, cancel := context.WithTimeout(withAcquisition(ctx, o), l.w.c.wait)
 	defer cancel()
 	token, err := take(actx)
 	return token, acquired(o, err, history.Event{Mode: mode, Token: token})
-}
-
-// acquireKey is the context key of an acquisition's invoked operation.
-type acquireKey struct{}
-
-// queued observes the lock clients' events: a fair acquisition whose first
-// attempt was answered busy had joined the queue by then, which its
-// history records (queued), so that fair order is judged from when each
-// waiter queued at the latest, not from its invocation alone.
-func queued(e rlock.Event) {
-	if e.Type != rlock.EventWaitStarted || e.Attempts == 0 || e.Context == nil ||
-		(e.Kind != rlock.KindFairMutex && e.Kind != rlock.KindFairRWMutex) {
-		return
-	}
-	if o, ok := e.Context.Value(acquireKey{}).(*history.Op); ok {
-		if err := o.Mark("queued"); err != nil {
-			fatal(err)
-		}
-	}
 }
 
 // untokened adapts an acquisition that grants no token to acquire.

@@ -62,7 +62,6 @@ func start(c config) (*worker, error) {
 			rlock.WithWatchdogTimeout(c.lease),
 			rlock.WithFairWaitTimeout(c.fairWait),
 			rlock.WithClientName(c.process),
-			rlock.WithObserver(rlock.ObserverFunc(queued)),
 		}
 		if ns == store.Cluster {
 			if err := w.startCluster(opts); err != nil {
@@ -82,6 +81,7 @@ func start(c config) (*worker, error) {
 		if ns == store.Ack {
 			opts = append(opts, rlock.WithReplicaAck(1, c.ackTimeout))
 		}
+		rdb.AddHook(queuedHook{})
 		w.rdbs = append(w.rdbs, rdb)
 		lc, err := rlock.New(rdb, opts...)
 		if err != nil {
