@@ -113,14 +113,11 @@ final class Loop {
     }
 
     private long between(long ms) { return ms <= 0 ? 0 : (long) (rng.nextDouble() * (ms + 1)); }
-
     private void hold() throws InterruptedException { Thread.sleep(between(holdMs)); }
     /** Pauses inside a section the watchdog keeps: a long hold if one is free (Worker.workLong), else as hold. */
     private void work() throws InterruptedException { if (!w.workLong(rng)) hold(); }
 
-    private History.Op invoke(String op, String mode, long value, long token) {
-        return w.history.invoke(wl, object, op, mode, value, token);
-    }
+    private History.Op invoke(String op, String mode, long v, long t) { return w.history.invoke(wl, object, op, mode, v, t); }
 
     /**
      * Releases a lock with unlock: ok; fail when not held
@@ -199,12 +196,7 @@ final class Loop {
 
     private boolean acquire(RLock l, String mode) throws InterruptedException {
         History.Op o = invoke("acquire", mode, 0, 0);
-        // A fair waiter's own channel: Redisson subscribes to it once queued.
-        String channel = wl.equals("fair")
-                ? "redisson_lock__channel:{" + object + "}:" + r.getId() + ":" + Thread.currentThread().getId() : null;
-        if (channel != null) {
-            w.queued.expect(channel, o);
-        }
+        String waiter = wl.equals("fair") ? w.queued.expect(r, object, o) : null;
         try {
             if (l.tryLock(waitMs, MILLISECONDS)) {
                 o.done("ok", outcome(0, 0, 0, null));
@@ -214,9 +206,7 @@ final class Loop {
         } catch (RuntimeException e) {
             o.info(e);
         } finally {
-            if (channel != null) {
-                w.queued.forget(channel);
-            }
+            w.queued.forget(waiter);
         }
         return false;
     }

@@ -8,6 +8,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
+import org.redisson.api.RedissonClient;
 import org.redisson.client.NettyHook;
 import org.redisson.client.protocol.CommandData;
 
@@ -22,11 +23,23 @@ final class Queued implements NettyHook {
 
     private final Map<String, History.Op> expected = new ConcurrentHashMap<>();
 
-    /** Marks o queued when a SUBSCRIBE of channel is written, once. */
-    void expect(String channel, History.Op o) { expected.put(channel, o); }
+    /**
+     * Marks o, an acquire of the fair lock name by this thread through r,
+     * queued when a SUBSCRIBE of the thread's own channel is written, once;
+     * returns the channel, for forget.
+     */
+    String expect(RedissonClient r, String name, History.Op o) {
+        String channel = "redisson_lock__channel:{" + name + "}:" + r.getId() + ":" + Thread.currentThread().getId();
+        expected.put(channel, o);
+        return channel;
+    }
 
-    /** Ends expect's span. */
-    void forget(String channel) { expected.remove(channel); }
+    /** Ends expect's span (null: none). */
+    void forget(String channel) {
+        if (channel != null) {
+            expected.remove(channel);
+        }
+    }
 
     @Override
     public void afterBoostrapInitialization(Bootstrap bootstrap) {}
