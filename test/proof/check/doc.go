@@ -58,10 +58,10 @@
 //     explain it: a fault on the later holder tells it nothing. Reported
 //     only where exclusion let the pair pass.
 //   - fair-order (fair): no waiter is granted after more than FairBound
-//     waiters invoked more than its margin after it (Config.FairMargin for
-//     relock, Config.FairMarginRedisson for Redisson, and the longest time
-//     its process wrote no line meanwhile: the history shows when a waiter
-//     was invoked, not when it queued); a retry after an
+//     waiters invoked after it had queued (its queued line), or, without
+//     one, more than its margin after it (Config.FairMargin for relock,
+//     Config.FairMarginRedisson for Redisson, and the longest time its
+//     process wrote no line meanwhile); a retry after an
 //     attempt that timed out keeps its place. A waiter hit by a fault (its
 //     process, everyone, its lock service) while it waited, or within a
 //     lease and Config.Slack after, is not judged, and is counted
