@@ -224,3 +224,27 @@ func TestStallDeliversWhatItHeld(t *testing.T) {
 		t.Fatalf("SET after the stall: %v", err)
 	}
 }
+
+// Connections reset during a stall deliver nothing of what it held.
+func TestStallEndedByResetDeliversNothing(t *testing.T) {
+	p := checkedProxy(t)
+	ctx := context.Background()
+	c := rawConn(t, p.Addr())
+	send(t, c, "PING\r\n") // the proxy holds the connection once it answered
+	if _, err := io.ReadFull(c, make([]byte, len("+PONG\r\n"))); err != nil {
+		t.Fatal(err)
+	}
+	p.Stall(true)
+	send(t, c, "SET severed v\r\n")
+	p.ResetAll()
+	p.Stall(false)
+	if _, err := c.Read(make([]byte, 16)); !isReset(err) {
+		t.Fatalf("read after a reset in a stall: %v, want a reset", err)
+	}
+	if err := client(t, p.Addr()).Set(ctx, "after", "v", 0).Err(); err != nil {
+		t.Fatalf("SET on a new connection: %v", err)
+	}
+	if n, err := srv.Client(t).Exists(ctx, "severed").Result(); err != nil || n != 0 {
+		t.Fatalf("EXISTS severed = %d, %v: the held SET reached Redis", n, err)
+	}
+}

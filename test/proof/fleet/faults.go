@@ -124,6 +124,9 @@ func (f *fleet) network(ctx context.Context, fault nemesis.Fault) error {
 		case nemesis.Partition:
 			each(func(px *faultproxy.Proxy) { px.Stall(true) })
 			sleep(ctx, fault.Length)
+			if fault.Severed {
+				each((*faultproxy.Proxy).ResetAll)
+			}
 			each(func(px *faultproxy.Proxy) { px.Stall(false) })
 		case nemesis.Latency:
 			each(func(px *faultproxy.Proxy) { px.SetLatency(fault.Delay) })

@@ -24,8 +24,9 @@ import (
 // The fault kinds, as the history names them.
 const (
 	// Partition holds back every byte between a process and its lock
-	// services, both ways, and delivers them when it heals, as TCP does
-	// through a partition (faultproxy's stall).
+	// services, both ways (faultproxy's stall), and when it heals either
+	// delivers them, as TCP does through a partition, or resets every
+	// connection (Fault.Severed).
 	Partition = "partition"
 	// Latency delays every byte between a process and its lock services.
 	Latency = "latency"
@@ -105,6 +106,11 @@ type Fault struct {
 	Side string
 	// Everyone: a network fault hits every process, not one.
 	Everyone bool
+	// Severed: a partition ends with every connection it held reset, as
+	// when a network lost their state (a NAT, a firewall), what they held
+	// dropped; otherwise, as TCP's retransmissions would, it delivers
+	// what it held. Drawn from Pick's highest bit, half of them.
+	Severed bool
 	// Length is how long a partition, latency or pause lasts, and how
 	// long a cut master stays cut off after the Sentinels elected another.
 	Length time.Duration
@@ -124,6 +130,9 @@ func (f Fault) String() string {
 	}
 	if f.Everyone {
 		s += " everyone"
+	}
+	if f.Severed {
+		s += " severed"
 	}
 	if f.Length > 0 {
 		s += fmt.Sprintf(" for %v", f.Length.Round(time.Millisecond))
@@ -193,6 +202,7 @@ func (s *Schedule) Next() Fault {
 	switch kind {
 	case Partition:
 		f.Everyone, f.Length = s.rng.IntN(3) == 0, s.leases(0.5, 3)
+		f.Severed = f.Pick&(1<<29) != 0
 	case Latency:
 		f.Everyone, f.Length = s.rng.IntN(2) == 0, s.leases(1, 3)
 		f.Delay = time.Duration(5+s.rng.IntN(246)) * time.Millisecond
