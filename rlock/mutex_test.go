@@ -171,10 +171,12 @@ func TestContentionKeepsReadModifyWriteExact(t *testing.T) {
 	ctx := ctxT(t)
 	const clients, goroutines, rounds = 3, 4, 25
 	var g errgroup.Group
+	var cs []*Client
 	for range clients {
 		// Each Client has its own connection pool, as separate processes would.
 		own := srv.Client(t)
 		c := newClient(t, own)
+		cs = append(cs, c)
 		for range goroutines {
 			g.Go(func() error {
 				m := c.NewMutex("counter-lock")
@@ -198,6 +200,14 @@ func TestContentionKeepsReadModifyWriteExact(t *testing.T) {
 		}
 	}
 	if err := g.Wait(); err != nil {
+		// What held the lock, and who waited where, when it failed.
+		ictx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		info, ierr := cs[0].Inspect(ictx, "counter-lock")
+		t.Errorf("the lock: %+v (%v)", info, ierr)
+		for i, c := range cs {
+			t.Errorf("Client %d: %+v", i, c.Activity())
+		}
 		t.Fatal(err)
 	}
 	if n, _ := rdb.Get(ctx, "counter").Int(); n != clients*goroutines*rounds {
