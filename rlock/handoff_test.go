@@ -117,7 +117,9 @@ func TestHandOffsLeaveOtherClientsTheirTurn(t *testing.T) {
 				default:
 				}
 				if err := m.Lock(ctx); err != nil {
-					t.Error(err)
+					// Who held the lock, and who waited where.
+					info, ierr := busy.Inspect(context.WithoutCancel(ctx), name)
+					t.Errorf("%v; the lock: %+v (%v); busy: %+v; other: %+v", err, info, ierr, busy.Activity(), other.Activity())
 					return
 				}
 				rounds.Add(1)
