@@ -61,8 +61,9 @@ func (l *link) read(src net.Conn, q chan<- chunk, fromTarget bool) {
 }
 
 // write writes each queued chunk at its due time, or once a stall that
-// holds it back ends, unless the black hole is open then. Once the queue is drained after its reader ended, or a write
-// fails, it tears the link down.
+// holds it back ends, unless the black hole is open then. Once the queue
+// is drained after its reader ended, or a write fails, it tears the link
+// down.
 func (l *link) write(q <-chan chunk, dst func() (net.Conn, error)) {
 	defer l.p.wg.Done()
 	defer l.close(false)

@@ -18,7 +18,8 @@ import (
 // process answers PING (while it answers LOADING, reading its AOF, it is
 // waited for, up to minutes). Unless started with an AOF, the server comes
 // back empty: every key, script and subscription is gone; and every client
-// connection was cut. Restart must not run concurrently with Close or another Restart.
+// connection was cut. Restart must not run concurrently with Close or
+// another Restart.
 func (s *Server) Restart() error { return s.restart() }
 
 // restart is Restart with extra arguments after the server's own (a later
@@ -42,8 +43,8 @@ func (s *Server) restart(extra ...string) error {
 	}
 }
 
-// respawn starts the server's command line anew, extra appended, and waits until it answers
-// PING (awaitPong), or reports why it exited.
+// respawn starts the server's command line anew, extra appended, and waits
+// until it answers PING (awaitPong), or reports why it exited.
 func (s *Server) respawn(extra []string) error {
 	cmd := exec.Command(s.cmd.Path, append(s.cmd.Args[1:len(s.cmd.Args):len(s.cmd.Args)], extra...)...)
 	if err := cmd.Start(); err != nil {

@@ -71,11 +71,3 @@ func (c *nameCheck) liveness() {
 // command that got no reply within its response timeout, so its tryLock
 // can return that much after its wait.
 const CauseRedissonResend = "Redisson's resends"
-
-// redissonTimeout is the response timeout of the name's Redisson clients
-// (Config.RedissonTimeout).
-func (c *nameCheck) redissonTimeout() int64 { return int64(c.cfg.RedissonTimeout + c.spec.Ack()) }
-
-// redissonResend is how late the name's Redisson acquisitions may return
-// by Redisson's resends (Config.RedissonResend).
-func (c *nameCheck) redissonResend() int64 { return int64(c.cfg.RedissonResend + 3*c.spec.Ack()) }

@@ -279,3 +279,11 @@ func (c Config) withDefaults() Config {
 	}
 	return c
 }
+
+// redissonTimeout is the response timeout of the name's Redisson clients
+// (Config.RedissonTimeout).
+func (c *nameCheck) redissonTimeout() int64 { return int64(c.cfg.RedissonTimeout + c.spec.Ack()) }
+
+// redissonResend is how late the name's Redisson acquisitions may return
+// by Redisson's resends (Config.RedissonResend).
+func (c *nameCheck) redissonResend() int64 { return int64(c.cfg.RedissonResend + 3*c.spec.Ack()) }

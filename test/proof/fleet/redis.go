@@ -209,13 +209,14 @@ func (s *services) restart(ctx context.Context, mode string) error {
 		return fmt.Errorf("restart: unknown mode %q", mode)
 	}
 	// A restart that failed leaves the service down for the rest of the
-	// run: it is tried again.
-	for range 2 {
-		if err := s.single.Restart(); err == nil {
+	// run: it is tried three times.
+	var err error
+	for range 3 {
+		if err = s.single.Restart(); err == nil {
 			return nil
 		}
 	}
-	return s.single.Restart()
+	return err
 }
 
 // failover fails namespace ns's master over to its replica, then waits
