@@ -15,7 +15,7 @@ type Subscription struct {
 	// a failed retry and keeps this waiter's turn at the front.
 	woken bool
 	// behind: joined behind other waiters and not yet asleep; pending
-	// wake-ups are theirs.
+	// wake-ups are theirs while they are awake to use them.
 	behind bool
 	// asleep is this waiter's place among the sleepers while a Wait sleeps
 	// (nil otherwise), for Poke.
@@ -60,7 +60,7 @@ func (sub *Subscription) Wait(ctx context.Context, d time.Duration) (woken bool,
 		s.mu.Unlock()
 		return true, nil
 	}
-	if !behind && e.q.take() {
+	if e.q.take(behind) {
 		s.mu.Unlock()
 		return true, nil
 	}

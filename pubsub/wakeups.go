@@ -12,9 +12,11 @@ import (
 //
 // Invariants, each kept by every method (the caller holds the shard's
 // mutex, which guards it):
-//   - subs counts the open Subscriptions; permits never exceed it, so a
-//     burst of messages while nobody sleeps cannot store more wake-ups
-//     than there are waiters to use them;
+//   - subs counts the open Subscriptions; permits never exceed the
+//     waiters awake (busy with an attempt), so a burst of messages while
+//     nobody sleeps cannot store more wake-ups than there are waiters to
+//     use them, and a wake-up no awake waiter can use wakes a sleeper
+//     instead: every release is retried by somebody;
 //   - a waiter's wake channel is in sleepers exactly while it sleeps, and
 //     each wake-up is given to one sleeper or kept as one permit, never
 //     both and never lost;
@@ -32,15 +34,24 @@ type wakeups struct {
 // join counts one more waiter.
 func (q *wakeups) join() { q.subs++ }
 
-// leave counts one waiter less, and drops the permit it can no longer use.
+// leave counts one waiter less, one that was awake: a permit kept for it
+// that no other awake waiter can use wakes a sleeper.
 func (q *wakeups) leave() {
 	q.subs--
-	q.permits = min(q.permits, q.subs)
+	if excess := q.permits - q.awake(); excess > 0 {
+		q.permits -= excess
+		q.wake(excess, 0)
+	}
 }
 
-// take uses a stored wake-up, if there is one.
-func (q *wakeups) take() bool {
-	if q.permits == 0 {
+// awake is the number of waiters not asleep.
+func (q *wakeups) awake() int { return q.subs - q.sleepers.Len() }
+
+// take uses a stored wake-up, if there is one, for a waiter about to
+// sleep. One that joined behind the others (behind) leaves the stored
+// wake-ups to the other awake waiters, as far as they can use them.
+func (q *wakeups) take(behind bool) bool {
+	if q.permits == 0 || behind && q.permits < q.awake() {
 		return false
 	}
 	q.permits--
@@ -80,7 +91,7 @@ func (q *wakeups) wake(n int, delay time.Duration) {
 	for ; n > 0 && q.sleepers.Len() > 0; n-- {
 		q.sleepers.Remove(q.sleepers.Front()).(chan time.Duration) <- delay
 	}
-	q.permits = min(q.permits+n, q.subs)
+	q.permits = min(q.permits+n, q.awake())
 }
 
 // wakeOut wakes the sleeper at el out of turn, telling it delay, unless
@@ -115,7 +126,7 @@ func (q *wakeups) releaseSpread(spread time.Duration) {
 		// (A delay of 0 would be no delay; poke is -1.)
 		q.sleepers.Remove(q.sleepers.Front()).(chan time.Duration) <- 1 + rand.N(spread)
 	}
-	q.permits = min(q.permits+n, q.subs)
+	q.permits = min(q.permits+n, q.awake())
 }
 
 // asleep is the number of sleeping waiters.

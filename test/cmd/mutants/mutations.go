@@ -288,4 +288,28 @@ var mutations = append([]mutation{
 		Run:     "TestWokenWaiterThatRetriesInVainKeepsItsTurn",
 		Timeout: 2 * time.Minute,
 	},
+	{
+		Name: "hub-behind-sleeps-on-a-release",
+		What: "a waiter that joined behind others sleeps on a kept wake-up though no other awake waiter is left to use it",
+		Edits: []edit{{
+			File: "pubsub/wakeups.go",
+			Old:  "behind && q.permits < q.awake()",
+			New:  "behind",
+		}},
+		Pkgs:    []string{"./pubsub/"},
+		Run:     "TestJoinedBehindTakesAWakeUpNobodyElseCanUse",
+		Timeout: 2 * time.Minute,
+	},
+	{
+		Name: "hub-leaver-drops-its-wakeup",
+		What: "a waiter that leaves drops the wake-up kept for it, while another sleeps",
+		Edits: []edit{{
+			File: "pubsub/wakeups.go",
+			Old:  "q.permits -= excess\n\t\tq.wake(excess, 0)",
+			New:  "q.permits -= excess",
+		}},
+		Pkgs:    []string{"./pubsub/"},
+		Run:     "TestWakeUpKeptForAWaiterThatLeavesWakesASleeper",
+		Timeout: 2 * time.Minute,
+	},
 }, append(fairMutations, append(rateMutations, append(unlockMutations, operatorMutations...)...)...)...)

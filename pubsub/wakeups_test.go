@@ -1,0 +1,51 @@
+package pubsub
+
+import (
+	"testing"
+	"time"
+)
+
+// A wake-up kept while nobody slept is never left unused while the lock
+// may be free: a newcomer that joined behind takes it once no other awake
+// waiter is left to use it, instead of sleeping on it.
+func TestJoinedBehindTakesAWakeUpNobodyElseCanUse(t *testing.T) {
+	h, mr, _ := newHub(t)
+	a := subscribe(t, h, "ch")
+	asleep := waitAsync(a, time.Minute)
+	untilSleeping(t, h, 1)
+	b, _, ok := h.JoinBehind("ch")
+	if !ok {
+		t.Fatal("could not join behind a sleeping waiter")
+	}
+	defer b.Close()
+	// a is woken, takes the lock and leaves; its release comes before b
+	// sleeps: b is the only waiter left to retry.
+	mr.Publish("ch", "0")
+	awaitWoken(t, asleep, "the first waiter")
+	a.Close()
+	mr.Publish("ch", "0")
+	handled(t, h, mr)
+	// (A Wait that sleeps would sleep a minute.)
+	awaitWoken(t, waitAsync(b, time.Minute), "the newcomer, the only waiter left to retry on the release,")
+}
+
+// A waiter that leaves without using the wake-up kept for it hands it to
+// a sleeper: a release is retried by somebody.
+func TestWakeUpKeptForAWaiterThatLeavesWakesASleeper(t *testing.T) {
+	h, mr, _ := newHub(t)
+	a := subscribe(t, h, "ch")
+	// a is busy with an attempt when the release comes: it is kept for a.
+	mr.Publish("ch", "0")
+	handled(t, h, mr)
+	b, _, ok := h.JoinBehind("ch")
+	if !ok {
+		t.Fatal("could not join behind a waiting waiter")
+	}
+	defer b.Close()
+	asleep := waitAsync(b, time.Minute)
+	untilSleeping(t, h, 1)
+	// a's attempt ends its wait (its ctx ended, or it took the lock): the
+	// kept wake-up is b's.
+	a.Close()
+	awaitWoken(t, asleep, "the sleeper")
+}
