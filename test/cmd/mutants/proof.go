@@ -36,6 +36,9 @@ type proofMutation struct {
 	// Flags are more of cmd/proof's flags, for a fleet that shows the
 	// mutant (nil: the defaults).
 	Flags []string
+	// Seed is the seed of the faults (0: proofSeed), for a mutant that
+	// shows under a few draws of its faults only.
+	Seed int64
 	// Checks are the checks (cmd/check's names) that judge the promise
 	// the mutant breaks: it is killed by a violation of one of them, not
 	// by a violation of another check alone (which says the run failed,
@@ -49,8 +52,8 @@ type proofMutation struct {
 
 func (m proofMutation) name() string { return m.Name }
 
-// proofSeed is the seed of every short proof: the same faults at the same
-// moments from one run to the next.
+// proofSeed is the seed of every short proof but those that name their
+// own: the same faults at the same moments from one run to the next.
 const proofSeed = 1
 
 // checkProofSet reports what is wrong with the proof's mutation table: an
@@ -71,8 +74,12 @@ func checkProofSet(ms []proofMutation) error {
 
 // proofArgs are cmd/proof's arguments for m's run into dir.
 func (m proofMutation) proofArgs(dir string) []string {
+	seed := m.Seed
+	if seed == 0 {
+		seed = proofSeed
+	}
 	a := []string{"run", "./cmd/proof", "-dir", dir, "-duration", m.Duration.String(),
-		"-seed", strconv.Itoa(proofSeed), "-faults", strings.Join(m.Faults, ",")}
+		"-seed", strconv.FormatInt(seed, 10), "-faults", strings.Join(m.Faults, ",")}
 	if len(m.Workloads) > 0 {
 		a = append(a, "-workloads", strings.Join(m.Workloads, ","))
 	}

@@ -122,6 +122,13 @@ func (f *fleet) network(ctx context.Context, fault nemesis.Fault) error {
 		case nemesis.Reset:
 			each((*faultproxy.Proxy).ResetAll)
 		case nemesis.Partition:
+			if fault.Refused {
+				each(func(px *faultproxy.Proxy) { px.RefuseNew(true) })
+				each((*faultproxy.Proxy).ResetAll)
+				sleep(ctx, fault.Length)
+				each(func(px *faultproxy.Proxy) { px.RefuseNew(false) })
+				break
+			}
 			each(func(px *faultproxy.Proxy) { px.Stall(true) })
 			sleep(ctx, fault.Length)
 			if fault.Severed {

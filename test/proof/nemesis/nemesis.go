@@ -26,7 +26,8 @@ const (
 	// Partition holds back every byte between a process and its lock
 	// services, both ways (faultproxy's stall), and when it heals either
 	// delivers them, as TCP does through a partition, or resets every
-	// connection (Fault.Severed).
+	// connection (Fault.Severed); or it refuses them from its start
+	// (Fault.Refused).
 	Partition = "partition"
 	// Latency delays every byte between a process and its lock services.
 	Latency = "latency"
@@ -111,6 +112,12 @@ type Fault struct {
 	// dropped; otherwise, as TCP's retransmissions would, it delivers
 	// what it held. Drawn from Pick's highest bit, half of them.
 	Severed bool
+	// Refused: a partition resets every connection as it begins and
+	// refuses every new one until it heals, as a firewall's REJECT rule
+	// does, so that commands fail at once instead of timing out. Drawn
+	// from Pick's two highest bits, a quarter of the partitions (half of
+	// those that would be severed).
+	Refused bool
 	// Length is how long a partition, latency or pause lasts, and how
 	// long a cut master stays cut off after the Sentinels elected another.
 	Length time.Duration
@@ -133,6 +140,9 @@ func (f Fault) String() string {
 	}
 	if f.Severed {
 		s += " severed"
+	}
+	if f.Refused {
+		s += " refused"
 	}
 	if f.Length > 0 {
 		s += fmt.Sprintf(" for %v", f.Length.Round(time.Millisecond))
@@ -203,6 +213,7 @@ func (s *Schedule) Next() Fault {
 	case Partition:
 		f.Everyone, f.Length = s.rng.IntN(3) == 0, s.leases(0.5, 3)
 		f.Severed = f.Pick&(1<<29) != 0
+		f.Refused, f.Severed = f.Severed && f.Pick&(1<<28) != 0, f.Severed && f.Pick&(1<<28) == 0
 	case Latency:
 		f.Everyone, f.Length = s.rng.IntN(2) == 0, s.leases(1, 3)
 		f.Delay = time.Duration(5+s.rng.IntN(246)) * time.Millisecond

@@ -114,3 +114,33 @@ func TestBadKinds(t *testing.T) {
 		t.Error("a lease of 0 was accepted")
 	}
 }
+
+// A partition heals in one of three ways, each drawn often enough that a
+// short run meets them all: delivering what it held (half), severed (a
+// quarter), refused from its start (a quarter).
+func TestPartitionsAreDeliveredSeveredOrRefused(t *testing.T) {
+	s, err := New(11, []string{Partition}, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{}
+	const n = 400
+	for range n {
+		f := s.Next()
+		switch {
+		case f.Severed && f.Refused:
+			t.Fatalf("%v: both severed and refused", f)
+		case f.Severed:
+			counts["severed"]++
+		case f.Refused:
+			counts["refused"]++
+		default:
+			counts["delivered"]++
+		}
+	}
+	for flavor, want := range map[string]int{"delivered": n / 2, "severed": n / 4, "refused": n / 4} {
+		if got := counts[flavor]; got < want*3/4 || got > want*5/4 {
+			t.Errorf("%d of %d partitions %s, want about %d", got, n, flavor, want)
+		}
+	}
+}
