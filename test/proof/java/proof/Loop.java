@@ -23,6 +23,14 @@ final class Loop {
     private static final long BACKOFF_MS = 100;
     private static final double READ_SHARE = 0.6;
     private static final int RELEASE_TRIES = 3;
+    /**
+     * How long an unlock without an answer is sent again: longer than any
+     * fault of the proof keeps Redis from answering (a restart, Redisson's
+     * reconnection after it, an election), since a lock this thread still
+     * holds would be re-entered by its next acquisition, kept by the
+     * watchdog and never let go, and everyone else would wait.
+     */
+    private static final long RELEASE_WITHIN_MS = 30_000;
 
     private final Worker w;
     private final String ns, wl;
@@ -122,11 +130,12 @@ final class Loop {
     /**
      * Releases a lock with unlock: ok; fail when not held
      * (IllegalMonitorStateException); info on another error, after which
-     * the unlock is sent again (RELEASE_TRIES in all): a lock left held
-     * would be re-entered by this thread's next acquisition and never let go.
+     * the unlock is sent again, until its outcome is known or
+     * RELEASE_WITHIN_MS has passed.
      */
     private void release(Runnable unlock, String mode) throws InterruptedException {
-        for (int i = 0; i < RELEASE_TRIES; i++) {
+        long until = System.nanoTime() + MILLISECONDS.toNanos(RELEASE_WITHIN_MS);
+        for (int i = 0; i == 0 || System.nanoTime() < until; i++) {
             if (i > 0) {
                 Thread.sleep(BACKOFF_MS);
             }
