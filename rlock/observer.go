@@ -23,9 +23,11 @@ const (
 	// retry, or a release in this Client that passed it the lock. Wakeups
 	// counts this one.
 	EventWoken
-	// EventAcquired: an acquisition took the lock. Wait is the time from
-	// the call to the acquisition (a round trip when the lock was free),
-	// Attempts the acquire scripts run, Wakeups the releases that
+	// EventAcquired: an acquisition took the lock. Wait is the time since
+	// the acquisition began (a round trip when the lock was free): since
+	// the call, or, for a goroutine that waited behind another goroutine of
+	// the same handle, since its turn at the handle came (that wait is the
+	// handle's, not Redis's); Attempts the acquire scripts run, Wakeups the releases that
 	// woke it, Reentry whether the owner held it already, Count the hold
 	// count now, Lease the hold's lease and Watchdog whether the watchdog
 	// renews it. Granted reports a lock handed over by the release itself
