@@ -25,12 +25,12 @@ const (
 	EventWoken
 	// EventAcquired: an acquisition took the lock. Wait is the time since
 	// the acquisition began (a round trip when the lock was free): since
-	// the call, or, for a goroutine that waited behind another goroutine of
-	// the same handle, since its turn at the handle came (that wait is the
-	// handle's, not Redis's); Attempts the acquire scripts run, Wakeups the releases that
-	// woke it, Reentry whether the owner held it already, Count the hold
-	// count now, Lease the hold's lease and Watchdog whether the watchdog
-	// renews it. Granted reports a lock handed over by the release itself
+	// the call, or, for a goroutine that waited behind another goroutine
+	// of the same handle, since its turn at the handle came (that wait is
+	// the handle's, not Redis's); Attempts the acquire scripts run,
+	// Wakeups the releases that woke it, Reentry whether the owner held
+	// it already, Count the hold count now, Lease the hold's lease and
+	// Watchdog whether the watchdog renews it. Granted reports a lock handed over by the release itself
 	// (a fair lock's, or a Mutex's release in the same Client): the
 	// acquisition ran no script after the release. For a semaphore, Count
 	// is the permits taken (1 for a PermitExpirableSemaphore's), and

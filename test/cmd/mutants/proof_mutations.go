@@ -9,19 +9,12 @@ import "time"
 // cmd/check's names of the checks that judge the promise broken.
 var proofMutations = []proofMutation{
 	{
-		Name:  "told-half-a-lease-late",
-		What:  "a holder is told of its loss (Lost, Context) half a lease after its lease ends, not a margin before",
-		Edits: []edit{{File: "rlock/hold.go", Old: "func lossMargin(lease time.Duration) time.Duration { return lease/100 + 2*time.Millisecond }", New: "func lossMargin(lease time.Duration) time.Duration { return -lease / 2 }"}},
-		// Seed 22 partitions a Go process three times in its first
-		// half-minute with every connection refused (nemesis's Refused),
-		// for 2.7 to 4.6 s: its renewals fail at once while its long hold
-		// runs on. (A stalled renewal fails only at its read timeout,
-		// after the lease's own timer told the holder.)
-		Faults:    []string{"partition"},
-		Seed:      22,
-		Workloads: []string{"plain", "fenced"},
-		Duration:  time.Minute,
-		Checks:    []string{"told", "exclusion"},
+		Name:     "told-half-a-lease-late",
+		What:     "a holder is told of its loss (Lost, Context) half a lease after its lease ends, not a margin before",
+		Edits:    []edit{{File: "rlock/hold.go", Old: "func lossMargin(lease time.Duration) time.Duration { return lease/100 + 2*time.Millisecond }", New: "func lossMargin(lease time.Duration) time.Duration { return -lease / 2 }"}},
+		Faults:   []string{"partition"},
+		Duration: time.Minute,
+		Checks:   []string{"told", "exclusion"},
 	},
 	{
 		Name: "failed-renewal-ignored",
