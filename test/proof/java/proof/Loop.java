@@ -5,6 +5,7 @@ import static proof.History.outcome;
 
 import java.time.Duration;
 import java.util.Random;
+import java.util.function.BooleanSupplier;
 
 import org.redisson.api.RFencedLock;
 import org.redisson.api.RLock;
@@ -20,17 +21,9 @@ import org.redisson.api.RedissonClient;
  * records no "lost" and works its section to the end.
  */
 final class Loop {
-    private static final long BACKOFF_MS = 100;
+    static final long BACKOFF_MS = 100;
     private static final double READ_SHARE = 0.6;
     private static final int RELEASE_TRIES = 3;
-    /**
-     * How long an unlock without an answer is sent again: longer than any
-     * fault of the proof keeps Redis from answering (a restart, Redisson's
-     * reconnection after it, an election), since a lock this thread still
-     * holds would be re-entered by its next acquisition, kept by the
-     * watchdog and never let go, and everyone else would wait.
-     */
-    private static final long RELEASE_WITHIN_MS = 30_000;
 
     private final Worker w;
     private final String ns, wl;
@@ -38,6 +31,7 @@ final class Loop {
     private final Random rng;
     private final long waitMs, holdMs, thinkMs;
 
+    private final Unlocks unlocks = new Unlocks(this::invoke);
     private long epoch = -1;
     private String object;
     private String permitsSet;
@@ -127,32 +121,6 @@ final class Loop {
 
     private History.Op invoke(String op, String mode, long v, long t) { return w.history.invoke(wl, object, op, mode, v, t); }
 
-    /**
-     * Releases a lock with unlock: ok; fail when not held
-     * (IllegalMonitorStateException); info on another error, after which
-     * the unlock is sent again, until its outcome is known or
-     * RELEASE_WITHIN_MS has passed.
-     */
-    private void release(Runnable unlock, String mode) throws InterruptedException {
-        long until = System.nanoTime() + MILLISECONDS.toNanos(RELEASE_WITHIN_MS);
-        for (int i = 0; i == 0 || System.nanoTime() < until; i++) {
-            if (i > 0) {
-                Thread.sleep(BACKOFF_MS);
-            }
-            History.Op o = invoke("release", mode, 0, 0);
-            try {
-                unlock.run();
-                o.done("ok", outcome(0, 0, 0, null));
-                return;
-            } catch (IllegalMonitorStateException e) {
-                o.done("fail", outcome(0, 0, 0, e.toString()));
-                return;
-            } catch (RuntimeException e) {
-                o.info(e);
-            }
-        }
-    }
-
     // ------------------------------------------------------------ workloads
 
     /** fenced (RFencedLock), or election (RFencedLock on the election's name): fenced read, pause, write +1. */
@@ -164,6 +132,7 @@ final class Loop {
             token = f.tryLockAndGetToken(waitMs, MILLISECONDS);
         } catch (RuntimeException e) {
             o.info(e);
+            unlocks.releaseIfHeld(f::unlock, held(f), null);
             return false;
         }
         if (token == null) {
@@ -185,7 +154,7 @@ final class Loop {
         } catch (RuntimeException e) {
             o.info(e);
         }
-        release(f::unlock, null);
+        unlocks.release(f::unlock, f::isHeldByCurrentThread, null);
         return true;
     }
 
@@ -199,8 +168,13 @@ final class Loop {
         } else {
             work();
         }
-        release(l::unlock, mode);
+        unlocks.release(l::unlock, held(l), mode);
         return true;
+    }
+
+    /** Whether this thread holds l, or null for a Redlock, whose set cannot say. */
+    private BooleanSupplier held(RLock l) {
+        return wl.equals("redlock") ? null : l::isHeldByCurrentThread;
     }
 
     private boolean acquire(RLock l, String mode) throws InterruptedException {
@@ -214,6 +188,7 @@ final class Loop {
             o.done("fail", outcome(0, 0, 0, "not acquired within the wait"));
         } catch (RuntimeException e) {
             o.info(e);
+            unlocks.releaseIfHeld(l::unlock, held(l), mode);
         } finally {
             w.queued.forget(waiter);
         }
@@ -264,7 +239,7 @@ final class Loop {
         } else {
             increment(mode);
         }
-        release(l::unlock, mode);
+        unlocks.release(l::unlock, held(l), mode);
         return true;
     }
 
