@@ -35,12 +35,14 @@ type wakeups struct {
 func (q *wakeups) join() { q.subs++ }
 
 // leave counts one waiter less, one that was awake: a permit kept for it
-// that no other awake waiter can use wakes a sleeper.
+// that no other awake waiter can use wakes a sleeper, as a poke: a kept
+// permit is taken without counting in the channel's share, and so is
+// this, so that a retry of it that fails counts no loss.
 func (q *wakeups) leave() {
 	q.subs--
 	if excess := q.permits - q.awake(); excess > 0 {
 		q.permits -= excess
-		q.wake(excess, 0)
+		q.wake(excess, poke)
 	}
 }
 

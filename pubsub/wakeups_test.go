@@ -1,6 +1,7 @@
 package pubsub
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -48,4 +49,41 @@ func TestWakeUpKeptForAWaiterThatLeavesWakesASleeper(t *testing.T) {
 	// kept wake-up is b's.
 	a.Close()
 	awaitWoken(t, asleep, "the sleeper")
+}
+
+// A wake-up that a leaving waiter hands on is no release's: the sleeper
+// it wakes retries, and if that retry fails (the lock is held, by the
+// leaver itself maybe), no other client took a release from this one, so
+// the channel's share does not count a loss (its step and its count of
+// releases the others came too late for stay as they were).
+func TestWakeUpHandedOnByALeaverCountsNoLoss(t *testing.T) {
+	h, mr, _ := newHub(t)
+	a := subscribe(t, h, "ch")
+	mr.Publish("ch", "0")
+	handled(t, h, mr)
+	b, _, ok := h.JoinBehind("ch")
+	if !ok {
+		t.Fatal("could not join behind a waiting waiter")
+	}
+	defer b.Close()
+	asleep := waitAsync(b, time.Minute)
+	untilSleeping(t, h, 1)
+	a.Close()
+	awaitWoken(t, asleep, "the sleeper")
+	s := h.existingShard("ch")
+	s.mu.Lock()
+	e := s.entries["ch"]
+	e.share.counted(2, 1)
+	e.share.step, e.share.late = maxStep, 3
+	s.mu.Unlock()
+	// b's retry failed: it waits again.
+	if _, err := b.Wait(context.Background(), 0); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	step, late := e.share.step, e.share.late
+	s.mu.Unlock()
+	if step != maxStep || late != 3 {
+		t.Fatalf("after a failed retry on a wake-up a leaver handed on: step %v, late %d; want %v, 3 (no loss counted)", step, late, maxStep)
+	}
 }

@@ -305,11 +305,23 @@ var mutations = append([]mutation{
 		What: "a waiter that leaves drops the wake-up kept for it, while another sleeps",
 		Edits: []edit{{
 			File: "pubsub/wakeups.go",
-			Old:  "q.permits -= excess\n\t\tq.wake(excess, 0)",
+			Old:  "q.permits -= excess\n\t\tq.wake(excess, poke)",
 			New:  "q.permits -= excess",
 		}},
 		Pkgs:    []string{"./pubsub/"},
 		Run:     "TestWakeUpKeptForAWaiterThatLeavesWakesASleeper",
+		Timeout: 2 * time.Minute,
+	},
+	{
+		Name: "hub-leaver-hands-on-a-release",
+		What: "a wake-up a leaving waiter hands on counts as a release's: its failed retry counts a loss in the share",
+		Edits: []edit{{
+			File: "pubsub/wakeups.go",
+			Old:  "q.wake(excess, poke)",
+			New:  "q.wake(excess, 0)",
+		}},
+		Pkgs:    []string{"./pubsub/"},
+		Run:     "TestWakeUpHandedOnByALeaverCountsNoLoss",
 		Timeout: 2 * time.Minute,
 	},
 }, append(fairMutations, append(rateMutations, append(unlockMutations, operatorMutations...)...)...)...)
