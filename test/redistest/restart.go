@@ -87,12 +87,14 @@ type exitError struct{ err error }
 func (e *exitError) Error() string { return fmt.Sprintf("exited: %v", e.err) }
 
 // awaitPong polls rdb's server with PING until it answers PONG. It fails
-// with an *exitError when exit reports the process's end first, and with
-// the last error when the server stayed silent for lim.Silent, or answered
-// LOADING for longer than lim.Loading.
+// with an *exitError when exit reports the process's end first, with the
+// last error when the server stayed silent for lim.Silent, and with its
+// last LOADING answer when it answered LOADING for longer than
+// lim.Loading.
 func awaitPong(rdb *redis.Client, exit <-chan error, lim limits) error {
 	start := time.Now()
-	heard := start // when the server last answered LOADING
+	heard := start    // when the server last answered LOADING
+	var loading error // its last LOADING answer
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		err := rdb.Ping(ctx).Err()
@@ -102,10 +104,13 @@ func awaitPong(rdb *redis.Client, exit <-chan error, lim limits) error {
 		}
 		now := time.Now()
 		if redis.IsLoadingError(err) {
-			heard = now
+			heard, loading = now, err
 		}
-		if now.Sub(heard) > lim.Silent || now.Sub(start) > lim.Loading {
+		if now.Sub(heard) > lim.Silent {
 			return fmt.Errorf("no PONG after %v: %w", now.Sub(start).Round(time.Millisecond), err)
+		}
+		if now.Sub(start) > lim.Loading && loading != nil {
+			return fmt.Errorf("no PONG after %v: %w", now.Sub(start).Round(time.Millisecond), loading)
 		}
 		select {
 		case werr := <-exit:
