@@ -201,13 +201,13 @@ func (l *RateLimiter) acquire(ctx context.Context, n int, deadline time.Time) (b
 	if err := checkRatePermits(n); err != nil {
 		return false, opError("acquire", l.name, err)
 	}
-	ok, err := l.countHandle.acquire(ctx, l.turn(n), deadline)
+	ok, err := l.countHandle.acquire(ctx, l.turn(n, deadline), deadline)
 	return ok, opError("acquire", l.name, err)
 }
 
-// turn is a new turn of an acquisition of n permits.
-func (l *RateLimiter) turn(n int) *rateTurn {
-	return &rateTurn{listening: listening{c: l.c, channel: l.channel}, l: l, n: n}
+// turn is a new turn of an acquisition of n permits by deadline.
+func (l *RateLimiter) turn(n int, deadline time.Time) *rateTurn {
+	return &rateTurn{listening: listening{c: l.c, channel: l.channel}, l: l, n: n, deadline: deadline}
 }
 
 // Available is the number of permits available now (Redisson's

@@ -27,9 +27,10 @@ func (l *RateLimiter) Try(ctx context.Context, n int) (RateResult, error) {
 	if err := checkRatePermits(n); err != nil {
 		return RateResult{}, opError("acquire", l.name, err)
 	}
-	t := l.turn(n)
+	deadline := deadlineAfter(0)
+	t := l.turn(n, deadline)
 	t.tell = true
-	ok, err := l.countHandle.acquire(ctx, t, deadlineAfter(0))
+	ok, err := l.countHandle.acquire(ctx, t, deadline)
 	if err != nil {
 		return RateResult{}, opError("acquire", l.name, err)
 	}

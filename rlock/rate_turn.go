@@ -20,14 +20,18 @@ import (
 // next acquisition of the Client attempts.
 type rateTurn struct {
 	listening
-	l      *RateLimiter
-	n      int
-	single bool       // one attempt: no slot, no wait
-	tell   bool       // a single attempt asks when the permits come back
-	line   *countLine // the limiter's line, once joined
-	slot   slot       // of the limiter's line
-	due    time.Time  // when the last failed attempt's permits come back
-	left   int        // the permits available after the last attempt
+	l        *RateLimiter
+	n        int
+	single   bool          // one attempt: no slot, no wait
+	tell     bool          // a single attempt asks when the permits come back
+	line     *countLine    // the limiter's line, once joined
+	slot     slot          // of the limiter's line
+	due      time.Time     // when the last failed attempt's permits come back
+	interval time.Duration // the limiter's, as the last attempt read it
+	left     int           // the permits available after the last attempt
+	// deadline is the acquisition's (zero: none), by its ctx's: the lag
+	// after the permits come back never takes an attempt past them.
+	deadline, by time.Time
 }
 
 func (t *rateTurn) waiter() WaiterInfo {
@@ -36,7 +40,7 @@ func (t *rateTurn) waiter() WaiterInfo {
 
 // enter takes the slot of the limiter's line if it is free and nobody
 // waits for it; else the acquisition waits for it, behind the Client's
-// earlier ones. A single attempt (Allow) takes no slot, so that
+// earlier ones; then, while other clients contend, it lags (rateShares). A single attempt (Allow) takes no slot, so that
 // concurrent ones go to Redis together.
 func (t *rateTurn) enter(single bool) wait {
 	t.single = single
@@ -46,10 +50,15 @@ func (t *rateTurn) enter(single bool) wait {
 	t.line = countLinesOf.in(t.l.c).join(t.l.line, t.l.c.ctx.Done())
 	rateNeedsOf.in(t.l.c).add(t.line, t.n)
 	t.slot = slot{line: &t.line.line}
+	// Each of this Client's acquisitions may lag, not only those that
+	// wait after a refusal (rateShares.entryLag): permits that come back
+	// together are shared, not taken by this Client's line one after
+	// another.
+	lag := rateSharesOf.in(t.l.c).entryLag(t.l.name, t.l.now())
 	if !t.slot.try() {
-		return wait{slot: &t.slot}
+		return wait{slot: &t.slot, sleep: lag}
 	}
-	return wait{}
+	return wait{sleep: lag}
 }
 
 // attempt asks for the permits. A single attempt made while goroutines
@@ -64,19 +73,32 @@ func (t *rateTurn) attempt(ctx context.Context) (outcome, error) {
 	}
 	now := t.l.now()
 	a, err := t.l.s.Acquire(context.WithoutCancel(ctx), t.l.c.sender, int64(t.n), int64(reserve), now, !t.single || t.tell)
+	if err == nil {
+		rateSharesOf.in(t.l.c).attempted(t.l.name, now, t.n, a)
+	}
 	t.left = int(min(a.Left, math.MaxInt))
-	t.due = now.Add(a.Wait)
+	t.due, t.interval = now.Add(a.Wait), a.Interval
+	t.by, _ = ctx.Deadline()
 	return outcome{ok: a.OK && err == nil, ttl: a.Wait, count: t.n}, rateError(err)
 }
 
 // next waits until the failed attempt's permits come back, counted from
-// the moment it was stamped, or a change of the limiter is announced (a
-// Client that hears nothing, WithSpin, sleeps until then).
+// the moment it was stamped, and the Client's lag after that (see
+// rateShares), or until a change of the limiter is announced (a Client
+// that hears nothing, WithSpin, sleeps until then). The lag never takes
+// the attempt past the acquisition's deadline, or ctx's, that the
+// permits come back by.
 func (t *rateTurn) next(outcome) wait {
-	if !t.c.hears() {
-		return wait{until: t.due}
+	until := t.due.Add(rateSharesOf.in(t.l.c).lag(t.l.name, t.interval, t.l.now()))
+	for _, by := range []time.Time{t.deadline, t.by} {
+		if !by.IsZero() && until.After(by) && !t.due.After(by) {
+			until = by
+		}
 	}
-	return wait{listen: &t.listening, until: t.due}
+	if !t.c.hears() {
+		return wait{until: until}
+	}
+	return wait{listen: &t.listening, until: until}
 }
 
 // done leaves the limiter's line, where the next acquisition of the

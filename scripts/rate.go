@@ -105,6 +105,10 @@ type RateAttempt struct {
 	Wait time.Duration
 	// Interval is the limiter's.
 	Interval time.Duration
+	// Foreign is the permits within the interval that clients other than
+	// relock's took (-1: not counted, for a refusal read from the count
+	// alone).
+	Foreign int64
 }
 
 // Acquire takes n permits (1 to MaxRate) at now if they are available
@@ -117,15 +121,16 @@ func (r *RateLimiter) Acquire(ctx context.Context, rdb redis.Scripter, n, reserv
 	if err != nil {
 		return RateAttempt{}, err
 	}
-	if len(v) != 4 {
+	if len(v) < 4 || v[0] >= 0 && len(v) != 5 {
 		return RateAttempt{}, fmt.Errorf("rate limiter script replied %v", v)
 	}
 	a := RateAttempt{OK: v[0] == 1, Left: v[2], Interval: time.Duration(v[3]) * time.Millisecond}
 	switch v[0] {
 	case 1:
+		a.Foreign = v[4]
 		return a, nil
 	case 0:
-		a.Wait = time.Duration(v[1]) * time.Millisecond
+		a.Wait, a.Foreign = time.Duration(v[1])*time.Millisecond, v[4]
 		return a, nil
 	case -1:
 		return RateAttempt{}, ErrNoRate
@@ -134,11 +139,12 @@ func (r *RateLimiter) Acquire(ctx context.Context, rdb redis.Scripter, n, reserv
 }
 
 // Member is a new member of the set of permits for an acquisition of n:
-// the length of its id (16), 16 random bytes, and n in 4 bytes,
-// little-endian, as Redisson writes them.
+// the length of its id, its random bytes, and n in 4 bytes,
+// little-endian, as Redisson writes them; relock's ids are 17 bytes long,
+// Redisson's 16, so that relock's scripts tell the two apart.
 func Member(n int64) string {
-	b := make([]byte, 0, 21)
-	b = append(b, 16)
+	b := make([]byte, 0, 22)
+	b = append(b, 17, byte(rand.Uint32()))
 	b = binary.LittleEndian.AppendUint64(b, rand.Uint64())
 	b = binary.LittleEndian.AppendUint64(b, rand.Uint64())
 	b = binary.LittleEndian.AppendUint32(b, uint32(n))

@@ -11,11 +11,13 @@
 -- ARGV[5] permits to leave available beside ARGV[1] (kept for the
 --         caller's own waiters), 0 when none
 --
--- Reply: {1, 0, A, I} when taken, also when a resend finds its member taken
--- already; {0, D, A, I} when too few are available: D ms from now until
--- enough come back, unless others take them first (0 unless ARGV[4]
--- asked); A the permits available then (after the taking; 0 for a
--- resend; never below 0), I the interval. {-1, 0, 0, 0} when the
+-- Reply: {1, 0, A, I, F} when taken, also when a resend finds its member
+-- taken already; {0, D, A, I, F} when too few are available: D ms from
+-- now until enough come back, unless others take them first (0 unless
+-- ARGV[4] asked); A the permits available then (after the taking; 0 for
+-- a resend; never below 0), I the interval, F the permits of members
+-- not relock's within the interval (-1 when a refusal did not count
+-- them), for a relock Client's share beside other clients. {-1, 0, 0, 0} when the
 -- limiter has no rate; {-2, R, 0, 0} when the permits exceed its rate R. Nothing changes but the
 -- refill (rate_common.lua's) unless the permits are taken. A key of
 -- another kind is a WRONGTYPE error reply, before anything is changed.
@@ -82,4 +84,5 @@ if st.changed then
   save(cfg, st)
 end
 reply[4] = cfg.interval
+reply[5] = st.foreign or -1
 return reply

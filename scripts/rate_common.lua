@@ -14,7 +14,9 @@
 -- A member of the set is one acquisition: a byte, the length L of a
 -- random id; the id (L bytes); the number of permits taken, 4 bytes
 -- little-endian (Redisson's struct.pack('Bc0I', L, id, n)); Redisson's
--- tryAcquire(0) writes members of 0. Its score is the acquirer's clock,
+-- tryAcquire(0) writes members of 0. Redisson's ids are 16 bytes long,
+-- relock's 17 (relock_id): the permits of other ids are foreign, for a
+-- relock Client's share beside them. Its score is the acquirer's clock,
 -- epoch milliseconds, used as given: a member scored s comes back when a
 -- caller's clock reads more than s + interval, so never less than one
 -- interval after it was taken.
@@ -25,7 +27,8 @@
 -- each call would cost one step per member, so the ledger keeps the sum
 -- as of relock's last write, beside the value and the set's size then:
 -- while those are as relock left them (no Redisson client wrote since),
--- the ledger's sum is the set's; otherwise the set is summed again. A
+-- the ledger's sum is the set's; otherwise the set is summed again. The
+-- ledger keeps the foreign permits' sum beside it, the same way. A
 -- Redisson release, which raises the value alone, is so undone at
 -- relock's next call. (Redisson's scripts keep value + permits = rate,
 -- but for a release; a release and acquisitions since relock's last write
@@ -63,6 +66,14 @@ local function limiter(keys)
   return cfg
 end
 
+-- relock_id is the length of the ids of relock's members.
+local relock_id = 17
+
+-- foreign reports whether member is not relock's.
+local function foreign(member)
+  return string.byte(member, 1) ~= relock_id
+end
+
 -- permits_of is the number of permits of member, nil when it is not one.
 local function permits_of(member)
   local skip = (string.byte(member, 1) or 0) + 1
@@ -79,40 +90,43 @@ local function not_permit(cfg)
   return 'WRONGTYPE ' .. cfg.permits .. ' holds a member that is not a permit'
 end
 
--- sum is the permits of members, or nil and an error's text when one is
--- no permit.
+-- sum is the permits of members and those of them that are foreign, or
+-- nil and an error's text when one is no permit.
 local function sum(cfg, members)
-  local n = 0
+  local n, f = 0, 0
   for _, m in ipairs(members) do
     local p = permits_of(m)
     if not p then
       return nil, not_permit(cfg)
     end
     n = n + p
+    if foreign(m) then
+      f = f + p
+    end
   end
-  return n
+  return n, f
 end
 
--- tally is the permits of the set's members, from the ledger when the
--- value v and the set's size card are as relock last left them, else
--- summed; or nil and an error's text. Its second result tells whether
--- the ledger was absent.
+-- tally is the permits of the set's members and the foreign ones' among
+-- them, from the ledger when the value v and the set's size card are as
+-- relock last left them, else summed; or nil and an error's text. Its
+-- third result tells whether the ledger was absent.
 local function tally(cfg, v, card)
   local l = redis.pcall('get', cfg.ledger)
   if type(l) == 'table' then
     return nil, wrong(cfg.ledger, "a rate limiter's ledger")
   end
   if l and v then
-    local used = string.match(l, '^(%d+) ')
-    if used and string.sub(l, #used + 2) == v .. ' ' .. card then
-      return tonumber(used), false
+    local used, f = string.match(l, '^(%d+) (%d+) ')
+    if used and string.sub(l, #used + #f + 3) == v .. ' ' .. card then
+      return tonumber(used), tonumber(f), false
     end
   end
-  local n, bad = sum(cfg, redis.call('zrange', cfg.permits, 0, -1))
+  local n, f = sum(cfg, redis.call('zrange', cfg.permits, 0, -1))
   if not n then
-    return nil, bad
+    return nil, f
   end
-  return n, not l
+  return n, f, not l
 end
 
 -- refill counts the permits available at now: it returns the state
@@ -139,13 +153,13 @@ local function refill(cfg, now, drop, need)
     return {value = tonumber(v)}
   end
   local card = redis.call('zcard', cfg.permits)
-  local used, fresh = tally(cfg, v, card)
+  local used, f, fresh = tally(cfg, v, card)
   if not used then
-    return nil, fresh
+    return nil, f
   end
-  local back, bad = sum(cfg, ended)
+  local back, f_back = sum(cfg, ended)
   if not back then
-    return nil, bad
+    return nil, f_back
   end
   if drop and #ended > 0 then
     redis.call('zremrangebyscore', cfg.permits, '-inf', old)
@@ -153,7 +167,7 @@ local function refill(cfg, now, drop, need)
   end
   used = used - back
   local value = cfg.rate - used
-  return {value = value, used = used, card = card, changed = (drop and #ended > 0) or v ~= string.format('%d', value),
+  return {value = value, used = used, foreign = f - f_back, card = card, changed = (drop and #ended > 0) or v ~= string.format('%d', value),
     created = fresh or not v or card + #ended == 0}
 end
 
@@ -168,7 +182,7 @@ local function save(cfg, st)
   local v = string.format('%d', st.value)
   redis.call('set', cfg.value, v, 'KEEPTTL')
   local card = st.card or redis.call('zcard', cfg.permits)
-  redis.call('set', cfg.ledger, string.format('%d', st.used) .. ' ' .. v .. ' ' .. card, 'KEEPTTL')
+  redis.call('set', cfg.ledger, string.format('%d %d', st.used, st.foreign) .. ' ' .. v .. ' ' .. card, 'KEEPTTL')
   local ttl = cfg.keep
   if ttl > 0 then
     redis.call('pexpire', cfg.config, ttl)

@@ -55,6 +55,9 @@ for i = #latest - 1, 1, -2 do
   end
   left = left - p
   st.value, st.used = st.value + p, st.used - p
+  if foreign(member) then
+    st.foreign = st.foreign - p
+  end
   if left == 0 then
     break
   end

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // A resend of an acquisition (the same member) finds it taken and takes
@@ -172,4 +174,42 @@ func TestRatePerClientKeysExpire(t *testing.T) {
 	if ttl := s.mr.TTL("rl"); ttl != 0 {
 		t.Fatalf("the config's TTL = %v, want none", ttl)
 	}
+}
+
+// Every attempt counts the permits of other clients than relock's
+// within the interval (Redisson's members, whose ids are 16 bytes long):
+// granted, refused telling when, after a Redisson write, after a relock
+// release of a Redisson member, and once they left the interval.
+func TestRateAttemptCountsTheForeignPermits(t *testing.T) {
+	onEach(t, func(t *testing.T, s *rateServer) {
+		ctx := context.Background()
+		r := NewRateLimiter("rl", "c1")
+		setRate(t, s.rdb, r, RateConfig{Rate: 6, Interval: time.Minute}, 1)
+		at := s.now()
+		attempt := func(n int64, ok bool, foreign int64) {
+			t.Helper()
+			a, err := r.Acquire(ctx, s.rdb, n, 0, at, true)
+			if err != nil || a.OK != ok || a.Foreign != foreign {
+				t.Fatalf("attempt for %d = %+v, %v; want taken %v, %d foreign", n, a, err, ok, foreign)
+			}
+		}
+		attempt(2, true, 0)
+		// A Redisson acquisition of 3, a millisecond later: its member, and
+		// the count it lowers.
+		redisson := string(append([]byte{16}, "0123456789abcdef\x03\x00\x00\x00"...))
+		s.rdb.ZAdd(ctx, "{rl}:permits", redis.Z{Score: float64(at.UnixMilli() + 1), Member: redisson})
+		s.rdb.DecrBy(ctx, "{rl}:value", 3)
+		at = at.Add(2 * time.Millisecond)
+		attempt(1, true, 3)
+		// Released, the latest permits go first: 1 of relock's, 1 of
+		// Redisson's.
+		if n, err := r.Release(ctx, s.rdb, 2, at, rateReq(9), Publish); err != nil || n != 2 {
+			t.Fatalf("Release(2) = %d, %v", n, err)
+		}
+		attempt(1, true, 2)
+		attempt(2, false, 2)
+		// An interval after Redisson's, only relock's last are left.
+		at = at.Add(time.Minute)
+		attempt(1, true, 0)
+	})
 }

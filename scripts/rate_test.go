@@ -56,8 +56,10 @@ func TestRateLayoutIsRedissons(t *testing.T) {
 			t.Fatalf("{rl}:permits = %v, want one member at %d", zs, now.UnixMilli())
 		}
 		m := zs[0].Member.(string)
-		if len(m) != 21 || m[0] != 16 || binary.LittleEndian.Uint32([]byte(m[17:])) != 3 {
-			t.Fatalf("member %x: want 16, 16 bytes, then 3 in 4 bytes little-endian", m)
+		// Redisson's layout, with an id of 17 bytes where Redisson's are 16:
+		// relock's own.
+		if len(m) != 22 || m[0] != 17 || binary.LittleEndian.Uint32([]byte(m[18:])) != 3 {
+			t.Fatalf("member %x: want 17, 17 bytes, then 3 in 4 bytes little-endian", m)
 		}
 		// A per-client limiter keeps each client's pair of keys.
 		setRate(t, s.rdb, r, RateConfig{Rate: 10, Interval: 2 * time.Second, PerClient: true}, 2)

@@ -8,7 +8,7 @@ var rateMutations = []mutation{
 	{
 		Name:    "rate-waiters-poll",
 		What:    "a rate limiter's waiter retries every 10 ms, not when the script says its permits come back",
-		Edits:   []edit{{File: "rlock/rate_turn.go", Old: "\treturn wait{listen: &t.listening, until: t.due}\n", New: "\treturn wait{sleep: 10 * time.Millisecond}\n"}},
+		Edits:   []edit{{File: "rlock/rate_turn.go", Old: "\treturn wait{listen: &t.listening, until: until}\n", New: "\treturn wait{sleep: 10 * time.Millisecond}\n"}},
 		Pkgs:    []string{"./rlock/"},
 		Run:     "^TestClockRateLimiterWaitSleepsUntilThePermitsComeBack$",
 		Timeout: 2 * time.Minute,
@@ -48,7 +48,7 @@ var rateMutations = []mutation{
 	{
 		Name:    "rate-ledger-always-trusted",
 		What:    "a rate limiter's ledger is trusted even when a Redisson client wrote since: its acquisitions are not counted",
-		Edits:   []edit{{File: "scripts/rate_common.lua", Old: "if used and string.sub(l, #used + 2) == v .. ' ' .. card then", New: "if used then"}},
+		Edits:   []edit{{File: "scripts/rate_common.lua", Old: "if used and string.sub(l, #used + #f + 3) == v .. ' ' .. card then", New: "if used then"}},
 		Pkgs:    []string{"./scripts/"},
 		Run:     "^TestRateCountIsThePermitsOfTheSet$",
 		Timeout: 2 * time.Minute,
@@ -104,7 +104,7 @@ var rateMutations = []mutation{
 	{
 		Name:    "rate-changes-wake-nobody",
 		What:    "a rate limiter's waiters sleep on a timer: a rate set or permits released wake nobody",
-		Edits:   []edit{{File: "rlock/rate_turn.go", Old: "\treturn wait{listen: &t.listening, until: t.due}\n", New: "\treturn wait{until: t.due}\n"}},
+		Edits:   []edit{{File: "rlock/rate_turn.go", Old: "\treturn wait{listen: &t.listening, until: until}\n", New: "\treturn wait{until: until}\n"}},
 		Pkgs:    []string{"./rlock/"},
 		Run:     "^TestClockRateLimiterChangesWakeTheWaiters$",
 		Timeout: 2 * time.Minute,
@@ -123,6 +123,30 @@ var rateMutations = []mutation{
 		Edits:   []edit{{File: "rlock/rate_result.go", Old: "RetryAfter: max(time.Until(t.due), 0)}", New: "RetryAfter: 0}"}},
 		Pkgs:    []string{"./rlock/"},
 		Run:     "^TestRateLimiterTrySaysWhatIsLeftAndWhenToRetry$",
+		Timeout: 2 * time.Minute,
+	},
+	{
+		Name:    "rate-share-never-probes",
+		What:    "a Client that counted no foreign permit never lags a probe: a Redisson waiter, 3 ms and a tick late, never wins a permit",
+		Edits:   []edit{{File: "rlock/rate_share.go", Old: "if s.exact || sh.seen ||", New: "if true ||"}},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^TestRateShareProbesForOtherClients$",
+		Timeout: 2 * time.Minute,
+	},
+	{
+		Name:    "rate-share-line-takes-all",
+		What:    "while others contend, a Client's line attempts one acquisition after another without lagging: it takes the permits that come back together",
+		Edits:   []edit{{File: "rlock/rate_share.go", Old: "\tcase sh.spread > sh.least:\n\t\treturn rand.N(sh.spread)\n", New: ""}},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^TestRateShareSpreadSettlesWhereTheSharesMeet$",
+		Timeout: 2 * time.Minute,
+	},
+	{
+		Name:    "rate-share-steps-uneven",
+		What:    "the spread's step follows only the sign of the difference, a third up and a fifth down: it settles where the Client takes less than the others",
+		Edits:   []edit{{File: "rlock/rate_share.go", Old: "math.Pow(float64(own)/float64(others), 0.25)", New: "math.Pow(map[bool]float64{true: 1.5, false: 0.8}[own > others], 1)"}},
+		Pkgs:    []string{"./rlock/"},
+		Run:     "^TestRateShareSpreadSettlesWhereTheSharesMeet$",
 		Timeout: 2 * time.Minute,
 	},
 }
