@@ -33,22 +33,31 @@ func TestJoinedBehindTakesAWakeUpNobodyElseCanUse(t *testing.T) {
 // A waiter that leaves without using the wake-up kept for it hands it to
 // a sleeper: a release is retried by somebody.
 func TestWakeUpKeptForAWaiterThatLeavesWakesASleeper(t *testing.T) {
+	wokenByALeaver(t)
+}
+
+// wokenByALeaver has a waiter busy with an attempt when a release comes
+// (the wake-up is kept for it) and one that joined behind it asleep; the
+// first leaves without using it, and the test awaits the sleeper's wake.
+// It returns the Hub and the waiter woken, awake.
+func wokenByALeaver(t *testing.T) (*Hub, *Subscription) {
+	t.Helper()
 	h, mr, _ := newHub(t)
 	a := subscribe(t, h, "ch")
-	// a is busy with an attempt when the release comes: it is kept for a.
 	mr.Publish("ch", "0")
 	handled(t, h, mr)
 	b, _, ok := h.JoinBehind("ch")
 	if !ok {
 		t.Fatal("could not join behind a waiting waiter")
 	}
-	defer b.Close()
+	t.Cleanup(func() { b.Close() })
 	asleep := waitAsync(b, time.Minute)
 	untilSleeping(t, h, 1)
 	// a's attempt ends its wait (its ctx ended, or it took the lock): the
 	// kept wake-up is b's.
 	a.Close()
 	awaitWoken(t, asleep, "the sleeper")
+	return h, b
 }
 
 // A wake-up that a leaving waiter hands on is no release's: the sleeper
@@ -57,19 +66,7 @@ func TestWakeUpKeptForAWaiterThatLeavesWakesASleeper(t *testing.T) {
 // the channel's share does not count a loss (its step and its count of
 // releases the others came too late for stay as they were).
 func TestWakeUpHandedOnByALeaverCountsNoLoss(t *testing.T) {
-	h, mr, _ := newHub(t)
-	a := subscribe(t, h, "ch")
-	mr.Publish("ch", "0")
-	handled(t, h, mr)
-	b, _, ok := h.JoinBehind("ch")
-	if !ok {
-		t.Fatal("could not join behind a waiting waiter")
-	}
-	defer b.Close()
-	asleep := waitAsync(b, time.Minute)
-	untilSleeping(t, h, 1)
-	a.Close()
-	awaitWoken(t, asleep, "the sleeper")
+	h, b := wokenByALeaver(t)
 	s := h.existingShard("ch")
 	s.mu.Lock()
 	e := s.entries["ch"]
