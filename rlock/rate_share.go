@@ -10,36 +10,20 @@ import (
 )
 
 // rateShares are a Client's shares of its rate limiters, by name: how its
-// waiters compete with other clients' for the permits that come back.
-//
-// Nothing announces that permits came back, so every client's waiter
-// attempts when it reckons they have. Redisson's waiters do so at their
-// client's next timer tick (10 to 49 ms apart, drawn as the client
-// starts), all of a client's threads at the same tick; a waiter that
-// attempted the moment the permits came back would take nearly all of
-// them. So a Client's waiter attempts at a moment drawn at random within
-// its spread after the permits come back, and the spread follows the
-// foreign permits taken within the interval (those of clients other than
-// relock's, which every attempt's script counts) against the Client's
-// own: it grows while the others took less than the Client (they come
-// later: it lets them first), and shrinks while they took more, or none.
-// A Client beside Redisson's then takes about an equal share, as
-// Redisson's clients take equal shares among themselves (relock Clients
-// take equal shares among themselves anyway). Beside relock Clients only,
-// it keeps its least spread (leastSpread), and the acquisitions in its
-// line after the first attempt at once.
-//
-// The spread grows only once the others took some permits, and a
-// Redisson waiter comes a few milliseconds after they came back at best
-// (3 ms, then its timer's next tick, and its JVM's time to run): with
-// short lags only it would never win one, and never be counted. So while
-// the last count found no foreign permit within the interval, twice an
-// interval the Client's next acquisition lags a probe (probeLag): long
-// enough for a waiter of any client to come first, so that a Redisson
-// client that starts waiting wins permits within its first interval. At
-// intervals under minProbed, no lag short enough for a Client alone to
-// afford lets a Redisson waiter in: there is no probe, and Redisson's
-// waiters that come after relock's take what is left.
+// acquisitions compete with other clients' for the permits that come back
+// (docs/rate-limiter.md, "The share", tells why). The promises:
+//   - after permits come back, a waiter attempts at a moment drawn within
+//     the share's spread; while other clients contend (the spread grew),
+//     so does each acquisition of the Client's line;
+//   - the spread follows the permits other clients than relock's took
+//     within the interval (each attempt's script counts them) against the
+//     Client's own: it settles where the two are equal, and keeps its
+//     least (leastSpread) while they take none;
+//   - while no foreign permit is counted, a Client whose permits ran short
+//     lags a probe (probeLag) twice an interval at most, at intervals of
+//     minProbed or more, so that a Redisson waiter, which comes 3 ms and a
+//     timer tick late, wins permits from its first interval;
+//   - a Client alone is never held up while permits are there.
 type rateShares struct {
 	mu sync.Mutex
 	m  map[string]*rateShare

@@ -40,8 +40,8 @@ func (t *rateTurn) waiter() WaiterInfo {
 
 // enter takes the slot of the limiter's line if it is free and nobody
 // waits for it; else the acquisition waits for it, behind the Client's
-// earlier ones; then, while other clients contend, it lags (rateShares). A single attempt (Allow) takes no slot, so that
-// concurrent ones go to Redis together.
+// earlier ones; then it may lag (rateShares.entryLag). A single attempt
+// (Allow) takes no slot, so that concurrent ones go to Redis together.
 func (t *rateTurn) enter(single bool) wait {
 	t.single = single
 	if single {
@@ -50,10 +50,6 @@ func (t *rateTurn) enter(single bool) wait {
 	t.line = countLinesOf.in(t.l.c).join(t.l.line, t.l.c.ctx.Done())
 	rateNeedsOf.in(t.l.c).add(t.line, t.n)
 	t.slot = slot{line: &t.line.line}
-	// Each of this Client's acquisitions may lag, not only those that
-	// wait after a refusal (rateShares.entryLag): permits that come back
-	// together are shared, not taken by this Client's line one after
-	// another.
 	lag := rateSharesOf.in(t.l.c).entryLag(t.l.name, t.l.now())
 	if !t.slot.try() {
 		return wait{slot: &t.slot, sleep: lag}
