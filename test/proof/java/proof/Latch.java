@@ -1,6 +1,7 @@
 package proof;
 
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.NANOSECONDS;
 import static proof.History.outcome;
 
 import org.redisson.api.RCountDownLatch;
@@ -64,7 +65,7 @@ final class Latch {
         }
         History.Op o = w.history.invoke(wl, object, "acquire", null, 0, round);
         try {
-            if (latch.await(waitMs, MILLISECONDS)) {
+            if (await(latch)) {
                 o.done("ok", outcome(0, 0, 0, null));
                 return true;
             }
@@ -73,6 +74,26 @@ final class Latch {
             o.info(e);
         }
         return false;
+    }
+
+    /**
+     * Awaits the latch for the acquisitions' wait in slices of a lease,
+     * each reading the count first, as relock's waiters do: Redisson 3.52's
+     * sharded subscriptions miss messages for good after a Cluster's slot
+     * migration, and its await never reads the count again on its own.
+     */
+    private boolean await(RCountDownLatch latch) throws InterruptedException {
+        long end = System.nanoTime() + MILLISECONDS.toNanos(waitMs);
+        long lease = w.millis("lease");
+        while (true) {
+            long left = NANOSECONDS.toMillis(end - System.nanoTime());
+            if (latch.await(Math.max(0, Math.min(lease, left)), MILLISECONDS)) {
+                return true;
+            }
+            if (left <= lease) {
+                return false;
+            }
+        }
     }
 
     /** Waits, at most the acquisitions' wait, until the round has begun. */
