@@ -10,6 +10,21 @@ import (
 // the proof's are: a waiter can wait on a free lock past progress's bound.
 var plainLong = history.NameSpec{Workload: history.Plain, LeaseMS: 1000, WaitMS: 5000}
 
+// fairLong is fair with waits longer than the fair wait timeout (5 s): a
+// waiter can outwait a dead entry at the queue's head.
+var fairLong = history.NameSpec{Workload: history.Fair, LeaseMS: 1000, WaitMS: 20000}
+
+// deadEntry is a fair lock whose queue holds java-2's entry, killed while
+// it waited behind java-1's 7 s hold: holders keep the head's deadline a
+// fair wait timeout (5 s) away, so the entry stands there until 12000
+// (then go-1 waits out Config.Slack too).
+const deadEntry = `
+			java-1 acquire 0 1 ok
+			java-2 acquire 100 - none
+			nemesis kill 500 500 target=java-2
+			java-1 release 7000 7001 ok
+			go-1 acquire 6000 `
+
 // Checks that can fail: fair order among close arrivals and beside faults
 // on other processes, progress on a free lock, waits bounded by their own
 // faults only, leftovers, lost updates whatever the last write's outcome.
@@ -59,6 +74,28 @@ func TestChecksCanFail(t *testing.T) {
 			go-1 acquire 9000 9001 ok
 			go-1 release 9002 9003 ok`,
 			[]string{"VIOLATION progress"}},
+		{"progress: a dead entry holds a fair queue up a fair wait timeout at most", fairLong, deadEntry + `15000 ok
+			go-1 release 15001 15002 ok`,
+			[]string{"VIOLATION progress", "measured progress"}},
+		{"progress: without a dead entry, a free fair lock is granted within a lease", fairLong, `
+			java-1 acquire 0 1 ok
+			java-1 release 7000 7001 ok
+			go-1 acquire 6000 11500 ok
+			go-1 release 11501 11502 ok`,
+			[]string{"VIOLATION progress"}},
+		{"progress: a process killed after its wait failed leaves no entry", fairLong, `
+			java-1 acquire 0 1 ok
+			java-2 acquire 100 300 fail
+			nemesis kill 500 500 target=java-2
+			java-1 release 7000 7001 ok
+			go-1 acquire 6000 11500 ok
+			go-1 release 11501 11502 ok`,
+			[]string{"VIOLATION progress"}},
+		{"progress: a dead entry excuses one free stretch, not the next", fairLong, deadEntry + `11500 ok
+			go-1 release 11501 11502 ok
+			go-3 acquire 11000 16000 ok
+			go-3 release 16001 16002 ok`,
+			[]string{"VIOLATION progress", "measured progress"}},
 		{"liveness: a 2 s wait does not chain through faults on other processes", plain, `
 			go-1 acquire 0 1 ok
 			go-2 acquire 10 13500 fail
@@ -126,6 +163,9 @@ func TestChecksCanFail(t *testing.T) {
 			go-3 release 1550 1551 ok
 			go-2 release 1750 1751 ok`,
 			nil},
+		{"progress: a dead entry in a fair queue, the lock granted when its deadline passed", fairLong, deadEntry + `11500 ok
+			go-1 release 11501 11502 ok`,
+			[]string{"measured progress"}},
 		{"progress: a killed holder's lock is granted a lease after the kill", plainLong, `
 			go-1 acquire 0 1 ok
 			go-2 acquire 100 2600 ok

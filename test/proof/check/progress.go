@@ -22,15 +22,26 @@ import (
 // service or any process, a lease (for a fair lock, a fair wait timeout if
 // longer) and Config.Slack after it healed: a paused holder, a killed or
 // deaf waiter at a fair queue's head, an emptied server, each holds
-// waiters up that long. Semaphores are not judged here: a killed holder's permit is gone
+// waiters up that long. A fair queue's holders keep its head's deadline a
+// fair wait timeout away, so the entry of a waiter killed in the queue
+// (its acquisition without an outcome) may hold the others up a fair wait
+// timeout after the lock is next free: each such entry excuses that much
+// of one free stretch, the first that needs it, measured under
+// CauseDeadEntry. Semaphores are not judged here: a killed holder's permit is gone
 // for good (permits belong to nobody), so an empty semaphore may rightly
 // refuse everyone.
 func (c *nameCheck) progress(secs []section) {
 	lease, slack := int64(c.spec.Lease()), int64(c.cfg.Slack)
 	queued := lease // how long a dead waiter's entry may hold the others up
-	if c.spec.Workload == history.Fair || c.spec.Workload == history.Election {
+	fairQueue := c.spec.Workload == history.Fair || c.spec.Workload == history.Election
+	if fairQueue {
 		queued = max(lease, int64(c.cfg.FairWait))
 	}
+	type entry struct {
+		waiter *history.Operation
+		killed int64
+	}
+	var dead []entry // waiters killed in a fair queue, by kill time
 	type busy struct{ from, to int64 }
 	var held []busy
 	for i := range secs {
@@ -47,32 +58,55 @@ func (c *nameCheck) progress(secs []section) {
 			held = append(held, busy{o.Call, o.Return + queued})
 		case history.OutcomeNone:
 			held = append(held, busy{o.Call, c.lapse(o.Proc, o.Call) + queued - lease})
+			if k, killed := c.fi.killedAt(c.procName(o.Proc), o.Call); killed && fairQueue {
+				dead = append(dead, entry{o, k})
+			}
 		}
 	}
+	sort.Slice(dead, func(i, j int) bool { return dead[i].killed < dead[j].killed })
 	sort.Slice(held, func(i, j int) bool { return held[i].from < held[j].from })
 	bound := lease + int64(c.spec.Ack()) + slack
 	after := queued + slack
 	w := 0
+	judge := func(from, to int64) {
+		worst, longest, since := c.freeWhile(from, to, waiters, &w, after)
+		if longest > bound && len(dead) > 0 && dead[0].killed < to {
+			d := dead[0]
+			dead = dead[1:]
+			c.findingOf(c.side(d.waiter.Proc), CauseDeadEntry, CheckProgress, since+bound, "%s waited %s from %s while nobody held the lock: %s's entry, killed at %s, may have stood at the queue's head until %s",
+				c.procName(worst.Proc), dur(longest), c.clock(since), c.procName(d.waiter.Proc), c.clock(d.killed), c.clock(from+queued))
+			worst, longest, since = c.freeWhile(from+queued, to, waiters, &w, after)
+		}
+		c.res.FreeLongest = max(c.res.FreeLongest, time.Duration(longest))
+		if longest > bound {
+			c.findingOf(c.side(worst.Proc), "", CheckProgress, since+bound, "%s waited %s from %s while nobody held the lock (bound %s)",
+				c.procName(worst.Proc), dur(longest), c.clock(since), dur(bound))
+		}
+	}
 	free := int64(0)
 	for i, h := range held {
 		if i > 0 && free < h.from {
-			c.freeWhile(free, h.from, waiters, &w, bound, after)
+			judge(free, h.from)
 		}
 		free = max(free, h.to)
 	}
 	if len(held) > 0 && free < c.run.End {
-		c.freeWhile(free, c.run.End, waiters, &w, bound, after)
+		judge(free, c.run.End)
 	}
 }
 
-// freeWhile judges the waiters of the stretch [from, to] in which nobody
-// held the lock (waiters by invocation, from index *w on).
-func (c *nameCheck) freeWhile(from, to int64, waiters []*history.Operation, w *int, bound, after int64) {
+// CauseDeadEntry explains a waiter held up on a free fair lock by the
+// queue entry of a waiter killed while it waited.
+const CauseDeadEntry = "a waiter killed in the queue"
+
+// freeWhile returns the waiter of the stretch [from, to] in which nobody
+// held the lock (waiters by invocation, from index *w on) that waited
+// longest out of every fault's span and a while after it, how long, and
+// since when.
+func (c *nameCheck) freeWhile(from, to int64, waiters []*history.Operation, w *int, after int64) (worst *history.Operation, longest, since int64) {
 	for *w < len(waiters) && waiters[*w].Done() && waiters[*w].Return <= from {
 		*w++
 	}
-	var worst *history.Operation
-	longest, since := int64(0), int64(0)
 	for _, o := range waiters[*w:] {
 		if o.Call >= to {
 			break
@@ -98,9 +132,5 @@ func (c *nameCheck) freeWhile(from, to int64, waiters []*history.Operation, w *i
 		})
 		gap(t1)
 	}
-	c.res.FreeLongest = max(c.res.FreeLongest, time.Duration(longest))
-	if worst != nil && longest > bound {
-		c.findingOf(c.side(worst.Proc), "", CheckProgress, since+bound, "%s waited %s from %s while nobody held the lock (bound %s)",
-			c.procName(worst.Proc), dur(longest), c.clock(since), dur(bound))
-	}
+	return worst, longest, since
 }
