@@ -96,6 +96,16 @@ func TestChecksCanFail(t *testing.T) {
 			go-3 acquire 11000 16000 ok
 			go-3 release 16001 16002 ok`,
 			[]string{"VIOLATION progress", "measured progress"}},
+		{"progress: a dead entry excuses nothing after the turns ahead of it", fairLong, `
+			java-1 acquire 0 1 ok
+			java-2 acquire 100 - none
+			nemesis kill 500 500 target=java-2
+			java-1 release 600 601 ok
+			java-4 acquire 59000 59001 ok
+			java-4 release 61000 61001 ok
+			go-1 acquire 60000 65000 ok
+			go-1 release 65001 65002 ok`,
+			[]string{"VIOLATION progress"}},
 		{"liveness: a 2 s wait does not chain through faults on other processes", plain, `
 			go-1 acquire 0 1 ok
 			go-2 acquire 10 13500 fail

@@ -25,8 +25,10 @@ import (
 // waiters up that long. A fair queue's holders keep its head's deadline a
 // fair wait timeout away, so the entry of a waiter killed in the queue
 // (its acquisition without an outcome) may hold the others up a fair wait
-// timeout after the lock is next free: each such entry excuses that much
-// of one free stretch, the first that needs it, measured under
+// timeout after the lock is next free with the entry at the head: each
+// such entry excuses that much of one free stretch, the first that needs
+// it and begins by the end of the hold at its kill and of the turns of
+// the waiters ahead of it (and Config.Slack), measured under
 // CauseDeadEntry. Semaphores are not judged here: a killed holder's permit is gone
 // for good (permits belong to nobody), so an empty semaphore may rightly
 // refuse everyone.
@@ -38,8 +40,8 @@ func (c *nameCheck) progress(secs []section) {
 		queued = max(lease, int64(c.cfg.FairWait))
 	}
 	type entry struct {
-		waiter *history.Operation
-		killed int64
+		waiter          *history.Operation
+		killed, horizon int64 // horizon: the latest start of the stretch it holds up
 	}
 	var dead []entry // waiters killed in a fair queue, by kill time
 	type busy struct{ from, to int64 }
@@ -59,17 +61,50 @@ func (c *nameCheck) progress(secs []section) {
 		case history.OutcomeNone:
 			held = append(held, busy{o.Call, c.lapse(o.Proc, o.Call) + queued - lease})
 			if k, killed := c.fi.killedAt(c.procName(o.Proc), o.Call); killed && fairQueue {
-				dead = append(dead, entry{o, k})
+				dead = append(dead, entry{waiter: o, killed: k})
 			}
 		}
 	}
 	sort.Slice(dead, func(i, j int) bool { return dead[i].killed < dead[j].killed })
+	turnOf := map[[2]int64]int64{} // an acquisition (process, invocation) → when its section ended
+	for i := range secs {
+		turnOf[[2]int64{int64(secs[i].proc), secs[i].call}] = secs[i].free
+	}
+	for i := range dead {
+		// The entry is at the head once the hold at its kill and the turn
+		// of every waiter ahead of it have ended.
+		d := &dead[i]
+		head := d.killed
+		for j := range secs {
+			if secs[j].start <= d.killed && d.killed < secs[j].free {
+				head = max(head, secs[j].free)
+			}
+		}
+		for _, o := range waiters {
+			if o.Call >= d.waiter.Call || (o.Done() && o.Return <= d.killed) {
+				continue
+			}
+			end, granted := turnOf[[2]int64{int64(o.Proc), o.Call}]
+			switch {
+			case granted:
+			case o.Done():
+				end = o.Return
+			default:
+				end = c.lapse(o.Proc, o.Call)
+			}
+			head = max(head, end)
+		}
+		d.horizon = head + slack
+	}
 	sort.Slice(held, func(i, j int) bool { return held[i].from < held[j].from })
 	bound := lease + int64(c.spec.Ack()) + slack
 	after := queued + slack
 	w := 0
 	judge := func(from, to int64) {
 		worst, longest, since := c.freeWhile(from, to, waiters, &w, after)
+		for len(dead) > 0 && dead[0].horizon < from {
+			dead = dead[1:]
+		}
 		if longest > bound && len(dead) > 0 && dead[0].killed < to {
 			d := dead[0]
 			dead = dead[1:]
