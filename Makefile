@@ -148,12 +148,13 @@ redis-server: ## install redis-server when missing (Debian/Ubuntu, as root)
 # (histories, manifest, report) is PROOF_DIR, by default
 # test/proof/runs/<UTC time>. PROOFFLAGS adds cmd/proof's flags (-seed N).
 # Needs Java 17 with javac and the Redisson peer's jar (RELOCK_REDISSON_PEER).
+# The Redis Cluster namespace is on; PROOFFLAGS=-cluster=false leaves it out.
 DURATION ?= 2m
 .PHONY: proof
 proof: redis-server ## Go and Java fleets under faults, histories checked (DURATION=60m for the long run)
 	@dir="$${PROOF_DIR:-$(CURDIR)/test/proof/runs/$$(date -u +%Y%m%dT%H%M%SZ)}"; \
 	  cd test/proof && \
-	  RELOCK_REDISSON_PEER=$(RELOCK_REDISSON_PEER) $(GO) run ./cmd/proof -dir "$$dir" -duration $(DURATION) $(PROOFFLAGS) && \
+	  RELOCK_REDISSON_PEER=$(RELOCK_REDISSON_PEER) $(GO) run ./cmd/proof -dir "$$dir" -duration $(DURATION) -cluster $(PROOFFLAGS) && \
 	  $(GO) run ./cmd/renewals "$$dir" && \
 	  $(GO) run ./cmd/check "$$dir"
 
