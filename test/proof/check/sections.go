@@ -114,7 +114,8 @@ func lockKind(w string) bool { return w != history.Semaphore && w != history.PES
 //     holder's), whose span (lostBy) overlaps;
 //   - for a lease lock: a pause of s's own process; or, for a Redisson
 //     holder (which is told nothing when its lease is lost), a fault that
-//     hits its process or its Redis.
+//     hits its process or its Redis, or a pause just before it in which
+//     its process held the lock (renewedAcrossPause).
 //
 // A relock holder that was not paused is told (Lost) no later than Redis
 // expires its lock, and its section ends there: nothing else explains an
@@ -130,7 +131,7 @@ func (c *nameCheck) mayHaveLost(s *section, by int64) string {
 	}); cause != "" {
 		return cause
 	}
-	return c.fi.any(s.call, by, func(f *history.Fault) bool {
+	if cause := c.fi.any(s.call, by, func(f *history.Fault) bool {
 		switch {
 		case !lockKind(c.spec.Workload):
 			return false
@@ -138,7 +139,13 @@ func (c *nameCheck) mayHaveLost(s *section, by int64) string {
 			return true
 		}
 		return proc.Side == "java" && f.Kind != "kill" && c.fi.hits(f, proc.Name)
-	})
+	}); cause != "" {
+		return cause
+	}
+	if c.renewedAcrossPause(s) {
+		return CauseRenewalAfterPause
+	}
+	return ""
 }
 
 // overlap is two processes' sections that overlapped during [from, to],
