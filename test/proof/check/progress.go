@@ -29,9 +29,9 @@ import (
 // such entry excuses that much of one free stretch, the first that needs
 // it and begins by the end of the hold at its kill and of the turns of
 // the waiters ahead of it (and Config.Slack), measured under
-// CauseDeadEntry. Semaphores are not judged here: a killed holder's permit is gone
-// for good (permits belong to nobody), so an empty semaphore may rightly
-// refuse everyone.
+// CauseDeadEntry. Semaphores are not judged here: a killed holder's
+// permit is gone for good (permits belong to nobody), so an empty
+// semaphore may rightly refuse everyone.
 func (c *nameCheck) progress(secs []section) {
 	lease, slack := int64(c.spec.Lease()), int64(c.cfg.Slack)
 	queued := lease // how long a dead waiter's entry may hold the others up
