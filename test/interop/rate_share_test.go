@@ -130,17 +130,22 @@ func TestRateLimiterSharedWithJavaByDemand(t *testing.T) {
 // Go's goroutines wait for permits (Wait) while Java's threads do
 // (acquire), without pause, for a second's warm-up and 5 s measured, in
 // three shapes: Go-heavy, even, Java-heavy. The limit holds, and the
-// permits come back (checkShare). Each side's share of the grants is
-// within half and twice its share of the waiters: a Client's
-// acquisitions lag after permits come back while the others take fewer
-// than it, and probe for them while they take none (rlock's rateShares),
-// so a Client and a Redisson client take about equal shares, as two
-// Redisson clients do (their threads attempt at their timer's tick, 10 to
-// 49 ms apart, the run reports it). (Not by waiters: with 4 goroutines
-// beside 2 threads Go's share is at or a little under half of theirs,
-// docs/rate-limiter.md.)
+// permits come back (checkShare). A Client's acquisitions lag after
+// permits come back while the others take fewer than it, and probe for
+// them while they take none (rlock's rateShares), so a Client and a
+// Redisson client take about equal shares, as two Redisson clients do
+// (their threads attempt at their timer's tick, 10 to 49 ms apart, the
+// run reports it), whatever their waiters: in two shapes of the three at
+// least, each side takes a third to two thirds of the grants. One shape
+// is 5 s of a contest that a process kept off the CPU for a moment loses,
+// so one may fall outside; a Client that never lags falls outside in all
+// three (docs/rate-limiter.md, The share, has the figures). (Not by
+// waiters: with 4 goroutines beside 2 threads Go's share is at or a
+// little under half of theirs.)
 func TestRateLimiterWaitersSharedWithJava(t *testing.T) {
 	t.Parallel()
+	var even []string // the shapes whose grants each side took a third to two thirds of
+	var all []string
 	for _, shape := range []struct{ goroutines, threads int }{{3, 2}, {2, 2}, {2, 3}} {
 		// One shape at a time: a JVM starved by others' comes late to
 		// every permit, whatever Go does.
@@ -149,16 +154,15 @@ func TestRateLimiterWaitersSharedWithJava(t *testing.T) {
 			s := runShare(t, name, 50, time.Second, shape.goroutines, 0, wait, shape.threads, "acquire", 0)
 			t.Logf("%d goroutines, %d threads: %v", shape.goroutines, shape.threads, s)
 			checkShare(t, s)
-			waiters := float64(shape.goroutines) / float64(shape.goroutines+shape.threads)
-			for _, side := range []struct {
-				name          string
-				grants, share float64
-			}{{"Go", s.share(), waiters}, {"Java", 1 - s.share(), 1 - waiters}} {
-				if side.grants < side.share/2 || side.grants > 2*side.share {
-					t.Errorf("%s's share of the grants %.2f, of the waiters %.2f: want within half and twice: %v", side.name, side.grants, side.share, s)
-				}
+			got := fmt.Sprintf("%s: Go %.2f", t.Name(), s.share())
+			all = append(all, got)
+			if s.share() >= 1.0/3 && s.share() <= 2.0/3 {
+				even = append(even, got)
 			}
 		})
+	}
+	if !t.Failed() && len(even) < 2 {
+		t.Errorf("each side took a third to two thirds of the grants in %d shapes, want 2 of 3 at least: %v", len(even), all)
 	}
 }
 
