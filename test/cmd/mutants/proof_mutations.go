@@ -92,15 +92,17 @@ var proofMutations = []proofMutation{
 			{File: "scripts/release.lua", Old: "elseif redis.call(ARGV[4], KEYS[2], ARGV[1]) > 0 then", New: "elseif false then"},
 			{File: "scripts/release_bare.lua", Old: "if redis.call(PUBLISH, KEYS[2], '0') == 0 then", New: "if true then"},
 		},
-		// Pauses hit one process each, and leave the others' waiters to be
-		// judged (a reset of everyone would excuse them all). Pauses of
-		// up to 2 s between iterations: a releaser does not take the
-		// lock straight back, so the lock lies free while the waiters it
-		// should have woken sleep.
-		Faults:    []string{"pause"},
+		// A failover touches the noack deployment alone: the single
+		// server's and the ack deployment's waiters are judged throughout
+		// (a fault on a waiter, or a pending acquisition of a process it
+		// hit, explains a free lock). Three Go processes and no Java one,
+		// whose releases would wake the sleepers; holds of up to 200 ms
+		// leave waiters at most releases, and pauses of up to 2 s between
+		// iterations leave the lock free while they sleep.
+		Faults:    []string{"failover"},
 		Workloads: []string{"plain", "fenced"},
 		Duration:  30 * time.Second,
-		Flags:     []string{"-think", "2s"},
+		Flags:     []string{"-go", "3", "-java", "0", "-hold", "200ms", "-think", "2s"},
 		Checks:    []string{"woken"},
 	},
 }
