@@ -55,6 +55,11 @@ type Config struct {
 	Hold, Think time.Duration
 	// Warmup runs the fleet without faults before the first (default 3s).
 	Warmup time.Duration
+	// ShortOnly: no long holds, every section lasts up to Hold; else each
+	// worker keeps one section at a time of a lock the watchdog keeps
+	// for 0.5 to 4 leases. For proofs of what short sections show best
+	// (the order of many grants), not of renewals.
+	ShortOnly bool
 
 	// Jar is the Redisson peer's jar, whose classes the Java worker runs
 	// on (default: $RELOCK_REDISSON_PEER, else ../shared/interop/
@@ -137,4 +142,12 @@ func (c *Config) sideWorkloads(side string) []string {
 // logf writes one progress line.
 func (c *Config) logf(format string, args ...any) {
 	fmt.Fprintf(c.Log, "proof: "+format+"\n", args...)
+}
+
+// longHolds is how many long holds each worker keeps at once (its -long).
+func (c *Config) longHolds() int {
+	if c.ShortOnly {
+		return 0
+	}
+	return 1
 }

@@ -87,6 +87,7 @@ func (f *fleet) spawn(side string) (*proc, error) {
 		"namespaces": strings.Join(f.cfg.Namespaces, ","),
 		"workloads":  strings.Join(f.cfg.sideWorkloads(side), ","),
 		"permits":    strconv.Itoa(f.cfg.Permits),
+		"long":       strconv.Itoa(f.cfg.longHolds()),
 		"seed":       strconv.FormatInt(seed, 10),
 	}
 	durations := map[string]time.Duration{

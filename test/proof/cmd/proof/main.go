@@ -36,6 +36,7 @@ func main() {
 	flag.DurationVar(&c.Wait, "wait", 5*time.Second, "how long an acquisition may wait")
 	flag.IntVar(&c.Permits, "permits", 2, "each semaphore's permits")
 	flag.DurationVar(&c.Think, "think", 10*time.Millisecond, "the longest pause between two iterations of a loop")
+	flag.BoolVar(&c.ShortOnly, "short-only", false, "no long holds: every section lasts up to -hold")
 	flag.Parse()
 	if c.Dir == "" {
 		fmt.Fprintln(os.Stderr, "proof: -dir is required")
